@@ -1,0 +1,46 @@
+"""``tkgqa`` command line: a thin layer over the library.
+
+Each command group lives in its own module and registers itself on :data:`app`; errors derived from
+:class:`tkgqa.errors.TKGQAError` are printed as one line and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+from rich.console import Console
+
+from ..errors import TKGQAError
+
+app = typer.Typer(
+    name="tkgqa",
+    help="Question answering over temporal knowledge graphs.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+err_console = Console(stderr=True)
+
+# Command modules register their commands on ``app`` when imported.
+_COMMAND_MODULES = ("kg_cmd", "ask_cmd", "eval_cmd", "llm_cmd", "analyze_cmd", "ari_cmd", "serve_cmd")
+
+
+def _load_commands() -> None:
+    for name in _COMMAND_MODULES:
+        try:
+            importlib.import_module(f"tkgqa.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"tkgqa.cli.{name}":
+                raise
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``tkgqa`` script."""
+    _load_commands()
+    try:
+        app(args=argv, standalone_mode=True)
+    except TKGQAError as exc:
+        err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)

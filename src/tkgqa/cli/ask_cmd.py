@@ -1,0 +1,103 @@
+"""``tkgqa ask`` and ``tkgqa demo``: answer questions over a KG and show answers, evidence and trace."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..datasets.base import Question
+from ..kg.base import KGStore
+from ..methods.base import Answer, resolve_method
+from . import app
+
+console = Console()
+
+
+def open_kg(path: str | None) -> KGStore:
+    """``None`` or ``"demo"`` → the bundled demo KG; otherwise load (and cache) the file at ``path``."""
+    from ..kg.loaders import load_demo_kg, load_kg
+
+    if path is None or path == "demo":
+        return load_demo_kg()
+    return load_kg(path)
+
+
+def method_options(llm: str | None, policy: str | None) -> dict[str, Any]:
+    opts: dict[str, Any] = {}
+    if llm:
+        opts["llm"] = llm
+    if policy:
+        opts["policy"] = policy
+    return opts
+
+
+def print_answer(question: str, answer: Answer, kg: KGStore) -> None:
+    console.rule(f"[bold]{question}")
+    if answer.abstained or not answer.answers:
+        console.print(f"[yellow]no answer[/yellow] ({answer.reason or 'the method abstained'})")
+    else:
+        console.print("[bold green]answer:[/bold green] " + ", ".join(answer.answers))
+    if answer.evidence:
+        table = Table("subject", "relation", "object", "time", title="evidence", title_justify="left")
+        for fact in answer.evidence[:10]:
+            table.add_row(kg.label(fact.subject), kg.label(fact.relation), kg.label(fact.object), fact.time_text())
+        if len(answer.evidence) > 10:
+            table.caption = f"… {len(answer.evidence) - 10} more"
+        console.print(table)
+    for step in answer.trace:
+        if "program" in step:
+            console.print(f"[dim]program:[/dim] {step['program']}", highlight=False)
+
+
+@app.command()
+def ask(
+    question: str = typer.Argument(..., help="The question, in natural language."),
+    kg: str | None = typer.Option(None, "--kg", help="KG file (default: the bundled demo KG)."),
+    method: str = typer.Option("symbolic", "--method", help="Method name (symbolic, ari, timer4, cik, …)."),
+    llm: str | None = typer.Option(None, "--llm", help="LLM spec for LLM methods, e.g. openai:gpt-4o-mini."),
+    policy: str | None = typer.Option(None, "--policy", help="ARI policy: llm, symbolic or oracle."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
+) -> None:
+    """Answer QUESTION over a temporal KG; prints the answer, the evidence facts and the trace."""
+    store = open_kg(kg)
+    runner = resolve_method(method, **method_options(llm, policy))
+    answer = runner.answer(Question(qid="cli", text=question), store)
+    if as_json:
+        typer.echo(json.dumps(answer.to_dict(), ensure_ascii=False))
+        return
+    print_answer(question, answer, store)
+
+
+DEMO_QUESTIONS = 6
+
+
+@app.command()
+def demo(
+    method: str = typer.Option("symbolic", "--method", help="Method to run on the demo questions."),
+    n: int = typer.Option(DEMO_QUESTIONS, "--n", help="How many demo questions to answer."),
+) -> None:
+    """Answer a few questions over the bundled demo KG (no data download, no LLM needed)."""
+    from ..datasets.demo import load_demo_questions
+
+    store = open_kg(None)
+    first, last = store.time_span()
+    console.print(
+        f"[bold]tkgqa demo[/bold]: bundled demo KG, {len(store)} facts, "
+        f"{len(store.entities)} entities, {first} … {last}; method: {method}"
+    )
+    runner = resolve_method(method)
+    questions = load_demo_questions()
+    pick = questions[:: max(1, len(questions) // n)][:n]
+    hits = 0
+    for q in pick:
+        answer = runner.answer(q, store)
+        print_answer(q.text, answer, store)
+        gold = {a.lower() for a in q.answers}
+        ok = bool(answer.answers) and answer.answers[0].lower() in gold
+        hits += ok
+        console.print(f"[dim]gold:[/dim] {', '.join(q.answers)}  {'✓' if ok else '✗'}")
+    console.print(f"\n[bold]{hits}/{len(pick)}[/bold] demo questions answered correctly (rank 1).")

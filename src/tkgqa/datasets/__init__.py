@@ -1,0 +1,5 @@
+"""Benchmark datasets and the ``Question`` model."""
+
+from .base import Question
+
+__all__ = ["Question"]

@@ -1,0 +1,63 @@
+"""``Fact``: one temporal KG statement ``(subject, relation, object, start, end)``.
+
+Names are spelled as in the source file (``Barack_Obama``, ``Q76``); display labels live in the store
+(:meth:`tkgqa.kg.KGStore.label`). Point events have ``start == end``; ``None`` is an open end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..time import Interval, TimePoint, parse_bound
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    subject: str
+    relation: str
+    object: str
+    start: TimePoint | None = None
+    end: TimePoint | None = None
+
+    @property
+    def interval(self) -> Interval:
+        return Interval(self.start, self.end)
+
+    @property
+    def is_point(self) -> bool:
+        return self.start is not None and self.start == self.end
+
+    @property
+    def time(self) -> TimePoint | None:
+        """The start time (the event time for point events)."""
+        return self.start
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict with ISO times (``None`` for open ends)."""
+        return {
+            "subject": self.subject,
+            "relation": self.relation,
+            "object": self.object,
+            "start": self.start.iso() if self.start else None,
+            "end": self.end.iso() if self.end else None,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Fact:
+        start = parse_bound(d.get("start"))
+        end = parse_bound(d.get("end")) if "end" in d else start
+        return cls(str(d["subject"]), str(d["relation"]), str(d["object"]), start, end)
+
+    def time_text(self) -> str:
+        if self.is_point:
+            return str(self.start)
+        return f"{self.start or '?'} to {self.end or '?'}"
+
+    def __str__(self) -> str:
+        return f"({self.subject}, {self.relation}, {self.object}, {self.time_text()})"
+
+
+def display_name(name: str) -> str:
+    """ICEWS/MultiTQ spelling → words: ``Barack_Obama`` → ``Barack Obama``."""
+    return name.replace("_", " ").strip()

@@ -1,0 +1,163 @@
+"""``TimePoint``: a calendar time at year, month or day granularity.
+
+A point covers a span of days: ``2015`` covers 2015-01-01..2015-12-31, ``2015-03`` the days of March.
+Day numbers are proleptic-Gregorian ordinals computed without :mod:`datetime`, so years outside 1..9999
+(Wikidata has BCE dates) work too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from enum import IntEnum
+from functools import total_ordering
+
+from ..errors import DataError
+
+
+class Granularity(IntEnum):
+    """How precisely a time is known; larger is finer."""
+
+    YEAR = 1
+    MONTH = 2
+    DAY = 3
+
+    @classmethod
+    def parse(cls, value: str | Granularity | None) -> Granularity | None:
+        if value is None or isinstance(value, Granularity):
+            return value
+        try:
+            return cls[str(value).strip().upper()]
+        except KeyError:
+            raise DataError(f"unknown time granularity {value!r}; use year, month or day") from None
+
+
+def is_leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def days_in_month(year: int, month: int) -> int:
+    return 29 if month == 2 and is_leap(year) else _MONTH_DAYS[month - 1]
+
+
+def days_from_civil(year: int, month: int, day: int) -> int:
+    """Day number of a Gregorian date; equals ``date(y, m, d).toordinal()`` for years 1..9999."""
+    y = year - (1 if month <= 2 else 0)
+    era = (y if y >= 0 else y - 399) // 400
+    yoe = y - era * 400
+    mp = (month + 9) % 12
+    doy = (153 * mp + 2) // 5 + day - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468 + 719163
+
+
+def civil_from_days(ordinal: int) -> tuple[int, int, int]:
+    """Inverse of :func:`days_from_civil`."""
+    z = ordinal - 719163 + 719468
+    era = (z if z >= 0 else z - 146096) // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    y = yoe + era * 400
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + 3 if mp < 10 else mp - 9
+    return (y + (1 if m <= 2 else 0), m, d)
+
+
+@total_ordering
+@dataclass(frozen=True, slots=True)
+class TimePoint:
+    """A year, a month of a year, or a day. Ordered by first day, then coarser before finer."""
+
+    year: int
+    month: int | None = None
+    day: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.month is None and self.day is not None:
+            raise DataError(f"a day needs a month: year={self.year} day={self.day}")
+        if self.month is not None and not 1 <= self.month <= 12:
+            raise DataError(f"month {self.month} out of range 1..12 (year {self.year})")
+        if self.day is not None and self.month is not None:
+            last = days_in_month(self.year, self.month)
+            if not 1 <= self.day <= last:
+                raise DataError(f"day {self.day} out of range 1..{last} for {self.year:04d}-{self.month:02d}")
+
+    # --- construction -------------------------------------------------------------------------
+    @classmethod
+    def of(cls, value: TimePoint | date | str | int) -> TimePoint:
+        """Coerce a ``TimePoint``, ``date``, ISO-ish string or year int."""
+        if isinstance(value, TimePoint):
+            return value
+        if isinstance(value, date):
+            return cls(value.year, value.month, value.day)
+        if isinstance(value, int):
+            return cls(value)
+        from .parse import parse_time
+
+        return parse_time(value)
+
+    @classmethod
+    def from_ordinal(cls, ordinal: int) -> TimePoint:
+        return cls(*civil_from_days(ordinal))
+
+    # --- properties ---------------------------------------------------------------------------
+    @property
+    def granularity(self) -> Granularity:
+        if self.day is not None:
+            return Granularity.DAY
+        if self.month is not None:
+            return Granularity.MONTH
+        return Granularity.YEAR
+
+    @property
+    def first_day(self) -> int:
+        """Ordinal of the first day covered."""
+        return days_from_civil(self.year, self.month or 1, self.day or 1)
+
+    @property
+    def last_day(self) -> int:
+        """Ordinal of the last day covered."""
+        if self.day is not None:
+            return self.first_day
+        if self.month is not None:
+            return days_from_civil(self.year, self.month, days_in_month(self.year, self.month))
+        return days_from_civil(self.year, 12, 31)
+
+    def coarsen(self, granularity: Granularity) -> TimePoint:
+        """The same time at a coarser (or equal) granularity; finer requests return ``self``."""
+        if granularity >= self.granularity:
+            return self
+        if granularity == Granularity.YEAR:
+            return TimePoint(self.year)
+        return TimePoint(self.year, self.month)
+
+    def contains(self, other: TimePoint) -> bool:
+        """True if every day of ``other`` lies within ``self`` (``2015-03`` contains ``2015-03-21``)."""
+        return self.first_day <= other.first_day and other.last_day <= self.last_day
+
+    def iso(self) -> str:
+        y = f"{self.year:04d}" if self.year >= 0 else f"-{-self.year:04d}"
+        if self.month is None:
+            return y
+        if self.day is None:
+            return f"{y}-{self.month:02d}"
+        return f"{y}-{self.month:02d}-{self.day:02d}"
+
+    def __str__(self) -> str:
+        return self.iso()
+
+    def __repr__(self) -> str:
+        return f"TimePoint({self.iso()!r})"
+
+    def _key(self) -> tuple[int, int]:
+        return (self.first_day, int(self.granularity))
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, TimePoint):
+            return NotImplemented
+        return self._key() < other._key()
