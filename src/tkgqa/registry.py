@@ -44,10 +44,10 @@ class Registry(Generic[T]):
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
 
-    def resolve(self, spec: str | type | Any, **kwargs: Any) -> T:
-        """Return an instance for ``spec``: a name (optionally ``name:arg``), a class, or an instance."""
-        if isinstance(spec, str):
-            name, _, arg = spec.partition(":")
+    def resolve(self, target: str | type | Any, /, **kwargs: Any) -> T:
+        """Return an instance for ``target``: a name (optionally ``name:arg``), a class, or an instance."""
+        if isinstance(target, str):
+            name, _, arg = target.partition(":")
             factory = self._factories.get(name.strip().lower())
             if factory is None:
                 known = ", ".join(self.names()) or "none registered"
@@ -55,8 +55,8 @@ class Registry(Generic[T]):
             if arg:
                 kwargs = {"spec": arg, **kwargs}
             return factory(**kwargs)
-        if isinstance(spec, type):
-            return spec(**kwargs)  # type: ignore[no-any-return]
-        if spec is None:
+        if isinstance(target, type):
+            return target(**kwargs)  # type: ignore[no-any-return]
+        if target is None:
             raise ConfigError(f"no {self.kind} given; known: {', '.join(self.names())}")
-        return spec  # type: ignore[no-any-return]
+        return target  # type: ignore[no-any-return]

@@ -44,7 +44,9 @@ def print_answer(question: str, answer: Answer, kg: KGStore) -> None:
     if answer.evidence:
         table = Table("subject", "relation", "object", "time", title="evidence", title_justify="left")
         for fact in answer.evidence[:10]:
-            table.add_row(kg.label(fact.subject), kg.label(fact.relation), kg.label(fact.object), fact.time_text())
+            table.add_row(
+                kg.label(fact.subject), kg.label(fact.relation), kg.label(fact.object), fact.time_text()
+            )
         if len(answer.evidence) > 10:
             table.caption = f"… {len(answer.evidence) - 10} more"
         console.print(table)

@@ -2,7 +2,10 @@
 
 from .base import KGStore, TimeQuery
 from .fact import Fact, display_name
+from .linking import Candidate, EntityLinker, RelationLinker
+from .loaders import LoadReport, load_demo_kg, load_kg
 from .memory import KGSnapshot, TemporalKG
+from .neighborhood import EntityLifetime, entity_lifetime, neighbors, relations_by_hop, subgraph
 from .operators import (
     OPERATORS,
     get_after,
@@ -19,12 +22,18 @@ from .operators import (
 
 __all__ = [
     "OPERATORS",
+    "Candidate",
+    "EntityLifetime",
+    "EntityLinker",
     "Fact",
     "KGSnapshot",
     "KGStore",
+    "LoadReport",
+    "RelationLinker",
     "TemporalKG",
     "TimeQuery",
     "display_name",
+    "entity_lifetime",
     "get_after",
     "get_before",
     "get_between",
@@ -34,5 +43,10 @@ __all__ = [
     "get_last",
     "get_tail_entity",
     "get_time",
+    "load_demo_kg",
+    "load_kg",
+    "neighbors",
     "other_entity",
+    "relations_by_hop",
+    "subgraph",
 ]

@@ -9,18 +9,25 @@ before 2015-01-01, and a month constraint matches the day facts inside that mont
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
-from ..time import Interval, TimePoint, after, before, span_of, within
+from ..time import Interval, TimePoint, span_of
 from .base import KGStore, TimeQuery
 from .fact import Fact
 
 TimeArg = TimePoint | Interval | str
 
 
-def _as_time(t: TimeArg) -> TimePoint | Interval:
+@lru_cache(maxsize=4096)
+def _parse_span(text: str) -> tuple[int, int]:
+    return span_of(Interval.parse(text))
+
+
+def _span(t: TimeArg) -> tuple[int, int]:
+    """Day span of a time argument (strings are parsed once and memoised: parsing is pure)."""
     if isinstance(t, str):
-        return Interval.parse(t)
-    return t
+        return _parse_span(t)
+    return span_of(t)
 
 
 def get_tail_entity(
@@ -52,48 +59,60 @@ def get_time(kg: KGStore, head: str, rel: str, tail: str, *, both_directions: bo
 
 
 def get_before(facts: Iterable[Fact], t: TimeArg) -> list[Fact]:
-    """Facts that end strictly before ``t`` begins."""
-    ref = _as_time(t)
-    return [f for f in facts if f.start is not None and before(f.end or f.start, ref)]
+    """Facts that end strictly before ``t`` begins (a fact with an open end counts by its start)."""
+    first = _span(t)[0]
+    return [f for f in facts if f.start is not None and (f.end or f.start).last_day < first]
 
 
 def get_after(facts: Iterable[Fact], t: TimeArg) -> list[Fact]:
     """Facts that start strictly after ``t`` ends."""
-    ref = _as_time(t)
-    return [f for f in facts if f.start is not None and after(f.start, ref)]
+    last = _span(t)[1]
+    return [f for f in facts if f.start is not None and f.start.first_day > last]
 
 
 def get_between(facts: Iterable[Fact], t1: TimeArg, t2: TimeArg) -> list[Fact]:
-    """Facts lying within ``[t1, t2]`` (inclusive, at each bound's granularity)."""
-    lo, hi = span_of(_as_time(t1))[0], span_of(_as_time(t2))[1]
-    window = Interval(TimePoint.from_ordinal(lo), TimePoint.from_ordinal(hi))
-    return [f for f in facts if f.start is not None and within(f.interval if f.end else f.start, window)]
+    """Facts lying within ``[t1, t2]`` (inclusive, at each bound's granularity; an open end counts by the
+    start)."""
+    lo, hi = _span(t1)[0], _span(t2)[1]
+    return [
+        f
+        for f in facts
+        if f.start is not None and lo <= f.start.first_day and (f.end or f.start).last_day <= hi
+    ]
 
 
 def get_during(facts: Iterable[Fact], t: TimeArg) -> list[Fact]:
-    """Facts that share at least one day with ``t`` (the "in/on" constraint)."""
-    ref = span_of(_as_time(t))
+    """Facts that share at least one day with ``t`` (the "in/on" constraint; an open end runs on)."""
+    lo, hi = _span(t)
     return [
-        f for f in facts if f.start is not None and f.start.first_day <= ref[1] and f.interval.last_day >= ref[0]
+        f
+        for f in facts
+        if f.start is not None and f.start.first_day <= hi and (f.end is None or f.end.last_day >= lo)
     ]
 
 
 def get_first(facts: Iterable[Fact]) -> list[Fact]:
     """The facts with the earliest start (all of them when tied)."""
-    dated = [f for f in facts if f.start is not None]
-    if not dated:
-        return []
-    first = min(f.start.first_day for f in dated if f.start)
-    return [f for f in dated if f.start and f.start.first_day == first]
+    return _extreme(facts, latest=False)
 
 
 def get_last(facts: Iterable[Fact]) -> list[Fact]:
     """The facts with the latest start (all of them when tied)."""
-    dated = [f for f in facts if f.start is not None]
-    if not dated:
-        return []
-    last = max(f.start.first_day for f in dated if f.start)
-    return [f for f in dated if f.start and f.start.first_day == last]
+    return _extreme(facts, latest=True)
+
+
+def _extreme(facts: Iterable[Fact], *, latest: bool) -> list[Fact]:
+    best: int | None = None
+    out: list[Fact] = []
+    for f in facts:  # one pass: this runs on every first/last question
+        if f.start is None:
+            continue
+        day = f.start.first_day
+        if best is None or (day > best if latest else day < best):
+            best, out = day, [f]
+        elif day == best:
+            out.append(f)
+    return out
 
 
 def other_entity(fact: Fact, entity: str) -> str:
@@ -104,7 +123,7 @@ def other_entity(fact: Fact, entity: str) -> str:
 def _merge(a: Sequence[Fact], b: Sequence[Fact]) -> list[Fact]:
     seen = set(a)
     merged = list(a) + [f for f in b if f not in seen]
-    merged.sort(key=lambda f: (f.start.first_day if f.start else 0))
+    merged.sort(key=lambda f: f.start.first_day if f.start else 0)
     return merged
 
 

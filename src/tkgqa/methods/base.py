@@ -70,7 +70,7 @@ class Method(ABC):
 METHODS: Registry[Method] = Registry("method", Method)
 
 
-def resolve_method(spec: str | type | Method, **kwargs: Any) -> Method:
+def resolve_method(spec: str | type | Method, /, **kwargs: Any) -> Method:
     """Resolve a method from a name (``"symbolic"``, ``"ari"``…), a class or an instance."""
     from . import _builtin  # noqa: F401  (registers the built-in methods)
 

@@ -9,7 +9,7 @@ Relations between points honour granularity: ``before(2015-03-21, 2015)`` is Fal
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from ..errors import DataError
 from .parse import parse_bound, parse_time, split_range
@@ -123,7 +123,7 @@ def distance_days(a: TimeLike, b: TimeLike) -> int:
 
 
 # --- Allen's interval algebra -------------------------------------------------------------------
-class AllenRelation(str, Enum):
+class AllenRelation(StrEnum):
     BEFORE = "before"
     AFTER = "after"
     MEETS = "meets"
@@ -156,7 +156,9 @@ _INVERSE.update({v: k for k, v in list(_INVERSE.items())})
 
 
 def allen(a: TimeLike, b: TimeLike) -> AllenRelation:
-    """Allen relation of ``a`` to ``b`` over closed day spans; "meets" means ``b`` starts the day after ``a``."""
+    """Allen relation of ``a`` to ``b`` over closed day spans.
+
+    "meets" means ``b`` starts the day after ``a`` ends (days are the atoms of time here)."""
     (a0, a1), (b0, b1) = span_of(a), span_of(b)
     if a1 + 1 < b0:
         return AllenRelation.BEFORE

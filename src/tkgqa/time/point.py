@@ -7,7 +7,7 @@ Day numbers are proleptic-Gregorian ordinals computed without :mod:`datetime`, s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from enum import IntEnum
 from functools import total_ordering
@@ -46,7 +46,7 @@ def days_in_month(year: int, month: int) -> int:
 def days_from_civil(year: int, month: int, day: int) -> int:
     """Day number of a Gregorian date; equals ``date(y, m, d).toordinal()`` for years 1..9999."""
     y = year - (1 if month <= 2 else 0)
-    era = (y if y >= 0 else y - 399) // 400
+    era = y // 400  # floor division: no C-style adjustment for negative years
     yoe = y - era * 400
     mp = (month + 9) % 12
     doy = (153 * mp + 2) // 5 + day - 1
@@ -57,7 +57,7 @@ def days_from_civil(year: int, month: int, day: int) -> int:
 def civil_from_days(ordinal: int) -> tuple[int, int, int]:
     """Inverse of :func:`days_from_civil`."""
     z = ordinal - 719163 + 719468
-    era = (z if z >= 0 else z - 146096) // 146097
+    era = z // 146097
     doe = z - era * 146097
     yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
     y = yoe + era * 400
@@ -76,16 +76,29 @@ class TimePoint:
     year: int
     month: int | None = None
     day: int | None = None
+    # The day span (ordinals of the first and last day covered), computed once at construction: plain slots
+    # because every temporal comparison reads them. Not constructor arguments, not part of eq/hash.
+    first_day: int = field(init=False, repr=False, compare=False)
+    last_day: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if self.month is None and self.day is not None:
-            raise DataError(f"a day needs a month: year={self.year} day={self.day}")
-        if self.month is not None and not 1 <= self.month <= 12:
-            raise DataError(f"month {self.month} out of range 1..12 (year {self.year})")
-        if self.day is not None and self.month is not None:
-            last = days_in_month(self.year, self.month)
-            if not 1 <= self.day <= last:
-                raise DataError(f"day {self.day} out of range 1..{last} for {self.year:04d}-{self.month:02d}")
+        year, month, day = self.year, self.month, self.day
+        if month is None:
+            if day is not None:
+                raise DataError(f"a day needs a month: year={year} day={day}")
+            first, last = days_from_civil(year, 1, 1), days_from_civil(year, 12, 31)
+        elif not 1 <= month <= 12:
+            raise DataError(f"month {month} out of range 1..12 (year {year})")
+        elif day is None:
+            first = days_from_civil(year, month, 1)
+            last = first + days_in_month(year, month) - 1
+        else:
+            n_days = days_in_month(year, month)
+            if not 1 <= day <= n_days:
+                raise DataError(f"day {day} out of range 1..{n_days} for {year:04d}-{month:02d}")
+            first = last = days_from_civil(year, month, day)
+        object.__setattr__(self, "first_day", first)
+        object.__setattr__(self, "last_day", last)
 
     # --- construction -------------------------------------------------------------------------
     @classmethod
@@ -113,20 +126,6 @@ class TimePoint:
         if self.month is not None:
             return Granularity.MONTH
         return Granularity.YEAR
-
-    @property
-    def first_day(self) -> int:
-        """Ordinal of the first day covered."""
-        return days_from_civil(self.year, self.month or 1, self.day or 1)
-
-    @property
-    def last_day(self) -> int:
-        """Ordinal of the last day covered."""
-        if self.day is not None:
-            return self.first_day
-        if self.month is not None:
-            return days_from_civil(self.year, self.month, days_in_month(self.year, self.month))
-        return days_from_civil(self.year, 12, 31)
 
     def coarsen(self, granularity: Granularity) -> TimePoint:
         """The same time at a coarser (or equal) granularity; finer requests return ``self``."""

@@ -1,0 +1,153 @@
+"""``tkgqa ari build-memory`` / ``tkgqa ari show-memory``: ARI's history memory and methodologies.
+
+The memory must come from questions other than those evaluated: the shared MultiTQ copy has only test
+questions (no dev split with gold), so build it from another question file (``--questions``) or, for a
+demo, from the bundled demo questions over the demo KG (``--dataset demo``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import ConfigError, NotFoundError
+from . import app
+
+console = Console()
+ari_app = typer.Typer(help="ARI: build and inspect the history memory.", no_args_is_help=True)
+app.add_typer(ari_app, name="ari")
+
+VARIANTS = ("clustered", "global", "clustered-correct-only", "global-correct-only")
+
+
+def _load(
+    dataset: str, data_dir: Path | None, questions: Path | None, kg: str | None, split: str
+) -> tuple[Any, Any]:
+    from ..kg.loaders import load_demo_kg, load_kg
+
+    if dataset == "demo":
+        from ..datasets.demo import load_demo_questions
+
+        qs = load_demo_questions()
+        return qs, (load_kg(kg) if kg else load_demo_kg())
+    from ..datasets import load_dataset
+
+    try:
+        ds = load_dataset(dataset, data_dir, questions, split=split)
+    except NotFoundError as exc:
+        raise NotFoundError(
+            f"{exc}. The shared MultiTQ copy has only test questions: build the memory from another question "
+            "file (--questions), never from the questions you evaluate on, or use --dataset demo"
+        ) from None
+    kg_path = kg or (str(ds.kg_path) if ds.kg_path else None)
+    if kg_path is None:
+        raise ConfigError("no KG file found for this dataset; pass --kg PATH")
+    return ds.questions, load_kg(kg_path)
+
+
+@ari_app.command("build-memory")
+def build_memory_cmd(
+    dataset: str = typer.Option(
+        "demo", "--dataset", help="demo, multitq, timequestions, cronquestions, jsonl."
+    ),
+    data_dir: Path | None = typer.Option(None, "--data-dir", help="The dataset folder."),
+    questions: Path | None = typer.Option(None, "--questions", help="History question file (with gold)."),
+    kg: str | None = typer.Option(None, "--kg", help="KG file (default: the dataset's)."),
+    split: str = typer.Option("dev", "--split", help="Split of history questions (never the test split)."),
+    n: int = typer.Option(200, "--n", help="History questions (stratified sample by question type)."),
+    llm: str | None = typer.Option(None, "--llm", help="LLM spec (policy llm and methodology induction)."),
+    policy: str = typer.Option(
+        "llm", "--policy", help="Who answers the history questions: llm, symbolic, oracle."
+    ),
+    n_clusters: int = typer.Option(10, "--n-clusters", help="K-means clusters."),
+    variant: list[str] = typer.Option(
+        ["clustered"], "--variant", help=f"Methodology sets: {', '.join(VARIANTS)}."
+    ),
+    embedder: str = typer.Option(
+        "hashing", "--embedder", help="hashing (no dependency), model2vec or minilm."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sample and of K-means."),
+    output: Path = typer.Option(..., "--output", help="Memory JSON to write."),
+) -> None:
+    """Answer history questions with ARI (no guidance), cluster them and induce methodologies."""
+    from ..datasets.sampling import sample_questions
+    from ..methods.ari import ARIMethod, build_memory
+    from ..methods.ari.method import resolve_llm_arg
+
+    bad = [v for v in variant if v not in VARIANTS]
+    if bad:
+        raise ConfigError(f"--variant must be among {', '.join(VARIANTS)}; got {bad}")
+    if split == "test":
+        raise ConfigError("refusing to build a memory from the test split: it would leak into the evaluation")
+    if policy == "llm" and llm is None:
+        raise ConfigError(
+            "--policy llm needs --llm SPEC (or use --policy symbolic/oracle with --llm for induction)"
+        )
+    qs, store = _load(dataset, data_dir, questions, kg, split)
+    history = sample_questions([q for q in qs if q.answers], n, seed=seed)
+    method = ARIMethod(
+        policy=policy, llm=llm, no_guidance=True, embedder=embedder, n_clusters=n_clusters, seed=seed
+    )
+    inducer = method.llm if method.llm is not None else resolve_llm_arg(llm)
+    if inducer is None:
+        console.print("[yellow]no --llm: the memory is clustered but has no methodologies[/yellow]")
+    pairs = [(not v.startswith("global"), not v.endswith("correct-only")) for v in variant]
+    meta = {
+        "dataset": dataset,
+        "split": split,
+        "source": str(questions or data_dir or "demo"),
+        "n": len(history),
+    }
+
+    def progress(stage: str, i: int, total: int) -> None:
+        if i == total or i % 10 == 0:
+            console.print(f"[dim]{stage} {i}/{total}[/dim]", highlight=False)
+
+    memory, usage = build_memory(
+        history,
+        store,
+        method,
+        n_clusters=n_clusters,
+        induce_with=inducer,
+        variants=pairs,
+        meta=meta,
+        progress=progress,
+    )
+    path = memory.save(output)
+    correct = sum(1 for r in memory.records if r.correct)
+    console.print(
+        f"memory: {len(memory)} records ({correct} correct), {len(set(memory.labels or []))} clusters, "
+        f"methodologies {{{', '.join(f'{k}: {len(v)}' for k, v in memory.methodologies.items())}}}, "
+        f"induction calls {usage.calls} → {path}",
+        highlight=False,
+    )
+
+
+@ari_app.command("show-memory")
+def show_memory(
+    path: Path = typer.Argument(..., help="Memory JSON."),
+    full: bool = typer.Option(False, "--full", help="Print whole methodologies."),
+) -> None:
+    """Clusters, their sizes and correctness, and the methodologies of a memory file."""
+    from ..methods.ari import ARIMemory
+
+    memory = ARIMemory.load(path)
+    console.print(
+        f"{len(memory)} records, embedder {memory.embedder_name!r}, meta {memory.meta}", highlight=False
+    )
+    table = Table("cluster", "records", "correct", "example (masked)")
+    labels = memory.labels or [0] * len(memory)
+    for c in sorted(set(labels)):
+        members = [r for r, lab in zip(memory.records, labels, strict=True) if lab == c]
+        table.add_row(
+            str(c), str(len(members)), str(sum(1 for r in members if r.correct)), members[0].masked[:70]
+        )
+    console.print(table)
+    for variant_name, table_ in memory.methodologies.items():
+        for c, text in sorted(table_.items()):
+            shown = text if full else text[:300] + ("…" if len(text) > 300 else "")
+            console.print(f"[bold]{variant_name} / cluster {c}[/bold]\n{shown}\n", highlight=False)

@@ -1,0 +1,287 @@
+"""``tkgqa kg``: inspect and query temporal KG files (``info``, ``query``, ``neighbors``).
+
+PATH is a KG file in any format :func:`tkgqa.kg.loaders.load_kg` reads, or ``demo`` for the bundled demo KG.
+With ``--json`` every command prints one JSON value on stdout; facts are objects
+``{"subject", "relation", "object", "start", "end"}`` with names spelled as in the source file and ISO times.
+Entity and relation arguments accept KG names or labels (``Barack_Obama`` or ``barack obama``); an unknown one
+fails with near-match suggestions (exit status 2).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import ConfigError, TKGQAError
+from ..kg.fact import Fact
+from ..kg.linking import EntityLinker, RelationLinker
+from ..kg.memory import TemporalKG
+from ..kg.operators import (
+    get_after,
+    get_before,
+    get_between,
+    get_during,
+    get_first,
+    get_head_entity,
+    get_last,
+    get_tail_entity,
+    get_time,
+)
+from . import app, err_console
+
+console = Console()
+kg_app = typer.Typer(
+    name="kg", help="Inspect and query temporal KG files.", no_args_is_help=True, add_completion=False
+)
+app.add_typer(kg_app, name="kg")
+
+QUERY_OPS = (
+    "get_tail_entity",
+    "get_head_entity",
+    "get_time",
+    "get_before",
+    "get_after",
+    "get_between",
+    "get_during",
+    "get_first",
+    "get_last",
+)
+PATH_HELP = "KG file (quadruples, id files, Wikidata quintuples, TSV, CSV, JSONL) or 'demo'."
+
+
+@contextmanager
+def cli_errors() -> Iterator[None]:
+    """A TKGQAError becomes one line on stderr and exit status 2 (also when ``app`` is invoked directly)."""
+    try:
+        yield
+    except TKGQAError as exc:
+        err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+
+
+def open_store(path: str, fmt: str = "auto", cache: bool = True, strict: bool = True) -> TemporalKG:
+    from ..kg.loaders import load_demo_kg, load_kg
+
+    if path == "demo":
+        return load_demo_kg()
+    return load_kg(path, format=fmt, strict=strict, cache=cache)
+
+
+def resolve_entity(kg: TemporalKG, mention: str) -> str:
+    """A KG entity name for ``mention`` (a name, or a label matching after normalisation)."""
+    if kg.has_entity(mention):
+        return mention
+    return EntityLinker.from_kg(kg).resolve(mention, fuzzy_threshold=2.0)
+
+
+def resolve_relation(kg: TemporalKG, mention: str) -> str:
+    if kg.has_relation(mention):
+        return mention
+    return RelationLinker.from_kg(kg).resolve(mention, fuzzy_threshold=2.0)
+
+
+def _emit_json(value: Any) -> None:
+    typer.echo(json.dumps(value, ensure_ascii=False))
+
+
+def _fact_table(kg: TemporalKG, facts: list[Fact], title: str) -> Table:
+    table = Table("subject", "relation", "object", "time", title=title, title_justify="left")
+    for f in facts:
+        table.add_row(kg.label(f.subject), kg.label(f.relation), kg.label(f.object), f.time_text())
+    return table
+
+
+FormatOpt = typer.Option("auto", "--format", help="KG file format (auto-detected by default).")
+NoCacheOpt = typer.Option(False, "--no-cache", help="Parse the file even if a cached copy exists.")
+JsonOpt = typer.Option(False, "--json", help="Print JSON instead of tables.")
+
+
+@kg_app.command("info")
+def info(
+    path: str = typer.Argument(..., help=PATH_HELP),
+    as_json: bool = JsonOpt,
+    top: int = typer.Option(10, "--top", help="How many of the most frequent relations to list."),
+    fmt: str = FormatOpt,
+    no_cache: bool = NoCacheOpt,
+) -> None:
+    """Counts, time span and most frequent relations of a KG."""
+    with cli_errors():
+        _info(path, as_json, top, fmt, no_cache)
+
+
+def _info(path: str, as_json: bool, top: int, fmt: str, no_cache: bool) -> None:
+    kg = open_store(path, fmt, cache=not no_cache)
+    first, last = kg.time_span()
+    counts = sorted(kg.relation_counts().items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+    report = kg.load_report
+    summary: dict[str, Any] = {
+        "name": kg.name,
+        "path": path,
+        "format": report.format if report else None,
+        "facts": len(kg),
+        "entities": len(kg.entities),
+        "relations": len(kg.relations),
+        "labels": len(kg.labels),
+        "start": first.iso() if first else None,
+        "end": last.iso() if last else None,
+        "top_relations": [{"relation": r, "label": kg.label(r), "count": n} for r, n in counts],
+        "from_cache": bool(report and report.from_cache),
+    }
+    if as_json:
+        _emit_json(summary)
+        return
+    console.print(
+        f"[bold]{kg.name}[/bold] ({summary['format'] or 'built-in'}): {len(kg):,} facts, "
+        f"{len(kg.entities):,} entities, {len(kg.relations):,} relations, {first} … {last}",
+        highlight=False,
+    )
+    table = Table("relation", "facts", title="top relations", title_justify="left")
+    for r, n in counts:
+        table.add_row(kg.label(r), f"{n:,}")
+    console.print(table)
+
+
+def _check_args(op: str, head: str | None, rel: str | None, tail: str | None, time: str | None) -> None:
+    if op == "get_tail_entity" and (head is None or rel is None):
+        raise ConfigError("get_tail_entity needs --head and --rel")
+    if op == "get_head_entity" and (tail is None or rel is None):
+        raise ConfigError("get_head_entity needs --tail and --rel")
+    if op == "get_time" and (head is None or rel is None or tail is None):
+        raise ConfigError("get_time needs --head, --rel and --tail")
+    if head is None and tail is None:
+        raise ConfigError(
+            f"{op} filters the facts of an entity lookup: give --head and/or --tail (and --rel)"
+        )
+    if op in {"get_before", "get_after", "get_during", "get_between"} and time is None:
+        raise ConfigError(f"{op} needs --time")
+
+
+@kg_app.command("query")
+def query(
+    path: str = typer.Argument(..., help=PATH_HELP),
+    op: str = typer.Option(..., "--op", help="ARI operator: " + ", ".join(QUERY_OPS) + "."),
+    head: str | None = typer.Option(None, "--head", help="Subject entity."),
+    rel: str | None = typer.Option(None, "--rel", help="Relation."),
+    tail: str | None = typer.Option(None, "--tail", help="Object entity."),
+    time: str | None = typer.Option(None, "--time", help="Time (2015, 2015-03, 2015-03-21, 'Mar 2015')."),
+    time2: str | None = typer.Option(None, "--time2", help="End of the window for get_between."),
+    limit: int | None = typer.Option(None, "--limit", help="Print at most N facts."),
+    as_json: bool = JsonOpt,
+    fmt: str = FormatOpt,
+    no_cache: bool = NoCacheOpt,
+) -> None:
+    """Run one ARI operator. Entity lookups use --head/--rel/--tail (and --time for get_tail_entity and
+    get_head_entity); get_before/after/during/between/first/last filter the facts of that lookup."""
+    with cli_errors():
+        _query(path, op, head, rel, tail, time, time2, limit, as_json, fmt, no_cache)
+
+
+def _query(
+    path: str,
+    op: str,
+    head: str | None,
+    rel: str | None,
+    tail: str | None,
+    time: str | None,
+    time2: str | None,
+    limit: int | None,
+    as_json: bool,
+    fmt: str,
+    no_cache: bool,
+) -> None:
+    if op not in QUERY_OPS:
+        raise ConfigError(f"unknown operator {op!r}; use one of {', '.join(QUERY_OPS)}")
+    _check_args(op, head, rel, tail, time)
+    if op == "get_between" and time2 is None:
+        raise ConfigError("get_between needs --time and --time2")
+    kg = open_store(path, fmt, cache=not no_cache)
+    head = resolve_entity(kg, head) if head is not None else None
+    tail = resolve_entity(kg, tail) if tail is not None else None
+    rel = resolve_relation(kg, rel) if rel is not None else None
+    if op == "get_tail_entity":
+        facts = get_tail_entity(kg, head or "", rel or "", time)
+    elif op == "get_head_entity":
+        facts = get_head_entity(kg, tail or "", rel or "", time)
+    elif op == "get_time":
+        facts = get_time(kg, head or "", rel or "", tail or "")
+    else:
+        base = kg.facts(subject=head, relation=rel, object=tail)
+        if op == "get_before":
+            facts = get_before(base, time or "")
+        elif op == "get_after":
+            facts = get_after(base, time or "")
+        elif op == "get_during":
+            facts = get_during(base, time or "")
+        elif op == "get_between":
+            facts = get_between(base, time or "", time2 or "")
+        elif op == "get_first":
+            facts = get_first(base)
+        else:
+            facts = get_last(base)
+    shown = facts[:limit] if limit is not None else facts
+    if as_json:
+        _emit_json([f.to_dict() for f in shown])
+        return
+    more = f" (showing {len(shown)})" if len(shown) < len(facts) else ""
+    console.print(_fact_table(kg, shown, f"{op}: {len(facts)} facts{more}"))
+
+
+@kg_app.command("neighbors")
+def neighbors_cmd(
+    path: str = typer.Argument(..., help=PATH_HELP),
+    entity: str = typer.Argument(..., help="Entity name or label."),
+    time: str | None = typer.Option(None, "--time", help="Only facts overlapping this time."),
+    hops: int = typer.Option(2, "--hops", help="Report relations up to this many hops away."),
+    limit: int = typer.Option(20, "--limit", help="How many facts and neighbours to print."),
+    as_json: bool = JsonOpt,
+    fmt: str = FormatOpt,
+    no_cache: bool = NoCacheOpt,
+) -> None:
+    """The 1-hop neighbourhood of ENTITY: its facts, neighbours, lifetime and relations by hop."""
+    with cli_errors():
+        _neighbors(path, entity, time, hops, limit, as_json, fmt, no_cache)
+
+
+def _neighbors(
+    path: str, entity: str, time: str | None, hops: int, limit: int, as_json: bool, fmt: str, no_cache: bool
+) -> None:
+    from ..kg.neighborhood import entity_lifetime, neighbors, relations_by_hop, subgraph
+
+    kg = open_store(path, fmt, cache=not no_cache)
+    name = resolve_entity(kg, entity)
+    facts = subgraph(kg, name, time=time)
+    near = neighbors(kg, name, time=time)
+    life = entity_lifetime(kg, name)
+    by_hop = relations_by_hop(kg, name, hops, time=time)
+    if as_json:
+        _emit_json(
+            {
+                "entity": name,
+                "label": kg.label(name),
+                "first": life.to_dict()["first"],
+                "last": life.to_dict()["last"],
+                "n_facts": len(facts),
+                "neighbors": near[:limit],
+                "n_neighbors": len(near),
+                "relations_by_hop": {str(h): rels for h, rels in by_hop.items()},
+                "facts": [f.to_dict() for f in facts[:limit]],
+            }
+        )
+        return
+    console.print(
+        f"[bold]{kg.label(name)}[/bold] ({name}): {len(facts):,} facts, {len(near):,} neighbours, "
+        f"{life.first} … {life.last}",
+        highlight=False,
+    )
+    console.print("neighbours: " + ", ".join(kg.label(e) for e in near[:limit]), highlight=False)
+    for h, rels in by_hop.items():
+        console.print(
+            f"relations at {h} hop(s): " + ", ".join(kg.label(r) for r in rels[:limit]), highlight=False
+        )
+    console.print(_fact_table(kg, facts[:limit], f"facts (first {min(limit, len(facts))} of {len(facts)})"))

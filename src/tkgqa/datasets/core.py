@@ -1,0 +1,228 @@
+"""``Dataset``, the dataset loader registry and the helpers every loader shares.
+
+``load_dataset(name, data_dir, questions=None, split="test", **options)`` finds a dataset's question file (and
+KG) in ``data_dir`` — laid out as the official releases ship them — or reads the question file given as
+``questions`` (any subset of a dataset's questions in the same format works). Options shared by the loaders:
+``kg=`` (a KG file overriding the one found in ``data_dir``) and ``context=`` (``"retrieved"``: per-question
+facts shipped with the data become ``Question.context``; ``"kg"``: none; ``None``: ``"retrieved"`` when no KG
+file is found but retrieved facts are).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, DataError, NotFoundError
+from ..registry import Registry
+from .base import Question
+
+PathLike = str | os.PathLike[str]
+CONTEXT_MODES = ("retrieved", "kg")
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Questions of one benchmark (or user file), the KG file they are asked over and what the loader saw."""
+
+    name: str
+    questions: list[Question]
+    kg_path: Path | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        counts = Counter(q.qid for q in self.questions)
+        dupes = [qid for qid, n in counts.items() if n > 1]
+        if dupes:
+            raise DataError(f"dataset {self.name!r} has duplicate question ids: {dupes[:5]}")
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def __iter__(self) -> Iterator[Question]:
+        return iter(self.questions)
+
+    @property
+    def has_context(self) -> bool:
+        """True when the questions carry per-question facts (answer over those, not a shared KG)."""
+        return any(q.context is not None for q in self.questions)
+
+    def with_questions(self, questions: Sequence[Question], **meta: Any) -> Dataset:
+        """The same dataset restricted to ``questions`` (meta updated with ``meta``)."""
+        return replace(self, questions=list(questions), meta={**self.meta, **meta})
+
+    def summary(self) -> dict[str, Any]:
+        """Counts per qtype / answer type / type label (for reports and the CLI)."""
+        return {
+            "name": self.name,
+            "n": len(self.questions),
+            "kg_path": str(self.kg_path) if self.kg_path else None,
+            "qtype": dict(Counter(q.qtype or "?" for q in self.questions)),
+            "answer_type": dict(Counter(q.answer_type or "?" for q in self.questions)),
+            "types": dict(Counter(t for q in self.questions for t in q.types)),
+            "with_context": sum(q.context is not None for q in self.questions),
+        }
+
+
+DatasetLoader = Callable[..., Dataset]
+DATASETS: Registry[Dataset] = Registry("dataset")
+
+
+def load_dataset(
+    name: str,
+    data_dir: PathLike | None = None,
+    questions: PathLike | None = None,
+    split: str = "test",
+    **options: Any,
+) -> Dataset:
+    """Load dataset ``name`` (``multitq``, ``timequestions``, ``cronquestions``, ``clqa``, ``jsonl``).
+
+    ``data_dir`` is the dataset folder as released (or, for ``jsonl``/``clqa``, the question file itself);
+    ``questions`` overrides the question file found there; ``options`` go to the loader (``kg=``,
+    ``context=``, and loader-specific ones documented on each loader)."""
+    from . import loaders  # noqa: F401  (registers the built-in loaders)
+
+    if data_dir is None and questions is None:
+        raise ConfigError(f"load_dataset({name!r}): pass data_dir (the dataset folder) or questions (a file)")
+    return DATASETS.resolve(name, data_dir=data_dir, questions=questions, split=split, **options)
+
+
+# --- shared helpers for the loaders ------------------------------------------------------------------
+def as_path(value: PathLike | None) -> Path | None:
+    return None if value is None else Path(value).expanduser()
+
+
+def check_context(context: str | None) -> str | None:
+    if context is not None and context not in CONTEXT_MODES:
+        raise ConfigError(f"unknown context mode {context!r}; use one of {CONTEXT_MODES} (or None for auto)")
+    return context
+
+
+def reject_options(dataset: str, options: dict[str, Any]) -> None:
+    if options:
+        raise ConfigError(f"dataset {dataset!r} does not take option(s) {sorted(options)}")
+
+
+def find_file(what: str, data_dir: Path | None, explicit: PathLike | None, candidates: Sequence[str]) -> Path:
+    """``explicit`` if given (must exist), else the first of ``candidates`` (relative to ``data_dir``,
+    globs allowed) that exists; a file ``data_dir`` is itself the answer. NotFoundError lists the tries."""
+    if explicit is not None:
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            raise NotFoundError(f"{what} file {str(path)!r} does not exist")
+        return path
+    if data_dir is None:
+        raise ConfigError(f"no {what} file: pass the dataset folder or the file itself")
+    if data_dir.is_file():
+        return data_dir
+    if not data_dir.is_dir():
+        raise NotFoundError(f"dataset folder {str(data_dir)!r} does not exist")
+    for pattern in candidates:
+        if any(ch in pattern for ch in "*?["):
+            matches = sorted(p for p in data_dir.glob(pattern) if p.is_file())
+            if matches:
+                return matches[0]
+        elif (data_dir / pattern).is_file():
+            return data_dir / pattern
+    raise NotFoundError(
+        f"no {what} file in {str(data_dir)!r} (looked for {', '.join(candidates)}); pass it explicitly"
+    )
+
+
+def find_optional(data_dir: Path | None, candidates: Sequence[str]) -> Path | None:
+    """The first existing file among ``candidates`` under ``data_dir`` (a folder), or ``None``."""
+    if data_dir is None or not data_dir.is_dir():
+        return None
+    for rel in candidates:
+        if (data_dir / rel).is_file():
+            return (data_dir / rel).resolve()
+    return None
+
+
+def resolve_kg(kg: PathLike | None, data_dir: Path | None, candidates: Sequence[str]) -> Path | None:
+    """The KG file: ``kg`` if given (must exist), else the first candidate found in ``data_dir``."""
+    if kg is not None:
+        path = Path(kg).expanduser()
+        if not path.exists():
+            raise NotFoundError(f"KG file {str(path)!r} does not exist")
+        return path
+    return find_optional(data_dir, candidates)
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file; DataError with the line of a syntax error."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 text ({exc.reason})", path=str(path)) from None
+
+
+def read_records(path: Path, *, allow_pickle: bool = False) -> list[dict[str, Any]]:
+    """A list of question dicts from a JSON list / ``{"questions": [...]}`` / JSONL / (opt-in) pickle file.
+
+    Pickle is the official CronQuestions format; unpickling runs code from the file, so it is only done when
+    ``allow_pickle`` and ``path`` is a local file the caller named — never load pickles you do not trust."""
+    if path.suffix in {".pickle", ".pkl"}:
+        if not allow_pickle:
+            raise ConfigError(f"{path}: refusing to unpickle (pass allow_pickle=True for a file you trust)")
+        import pickle
+
+        with path.open("rb") as fh:
+            data = pickle.load(fh)  # explicit, trusted local file (see docstring)
+    elif path.suffix in {".jsonl", ".ndjson"}:
+        data = []
+        for lineno, row in iter_jsonl(path):
+            if not isinstance(row, dict):
+                raise DataError("expected a JSON object per line", path=str(path), line=lineno)
+            data.append(row)
+    else:
+        data = read_json(path)
+    if isinstance(data, dict) and isinstance(data.get("questions"), list):
+        data = data["questions"]
+    if isinstance(data, dict):  # {id: question}
+        data = [{"_key": k, **v} if isinstance(v, dict) else v for k, v in data.items()]
+    if not isinstance(data, list):
+        raise DataError(f"expected a list of questions, got {type(data).__name__}", path=str(path))
+    for i, row in enumerate(data):
+        if not isinstance(row, dict):
+            raise DataError(f"question #{i} is a {type(row).__name__}, expected an object", path=str(path))
+    return data
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
+    """``(line number, parsed value)`` of the non-blank lines of a JSONL file; DataError on bad JSON."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    yield lineno, json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(f"invalid JSON: {exc.msg}", path=str(path), line=lineno) from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 text ({exc.reason})", path=str(path)) from None
+
+
+def str_list(value: Any, what: str, path: Path, line: int | None = None) -> list[str]:
+    """A list of strings from a list/set/tuple of str/int/float (or a single one); DataError otherwise."""
+    if value is None:
+        return []
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list | tuple | set | frozenset):
+        raise DataError(f"{what} must be a list, got {type(value).__name__}", path=str(path), line=line)
+    out = []
+    for item in sorted(value, key=str) if isinstance(value, set | frozenset) else value:
+        if isinstance(item, bool) or not isinstance(item, str | int | float):
+            raise DataError(f"{what} items must be strings, got {item!r}", path=str(path), line=line)
+        out.append(str(item))
+    return out

@@ -1,0 +1,226 @@
+"""TimeQuestions (Jia et al., CIKM 2021) with TimeR4's retrieved facts as per-question context.
+
+Questions (``questions/{split}.json``, official format): ``Id``, ``Question``, ``Temporal question type``
+(a list: Explicit, Implicit, Temp.Ans, Ordinal), ``Answer`` = [{``AnswerType``: Entity (``WikidataQid``,
+``WikidataLabel``) | Value (``AnswerArgument``)}].
+
+* Entity answers → the label (``answer_ids`` = the QID, aligned with ``answers``).
+* Time values (Wikidata timestamps ``1994-03-01T00:00:00Z``) → **years** (``"1994"``) by default: the
+  timestamps carry no precision (``-01-01`` marks year precision but also real 1 January dates), the KG facts
+  (TimeR4's and the tkbc KG) are year-grained, TimeR4's evaluation targets (``prompt/test_prompt.json``
+  ``answer``) write every time as a year, and the questions ask "when"/"what year". ``time_granularity="day"``
+  keeps the full date. The original timestamps stay in ``extra["answer_values"]``.
+* Other values (populations, counts) → the value string; ``answer_type`` is that of the first answer.
+
+Context (``context="retrieved"``, the default when no ``kg/full.txt`` is found): TimeR4's retrieved facts
+(``retrieved/{split}_timer4_retrieved_facts.json``, "S rel O from Y1 to Y2.") split by
+:class:`~tkgqa.datasets.verbalized.FactSplitter` with the Wikidata relation labels of
+``wd_id2relation_text.txt`` (searched in ``kg/`` and ``../cronquestions/kg/``, or ``relation_labels=``) plus
+:data:`~tkgqa.datasets.wikidata.EXTRA_RELATION_LABELS`. ``meta`` reports the facts that could not be split.
+TimeR4's rewritten question is kept in ``extra["timer4_question"]`` when it differs; ``text`` is the original.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, DataError
+from ..kg.fact import Fact
+from ..time import TimePoint
+from .base import Question
+from .core import (
+    DATASETS,
+    Dataset,
+    PathLike,
+    as_path,
+    check_context,
+    find_file,
+    find_optional,
+    read_records,
+    reject_options,
+    resolve_kg,
+)
+from .verbalized import FactSplitter, ParsedFact, read_label_file
+
+KG_FILES = ("kg/full.txt",)
+RELATION_LABEL_FILES = ("kg/wd_id2relation_text.txt", "../cronquestions/kg/wd_id2relation_text.txt")
+TYPES = ("Explicit", "Implicit", "Temp.Ans", "Ordinal")
+_TIMESTAMP = re.compile(r"^([+-]?\d{1,4})-(\d{2})-(\d{2})(?:T[\d:]+Z?)?$")
+_EXAMPLES = 10
+
+
+def normalize_value(value: str, granularity: str = "year") -> tuple[str, str]:
+    """``(answer string, kind)`` of a Wikidata value: timestamps → ``YYYY`` (or ISO day), else the value."""
+    m = _TIMESTAMP.match(value.strip())
+    if m is None:
+        return value.strip(), "value"
+    year, month, day = int(m[1]), int(m[2]), int(m[3])
+    if granularity == "day" and month and day:
+        try:
+            return TimePoint(year, month, day).iso(), "time"
+        except DataError:
+            pass
+    return TimePoint(year).iso(), "time"
+
+
+def to_question(row: dict[str, Any], path: Path, i: int, granularity: str) -> Question:
+    """One official TimeQuestions record → :class:`Question` (without context)."""
+    if "Question" not in row or "Id" not in row:
+        raise DataError(f"question #{i} lacks 'Id' or 'Question'", path=str(path))
+    answers: list[str] = []
+    ids: list[str] = []
+    kinds: list[str] = []
+    values: list[str] = []
+    for a in row.get("Answer") or []:
+        if not isinstance(a, dict):
+            raise DataError(f"question #{i}: an Answer item is not an object", path=str(path))
+        if a.get("AnswerType") == "Entity":
+            text, ident, kind = (
+                str(a.get("WikidataLabel") or a.get("WikidataQid")),
+                a.get("WikidataQid"),
+                "entity",
+            )
+            ident = str(ident or text)
+        else:
+            raw = str(a.get("AnswerArgument", ""))
+            values.append(raw)
+            text, kind = normalize_value(raw, granularity)
+            ident = text
+        if (text, ident) not in zip(answers, ids, strict=True):
+            answers.append(text)
+            ids.append(ident)
+            kinds.append(kind)
+    types = [str(t) for t in row.get("Temporal question type") or []]
+    extra: dict[str, Any] = {"answer_kinds": kinds}
+    if values:
+        extra["answer_values"] = values
+    for key, name in (("Temporal signal", "temporal_signal"), ("Data source", "data_source")):
+        if key in row:
+            extra[name] = row[key]
+    return Question(
+        qid=str(row["Id"]),
+        text=str(row["Question"]),
+        answers=answers,
+        answer_ids=ids,
+        answer_type=kinds[0] if kinds else None,  # type: ignore[arg-type]
+        qtype="+".join(sorted(types)) or None,
+        types=types,
+        dataset="timequestions",
+        extra=extra,
+    )
+
+
+def relation_label_files(root: Path | None, given: PathLike | Sequence[PathLike] | None) -> list[Path]:
+    if given is not None:
+        files = [Path(given)] if isinstance(given, str | os.PathLike) else [Path(g) for g in given]
+        for f in files:
+            if not f.is_file():
+                raise ConfigError(f"relation label file {str(f)!r} does not exist")
+        return files
+    found = find_optional(root, RELATION_LABEL_FILES)
+    return [found] if found is not None else []
+
+
+def parse_retrieved(
+    rows: list[dict[str, Any]], label_files: list[Path]
+) -> tuple[dict[str, list[Fact]], dict[str, str], dict[str, Any]]:
+    """Facts per question id, rewritten questions, and statistics of the split."""
+    labels: list[str] = []
+    for f in label_files:
+        labels.extend(read_label_file(f).values())
+    splitter = FactSplitter(labels)
+    texts: list[str] = []
+    owners: list[str] = []
+    rewritten: dict[str, str] = {}
+    for row in rows:
+        qid = str(row.get("id"))
+        facts = row.get("timer4_retrieved_facts") or []
+        texts.extend(str(t) for t in facts)
+        owners.extend([qid] * len(facts))
+        q, orig = row.get("question"), row.get("original_question")
+        if q and orig and q != orig:
+            rewritten[qid] = str(q)
+    parsed: list[ParsedFact] = splitter.parse_many(texts)
+    context: dict[str, list[Fact]] = {str(row.get("id")): [] for row in rows}
+    for qid, p in zip(owners, parsed, strict=True):
+        if p.fact is not None:
+            context[qid].append(p.fact)
+    status = Counter(p.status for p in parsed)
+    stats = {
+        "retrieved_facts": len(parsed),
+        "context_facts": status["ok"] + status["reversed"],
+        "reversed_time_facts": status["reversed"],
+        "unsplit_facts": status["unsplit"],
+        "unsplit_examples": [p.text for p in parsed if p.status == "unsplit"][:_EXAMPLES],
+        "no_object_facts": status["no_object"],
+        "bad_time_facts": status["bad_time"] + status["no_time"],
+        "relation_labels": splitter.n_relation_labels,
+        "relation_label_files": [str(f) for f in label_files],
+    }
+    return context, rewritten, stats
+
+
+@DATASETS.register("timequestions")
+def load_timequestions(
+    data_dir: PathLike | None = None,
+    questions: PathLike | None = None,
+    split: str = "test",
+    *,
+    kg: PathLike | None = None,
+    context: str | None = None,
+    retrieved: PathLike | None = None,
+    relation_labels: PathLike | Sequence[PathLike] | None = None,
+    time_granularity: str = "year",
+    **options: Any,
+) -> Dataset:
+    """TimeQuestions; ``retrieved=`` overrides the retrieved-facts file, ``relation_labels=`` the label
+    file(s), ``time_granularity`` is ``"year"`` (default, see module docstring) or ``"day"``."""
+    reject_options("timequestions", options)
+    check_context(context)
+    if time_granularity not in {"year", "day"}:
+        raise ConfigError(f"time_granularity must be 'year' or 'day', got {time_granularity!r}")
+    root = as_path(data_dir)
+    qfile = find_file(
+        "TimeQuestions questions", root, questions, [f"questions/{split}.json", f"{split}.json"]
+    )
+    qs = [to_question(row, qfile, i, time_granularity) for i, row in enumerate(read_records(qfile))]
+    kg_path = resolve_kg(kg, root, KG_FILES)
+    rfile = as_path(retrieved) or find_optional(
+        root, [f"retrieved/{split}_timer4_retrieved_facts.json", f"retrieved/{split}.json"]
+    )
+    mode = context or ("retrieved" if kg_path is None and rfile is not None else "kg")
+    meta: dict[str, Any] = {
+        "questions_file": str(qfile),
+        "split": split,
+        "context": mode,
+        "time_granularity": time_granularity,
+        "no_gold": sum(not q.answers for q in qs),
+    }
+    if mode == "retrieved":
+        if rfile is None or not rfile.is_file():
+            raise ConfigError(
+                f"context='retrieved' but no retrieved facts file (looked for retrieved/{split}_timer4_"
+                "retrieved_facts.json in the dataset folder); pass retrieved=PATH or context='kg'"
+            )
+        facts, rewritten, stats = parse_retrieved(
+            read_records(rfile), relation_label_files(root, relation_labels)
+        )
+        meta.update(stats, retrieved_file=str(rfile), missing_retrieved=sum(q.qid not in facts for q in qs))
+        qs = [
+            q.model_copy(
+                update={
+                    "context": facts.get(q.qid, []),
+                    "extra": {
+                        **q.extra,
+                        **({"timer4_question": rewritten[q.qid]} if q.qid in rewritten else {}),
+                    },
+                }
+            )
+            for q in qs
+        ]
+    return Dataset("timequestions", qs, kg_path, meta)

@@ -1,0 +1,266 @@
+"""Evaluation reports: aggregate ``results.jsonl`` rows into ``report.json`` / ``report.md`` /
+``breakdown.png``, read results back, and compare two runs (McNemar)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError, NotFoundError
+from .scoring import breakdown, mcnemar
+
+RESULTS_FILE = "results.jsonl"
+REPORT_JSON = "report.json"
+REPORT_MD = "report.md"
+BREAKDOWN_PNG = "breakdown.png"
+DEFAULT_KS = (1, 3, 10)
+
+
+@dataclass(frozen=True)
+class Report:
+    """Aggregated metrics of one run (``to_dict()`` is ``report.json``)."""
+
+    n: int
+    metrics: dict[str, float]
+    breakdown: dict[str, Any]
+    supported: dict[str, Any]
+    method: dict[str, Any]
+    dataset: dict[str, Any]
+    usage: dict[str, float]
+    latency: dict[str, float]
+    errors: int = 0
+    error_examples: list[dict[str, str]] = field(default_factory=list)
+    selection: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Report:
+        names = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def _mean(rows: Sequence[Mapping[str, Any]], key: str) -> float:
+    return sum(float(r.get(key) or 0.0) for r in rows) / len(rows) if rows else 0.0
+
+
+def answered(row: Mapping[str, Any]) -> bool:
+    """The method gave at least one answer (did not abstain, did not fail)."""
+    return bool(row.get("predictions")) and not row.get("abstained") and not row.get("error")
+
+
+def build_report(
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    method: Mapping[str, Any] | None = None,
+    dataset: Mapping[str, Any] | None = None,
+    ks: Sequence[int] = DEFAULT_KS,
+    selection: Mapping[str, Any] | None = None,
+) -> Report:
+    """Aggregate per-question rows (as written to ``results.jsonl``)."""
+    n = len(rows)
+    done = [r for r in rows if answered(r)]
+    metrics: dict[str, float] = {
+        "strict_hits@1": _mean(rows, "strict_hit"),
+        "lenient_hits@1": _mean(rows, "lenient_hit"),
+        "answered": len(done) / n if n else 0.0,
+        "strict_hits@1_answered": _mean(done, "strict_hit"),
+    }
+    for k in ks:
+        if k != 1:
+            metrics[f"strict_hits@{k}"] = (
+                sum(1 for r in rows if r.get("rank") is not None and r["rank"] <= k) / n if n else 0.0
+            )
+    metrics.update(
+        set_precision=_mean(rows, "precision"),
+        set_recall=_mean(rows, "recall"),
+        set_f1=_mean(rows, "f1"),
+        exact_set=_mean(rows, "exact_set"),
+    )
+    checked = [r for r in rows if r.get("supported") is not None]
+    sup = [r for r in checked if r.get("supported")]
+    supported = {
+        "n": len(sup),
+        "checked": len(checked),
+        "fraction": len(sup) / len(checked) if checked else 0.0,
+        "strict_hits@1": _mean(sup, "strict_hit"),
+        "lenient_hits@1": _mean(sup, "lenient_hit"),
+        "unsupported_strict_hits@1": _mean([r for r in checked if not r.get("supported")], "strict_hit"),
+    }
+    usage_sum: dict[str, float] = {}
+    for r in rows:
+        for key, value in (r.get("usage") or {}).items():
+            if isinstance(value, int | float):
+                usage_sum[key] = usage_sum.get(key, 0.0) + value
+    usage = {
+        "llm_calls_per_question": usage_sum.get("llm_calls", 0.0) / n if n else 0.0,
+        "prompt_tokens_per_question": usage_sum.get("prompt_tokens", 0.0) / n if n else 0.0,
+        "completion_tokens_per_question": usage_sum.get("completion_tokens", 0.0) / n if n else 0.0,
+        "parse_failures": int(usage_sum.get("parse_failures", 0)),
+        "cost_usd": usage_sum.get("cost_usd", 0.0),
+        "llm_calls": usage_sum.get("llm_calls", 0.0),
+    }
+    lat = sorted(float(r.get("latency_s") or 0.0) for r in rows)
+    latency = {
+        "mean_s": statistics.fmean(lat) if lat else 0.0,
+        "median_s": statistics.median(lat) if lat else 0.0,
+        "p95_s": lat[min(len(lat) - 1, int(0.95 * len(lat)))] if lat else 0.0,
+        "total_s": sum(lat),
+    }
+    errors = [r for r in rows if r.get("error")]
+    ds = dict(dataset or {})
+    return Report(
+        n=n,
+        metrics=metrics,
+        breakdown=breakdown(rows, ds.get("name")),
+        supported=supported,
+        method=dict(method or {}),
+        dataset=ds,
+        usage=usage,
+        latency=latency,
+        errors=len(errors),
+        error_examples=[{"qid": str(r.get("qid")), "error": str(r["error"])[:300]} for r in errors[:5]],
+        selection=dict(selection or {}),
+    )
+
+
+# --- writing ------------------------------------------------------------------------------------------
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def render_markdown(report: Report) -> str:
+    """``report.md``: headline metrics, usage, the supported subset and one table per breakdown."""
+    m = report.metrics
+    name = report.method.get("method", "?")
+    lines = [
+        f"# {name} on {report.dataset.get('name', '?')} ({report.n} questions)",
+        "",
+        "| metric | value |",
+        "|---|---|",
+    ]
+    lines += [f"| {k} | {_pct(v)} |" if k != "answered" else f"| {k} | {_pct(v)} % |" for k, v in m.items()]
+    s, u = report.supported, report.usage
+    lines += [
+        "",
+        f"KG-supported: {s['n']} of {s['checked']} checked ({_pct(s['fraction'])} %); strict Hits@1 on them "
+        f"{_pct(s['strict_hits@1'])}, on the rest {_pct(s['unsupported_strict_hits@1'])}.",
+        "",
+        f"Usage per question: {u['llm_calls_per_question']:.2f} LLM calls, "
+        f"{u['prompt_tokens_per_question']:.0f} prompt + "
+        f"{u['completion_tokens_per_question']:.0f} completion tokens; "
+        f"{u['parse_failures']} parse failures. Latency: mean {report.latency['mean_s']:.3f} s, "
+        f"p95 {report.latency['p95_s']:.3f} s. Errors: {report.errors}.",
+    ]
+    for dim, groups in report.breakdown.items():
+        if dim == "overall":
+            continue
+        lines += [
+            "",
+            f"## by {dim}",
+            "",
+            "| value | n | strict Hits@1 | lenient Hits@1 |",
+            "|---|---|---|---|",
+        ]
+        lines += [
+            f"| {v} | {g['n']} | {_pct(g['strict_hits@1'])} | {_pct(g['lenient_hits@1'])} |"
+            for v, g in groups.items()
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def plot_breakdown(report: Report, path: Path) -> None:
+    """A horizontal bar chart of strict (dark) and lenient (light) Hits@1 per breakdown group."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    labels: list[str] = []
+    strict: list[float] = []
+    lenient: list[float] = []
+    for dim, groups in report.breakdown.items():
+        items = {"all": groups}.items() if dim == "overall" else groups.items()
+        for value, g in items:
+            labels.append(f"{dim}: {value} (n={g['n']})" if dim != "overall" else f"overall (n={g['n']})")
+            strict.append(100 * g["strict_hits@1"])
+            lenient.append(100 * g["lenient_hits@1"])
+    fig = Figure(figsize=(8, 0.35 * len(labels) + 1.2))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ys = list(range(len(labels)))[::-1]
+    ax.barh(ys, lenient, color="#9ecae1", label="lenient Hits@1")
+    ax.barh(ys, strict, color="#08519c", height=0.5, label="strict Hits@1")
+    ax.set_yticks(ys, labels, fontsize=8)
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("%")
+    ax.set_title(f"{report.method.get('method', '?')} on {report.dataset.get('name', '?')}", fontsize=10)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def write_report(report: Report, output_dir: str | Path) -> dict[str, Path]:
+    """Write ``report.json``, ``report.md`` and ``breakdown.png`` into ``output_dir``."""
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out / REPORT_JSON, "md": out / REPORT_MD, "png": out / BREAKDOWN_PNG}
+    paths["json"].write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", "utf-8")
+    paths["md"].write_text(render_markdown(report), "utf-8")
+    plot_breakdown(report, paths["png"])
+    return paths
+
+
+# --- reading and comparing -------------------------------------------------------------------------------
+def results_path(run: str | Path) -> Path:
+    """``results.jsonl`` of a run folder (or the file itself)."""
+    p = Path(run)
+    path = p / RESULTS_FILE if p.is_dir() else p
+    if not path.is_file():
+        raise NotFoundError(f"no {RESULTS_FILE} at {str(p)!r} (pass a run folder written by `tkgqa eval`)")
+    return path
+
+
+def read_results(path: str | Path, *, strict: bool = False) -> list[dict[str, Any]]:
+    """The rows of a ``results.jsonl`` (a run folder or the file). A torn line (an interrupted write) is
+    skipped, or raises DataError when ``strict``; a repeated qid keeps its last row."""
+    p = results_path(path)
+    rows: dict[str, dict[str, Any]] = {}
+    with p.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                if strict:
+                    raise DataError("invalid JSON line", path=str(p), line=lineno) from None
+                continue
+            if isinstance(row, dict) and "qid" in row:
+                rows[str(row["qid"])] = row
+    return list(rows.values())
+
+
+def compare_runs(run_a: str | Path, run_b: str | Path) -> dict[str, Any]:
+    """McNemar test of strict Hits@1 on the questions both runs answered."""
+    a = {str(r["qid"]): r for r in read_results(run_a)}
+    b = {str(r["qid"]): r for r in read_results(run_b)}
+    common = [q for q in a if q in b]
+    if not common:
+        raise DataError(f"runs {str(run_a)!r} and {str(run_b)!r} share no question ids")
+    hits_a = [bool(a[q].get("strict_hit")) for q in common]
+    hits_b = [bool(b[q].get("strict_hit")) for q in common]
+    test = mcnemar(hits_a, hits_b)
+    return {
+        "run_a": str(run_a),
+        "run_b": str(run_b),
+        "n_common": len(common),
+        "only_in_a": len(a) - len(common),
+        "only_in_b": len(b) - len(common),
+        "a_strict_hits@1": sum(hits_a) / len(common),
+        "b_strict_hits@1": sum(hits_b) / len(common),
+        "mcnemar": test.to_dict(),
+    }

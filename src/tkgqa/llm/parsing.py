@@ -1,0 +1,268 @@
+"""Robust parsing of LLM output, and :func:`complete_parsed` (call, parse, retry once with the error)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
+
+from rapidfuzz import fuzz, process
+
+from ..errors import ParseError
+from .base import LLMBackend, Message, Usage, make_request
+
+T = TypeVar("T")
+
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n?(.*?)```", re.DOTALL)
+_STRIP = " \t\r\n\"'`.,;:!*"
+
+
+class ParsedResponse(Generic[T]):
+    """A parsed value with the raw text, summed usage over all attempts, and the attempt count."""
+
+    __slots__ = ("attempts", "text", "usage", "value")
+
+    def __init__(self, value: T, text: str, usage: Usage, attempts: int) -> None:
+        self.value = value
+        self.text = text
+        self.usage = usage
+        self.attempts = attempts
+
+    def __repr__(self) -> str:
+        return f"ParsedResponse(value={self.value!r}, attempts={self.attempts})"
+
+
+def complete_parsed(
+    llm: LLMBackend,
+    messages: Sequence[Message] | str,
+    parser: Callable[[str], T],
+    *,
+    retries: int = 1,
+    **request_kw: Any,
+) -> ParsedResponse[T]:
+    """Call ``llm`` and parse the text with ``parser`` (which raises :class:`ParseError`).
+
+    On a parse failure, retries up to ``retries`` times with the model's output and the error appended to
+    the conversation; then raises :class:`ParseError` carrying the last raw text (and ``.usage``).
+    Each failure counts in ``usage.parse_failures`` and is logged when ``llm`` has ``record_parse_failure``.
+    """
+    msgs = [Message.user(messages)] if isinstance(messages, str) else list(messages)
+    usage = Usage()
+    last: ParseError | None = None
+    for attempt in range(1, retries + 2):
+        text = ""
+        try:
+            resp = llm.complete(make_request(msgs, **request_kw))
+            usage = usage + resp.usage
+            text = resp.text
+            return ParsedResponse(parser(text), text, usage, attempt)
+        except ParseError as exc:  # from the parser, or from a backend validating e.g. choices itself
+            last = exc
+            text = text or exc.raw
+            usage = usage + Usage(parse_failures=1)
+            record = getattr(llm, "record_parse_failure", None)
+            if callable(record):
+                record()
+            hint = f" Expected {exc.expected}." if exc.expected else ""
+            msgs = [
+                *msgs,
+                Message.assistant(text),
+                Message.user(f"Your answer could not be parsed: {_reason(exc)}.{hint} "
+                             "Reply again with only the answer in the required format."),
+            ]  # fmt: skip
+    assert last is not None
+    err = ParseError(
+        f"could not parse the model's output after {retries + 1} attempt(s): {_reason(last)}",
+        raw=text,
+        expected=last.expected,
+    )
+    err.usage = usage  # type: ignore[attr-defined]
+    raise err
+
+
+def _reason(exc: ParseError) -> str:
+    """The bare message of a ParseError (without the expected/raw parts ``str()`` adds)."""
+    msg = str(exc).split("; raw text:", 1)[0]
+    if exc.expected:
+        msg = msg.removesuffix(f" (expected {exc.expected})")
+    return msg.splitlines()[0] if msg else type(exc).__name__
+
+
+# ---------------------------------------------------------------- JSON
+
+
+def extract_json(text: str) -> Any:
+    """The first JSON object or list in ``text``: whole text, fenced code blocks, then embedded in prose."""
+    stripped = text.strip()
+    candidates = [stripped] + [m.group(2).strip() for m in _FENCE.finditer(text)]
+    for cand in candidates:
+        try:
+            value = json.loads(cand)
+        except ValueError:
+            continue
+        if isinstance(value, dict | list):
+            return value
+    decoder = json.JSONDecoder()
+    for i, ch in enumerate(text):
+        if ch in "{[":
+            try:
+                value, _ = decoder.raw_decode(text, i)
+            except ValueError:
+                continue
+            return value
+    raise ParseError("no JSON object or list found", raw=text, expected="JSON")
+
+
+def extract_json_object(text: str) -> dict[str, Any]:
+    """Like :func:`extract_json` but the value must be an object."""
+    value = extract_json(text)
+    if isinstance(value, dict):
+        return value
+    for item in value:
+        if isinstance(item, dict):
+            return item
+    raise ParseError("JSON found but it is not an object", raw=text, expected="a JSON object")
+
+
+def extract_json_list(text: str) -> list[Any]:
+    """Like :func:`extract_json` but must be a list (an object holding exactly one list is unwrapped)."""
+    value = extract_json(text)
+    if isinstance(value, list):
+        return value
+    lists = [v for v in value.values() if isinstance(v, list)]
+    if len(lists) == 1:
+        return lists[0]
+    raise ParseError("JSON found but it is not a list", raw=text, expected="a JSON list")
+
+
+# ---------------------------------------------------------------- choices
+
+
+def extract_choice(text: str, choices: Sequence[str], *, min_score: float = 80.0) -> str:
+    """The one of ``choices`` that ``text`` names: exact, case-insensitive, substring, then fuzzy."""
+    if not choices:
+        raise ParseError("no choices to pick from", raw=text)
+    expected = "one of: " + ", ".join(repr(c) for c in choices[:20]) + (" …" if len(choices) > 20 else "")
+    raw = text.strip()
+    for cand in (raw, raw.strip(_STRIP), raw.splitlines()[0].strip(_STRIP) if raw else ""):
+        if cand in choices:
+            return cand
+    folded = {c.casefold().strip(_STRIP): c for c in choices}
+    for cand in (raw.casefold(), raw.casefold().strip(_STRIP)):
+        if cand in folded:
+            return folded[cand]
+    low = raw.casefold()
+    found = [c for c in choices if c.strip() and _contains_word(low, c.casefold())]
+    if found:
+        # Prefer the longest (\"New York City\" over \"New York\"), then the earliest mention.
+        return max(found, key=lambda c: (len(c), -low.find(c.casefold())))
+    if raw:
+        best = process.extractOne(raw, list(choices), scorer=fuzz.WRatio, processor=str.casefold)
+        if best is not None and best[1] >= min_score:
+            return str(best[0])
+    raise ParseError("the answer is not one of the choices", raw=text, expected=expected)
+
+
+def _contains_word(haystack: str, needle: str) -> bool:
+    """``needle`` occurs in ``haystack`` not glued to other word characters."""
+    pattern = (r"(?<!\w)" if needle[0].isalnum() or needle[0] == "_" else "") + re.escape(needle)
+    pattern += r"(?!\w)" if needle[-1].isalnum() or needle[-1] == "_" else ""
+    return re.search(pattern, haystack) is not None
+
+
+# ---------------------------------------------------------------- lists of strings
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "a": "\a", "0": "\0",
+            "\\": "\\", "'": "'", '"': '"', "/": "/", "\n": ""}  # fmt: skip
+_HEX_LEN = {"x": 2, "u": 4, "U": 8}
+
+
+def parse_string_list(text: str) -> list[str]:
+    """A list of strings from ``["a", 'b', c]`` (JSON or Python syntax; no eval) found in ``text``.
+
+    Bare items are stripped; without brackets, bullet/numbered lines or a comma-separated line are used.
+    """
+    start = text.find("[")
+    if start < 0:
+        return _parse_unbracketed(text)
+    items, pos = _parse_bracketed(text, start)
+    if pos < 0:
+        raise ParseError("unterminated list", raw=text, expected='a list of strings like ["a", "b"]')
+    return items
+
+
+def _parse_bracketed(text: str, start: int) -> tuple[list[str], int]:
+    items: list[str] = []
+    i, n = start + 1, len(text)
+    bare: list[str] = []
+    while i < n:
+        ch = text[i]
+        if ch in "\"'":
+            value, i = _read_quoted(text, i)
+            items.append(value)
+            continue
+        if ch in ",]":
+            word = "".join(bare).strip()
+            if word:
+                items.append(word)
+            bare = []
+            if ch == "]":
+                return items, i + 1
+        elif not (ch.isspace() and not bare):
+            bare.append(ch)
+        i += 1
+    return items, -1
+
+
+def _read_quoted(text: str, i: int) -> tuple[str, int]:
+    """Read a quoted string at ``text[i]``; returns (value, index after the closing quote)."""
+    quote, i, n = text[i], i + 1, len(text)
+    out: list[str] = []
+    while i < n:
+        ch = text[i]
+        if ch == quote:
+            return _join_surrogates(out), i + 1
+        if ch == "\\" and i + 1 < n:
+            esc = text[i + 1]
+            if esc in _HEX_LEN:
+                digits = text[i + 2 : i + 2 + _HEX_LEN[esc]]
+                try:
+                    out.append(chr(int(digits, 16)))
+                    i += 2 + _HEX_LEN[esc]
+                    continue
+                except ValueError:
+                    pass
+            if esc in _ESCAPES:
+                out.append(_ESCAPES[esc])
+                i += 2
+                continue
+            out.append(ch)
+            i += 1
+            continue
+        out.append(ch)
+        i += 1
+    raise ParseError("unterminated string in list", raw=text, expected="a list of strings")
+
+
+def _join_surrogates(chars: list[str]) -> str:
+    """Join characters, combining JSON-style ``\\ud83d\\ude00`` surrogate pairs."""
+    s = "".join(chars)
+    if not any("\ud800" <= c <= "\udfff" for c in s):
+        return s
+    return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.*\S)\s*$")
+
+
+def _parse_unbracketed(text: str) -> list[str]:
+    bullets = [m.group(1).strip().strip("\"'") for m in map(_BULLET.match, text.splitlines()) if m]
+    if bullets:
+        return bullets
+    lines = [ln.strip().strip("\"'") for ln in text.strip().splitlines() if ln.strip()]
+    if not lines:
+        raise ParseError("no list found", raw=text, expected='a list of strings like ["a", "b"]')
+    if len(lines) == 1 and "," in lines[0]:
+        return [p.strip().strip("\"'") for p in lines[0].split(",") if p.strip()]
+    return lines

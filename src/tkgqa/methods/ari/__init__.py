@@ -1,0 +1,46 @@
+"""ARI — Abstract Reasoning Induction (Chen et al., ACL 2024) for temporal KGQA.
+
+* :mod:`.actions` — the atomic actions of Table 6 and the agent state (a list of (entity, time) results);
+* :mod:`.environment` — the knowledge-based part: candidate enumeration (Eq. 2) and filtration (Eq. 3);
+* :mod:`.agent` — the step loop (Algorithm 1) until ``answer(...)`` or ``t_max``;
+* :mod:`.policies` — who chooses: the LLM (Figure 8 prompt), the oracle search (upper bound);
+  :mod:`.symbolic_policy` — the offline symbolic reasoner's program compiled to actions;
+* :mod:`.memory` — history memory, K-means clusters, methodology induction (Figure 9), JSON persistence;
+* :mod:`.method` — ``ARIMethod`` registered as ``"ari"``; :mod:`.build` — building a memory.
+"""
+
+from .actions import Action, AgentState, Item, QuestionAnchors
+from .agent import Episode, StepRecord, run_episode
+from .build import build_memory
+from .config import ARIConfig, variant_key
+from .environment import ARIEnvironment, FilterSettings, Similarity
+from .memory import ARIMemory, HistoryRecord, HistoryStep, kmeans
+from .method import ARIMethod
+from .policies import Decision, LLMPolicy, OraclePolicy, Policy, PromptStyle, StepView
+
+__all__ = [
+    "ARIConfig",
+    "ARIEnvironment",
+    "ARIMemory",
+    "ARIMethod",
+    "Action",
+    "AgentState",
+    "Decision",
+    "Episode",
+    "FilterSettings",
+    "HistoryRecord",
+    "HistoryStep",
+    "Item",
+    "LLMPolicy",
+    "OraclePolicy",
+    "Policy",
+    "PromptStyle",
+    "QuestionAnchors",
+    "Similarity",
+    "StepRecord",
+    "StepView",
+    "build_memory",
+    "kmeans",
+    "run_episode",
+    "variant_key",
+]

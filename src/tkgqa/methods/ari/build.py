@@ -1,0 +1,71 @@
+"""Building a history memory: run ARI (without guidance) over history questions with gold answers, record
+each process and its correctness, cluster the masked questions and induce the methodologies.
+
+History questions must never be the test questions evaluated later: :class:`ARIMethod` refuses to answer a
+question whose id and text are in its memory (unless ``allow_memory_overlap``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ...datasets.base import Question
+from ...errors import ConfigError
+from ...kg.base import KGStore
+from ...llm.base import LLMBackend, Usage
+from .memory import ARIMemory
+
+Progress = Callable[[str, int, int], None]
+
+
+def build_memory(
+    questions: Sequence[Question],
+    kg: KGStore,
+    method: Any,
+    *,
+    n_clusters: int = 10,
+    per_kind: int = 3,
+    induce_with: LLMBackend | None = None,
+    variants: Sequence[tuple[bool, bool]] = ((True, True),),
+    meta: dict[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> tuple[ARIMemory, Usage]:
+    """Run ``method`` (an :class:`ARIMethod`, normally with ``no_guidance``) on ``questions``, then cluster
+    and, when ``induce_with`` is given, induce the methodology ``variants`` ((clustered, incorrect) pairs).
+
+    Returns the memory and the LLM usage of the induction."""
+    if not questions:
+        raise ConfigError("no history questions to build the memory from")
+    if not any(q.answers for q in questions):
+        raise ConfigError(
+            "history questions need gold answers (the memory stores correct/incorrect processes)"
+        )
+    memory = ARIMemory(n_clusters=n_clusters, meta=dict(meta or {}))
+    for i, q in enumerate(questions, 1):
+        record, _ = method.record(q, kg)
+        memory.add(record)
+        if progress is not None:
+            progress("history", i, len(questions))
+    embedder = method.embedder
+    if embedder is None:
+        raise ConfigError("clustering needs an embedder; use embedder='hashing' (no dependency)")
+    memory.fit(embedder, seed=getattr(method.config, "seed", 0))
+    usage = Usage()
+    correct = sum(1 for r in memory.records if r.correct)
+    memory.meta.update(
+        n_records=len(memory), n_correct=correct, policy=method.config.policy, embedder=embedder.name
+    )
+    if induce_with is not None:
+        for clustered, incorrect in variants:
+            _, used = memory.induce(
+                induce_with,
+                clustered=clustered,
+                incorrect=incorrect,
+                per_kind=per_kind,
+                on_cluster=(lambda c: progress("induce", c + 1, n_clusters))
+                if progress is not None
+                else None,
+            )
+            usage = usage + used
+    return memory, usage

@@ -1,0 +1,239 @@
+"""Who chooses the action at each step: an LLM (the paper), an oracle search (the action space's upper
+bound) or the symbolic reasoner's program (:mod:`.symbolic_policy`).
+
+A policy object serves one question (it may keep a plan); :meth:`Policy.choose` gets a :class:`StepView`
+and returns a :class:`Decision`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ...datasets.base import Question
+from ...errors import LLMError, ParseError
+from ...llm.base import LLMBackend, Message, Usage
+from ...llm.parsing import complete_parsed
+from ...prompts.ari import (
+    ActionChoice,
+    build_action_messages,
+    format_examples,
+    format_history,
+    parse_action_choice,
+    parse_constrained_choice,
+)
+from .actions import ANSWER, Action, AgentState, Item, lookup_items
+from .environment import ARIEnvironment
+from .gold import item_matches_gold, value_matches_gold
+
+
+@dataclass(frozen=True)
+class StepView:
+    """What a policy sees at one step."""
+
+    question: Question
+    step: int
+    t_max: int
+    state: AgentState
+    candidates: Sequence[Action]
+    history: Sequence[tuple[str, str]]  # (action text, result text) of the previous steps
+    methodology: str | None
+    env: ARIEnvironment
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The chosen action (``None``: stop), the model's raw output, usage and what went wrong."""
+
+    action: Action | None
+    raw: str = ""
+    usage: Usage = field(default_factory=Usage)
+    parse_failed: bool = False
+    error: str = ""
+    note: str = ""
+
+
+class Policy(Protocol):
+    name: str
+
+    def choose(self, view: StepView) -> Decision: ...
+
+
+# --- LLM ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PromptStyle:
+    """How the action-selection prompt looks (ARI, ReAct KB and CoT KB differ only here)."""
+
+    n_examples: int = 2
+    reasons_in_examples: bool = False
+    react: bool = False
+    show_candidates: bool = True
+
+
+def supports_constrained_choice(llm: LLMBackend) -> bool:
+    """Whether the backend decodes ``choices`` under a grammar (llama.cpp, or a guided OpenAI server)."""
+    backend = getattr(llm, "backend", llm)
+    return backend.name == "llamacpp" or bool(getattr(backend, "guided", None))
+
+
+class LLMPolicy:
+    """Asks the LLM for one action per step (Figure 8 prompt); one retry on unparsable output, then the
+    episode stops with a recorded parse failure."""
+
+    name = "llm"
+
+    def __init__(
+        self,
+        llm: LLMBackend,
+        *,
+        choice_mode: str = "auto",
+        allow_free_answer: bool = True,
+        retries: int = 1,
+        max_tokens: int = 160,
+        style: PromptStyle | None = None,
+    ) -> None:
+        self.llm = llm
+        self.constrained = choice_mode == "constrained" or (
+            choice_mode == "auto" and supports_constrained_choice(llm)
+        )
+        self.allow_free_answer = allow_free_answer
+        self.retries = retries
+        self.max_tokens = max_tokens
+        self.style = style or PromptStyle()
+
+    def messages(self, view: StepView) -> list[Message]:
+        s = self.style
+        return build_action_messages(
+            view.question.text,
+            [a.text for a in view.candidates] if s.show_candidates else [],
+            history=format_history(view.history),
+            methodology=view.methodology,
+            examples=format_examples(s.n_examples, with_reasons=s.reasons_in_examples),
+            constrained=self.constrained,
+            react=s.react,
+        )
+
+    def choose(self, view: StepView) -> Decision:
+        texts = [a.text for a in view.candidates]
+        if not texts:
+            return Decision(None, error="no candidate actions")
+        parser: Callable[[str], ActionChoice]
+        kw: dict[str, Any] = {"max_tokens": self.max_tokens}
+        if self.constrained:
+            kw["choices"] = texts
+
+            def parser(text: str) -> ActionChoice:
+                return parse_constrained_choice(text, texts)
+        else:
+            free = self.allow_free_answer
+
+            def parser(text: str) -> ActionChoice:
+                return parse_action_choice(text, texts, allow_free_answer=free)
+
+        try:
+            parsed = complete_parsed(self.llm, self.messages(view), parser, retries=self.retries, **kw)
+        except ParseError as exc:
+            usage = getattr(exc, "usage", None) or Usage(parse_failures=1)
+            return Decision(None, raw=exc.raw, usage=usage, parse_failed=True, error=str(exc)[:300])
+        except LLMError as exc:
+            return Decision(None, error=f"LLM error: {exc}"[:300])
+        choice = parsed.value
+        if choice.index is not None:
+            action = view.candidates[choice.index]
+        else:
+            action = Action(ANSWER, answer=choice.free_answer, free=True)
+        return Decision(action, raw=parsed.text, usage=parsed.usage)
+
+
+# --- oracle ---------------------------------------------------------------------------------------------
+class OraclePolicy:
+    """Chooses, at each step, an action on a shortest path to an ``answer(...)`` candidate matching the gold
+    answer, found by breadth-first search over the environment's candidates (within ``t_max`` actions).
+
+    Pruning keeps it cheap and exact for the action space: temporal operators only filter the current list,
+    so they are expanded only from lists that contain a gold answer; lookups are expanded only from lists
+    that do not. ``max_nodes`` bounds the search per step."""
+
+    name = "oracle"
+
+    def __init__(self, max_nodes: int = 4000) -> None:
+        self.max_nodes = max_nodes
+        self._plan: list[Action] = []
+        self.searched_nodes = 0
+
+    def choose(self, view: StepView) -> Decision:
+        gold = list(view.question.answers)
+        if not gold:
+            return Decision(None, error="the oracle needs gold answers")
+        if self._plan and self._plan[0] in view.candidates:
+            return Decision(self._plan.pop(0), note="oracle plan")
+        path = self.search(view.env, view.state, view.t_max - view.step, gold, view.candidates)
+        if path is None:
+            return Decision(
+                None, error="gold answer not reachable within the action space", note="unreachable"
+            )
+        self._plan = path[1:]
+        return Decision(path[0], note="oracle plan")
+
+    def search(
+        self,
+        env: ARIEnvironment,
+        start: AgentState,
+        budget: int,
+        gold: list[str],
+        first: Sequence[Action] | None = None,
+    ) -> list[Action] | None:
+        kg = env.kg
+        queue: deque[tuple[AgentState, list[Action], Sequence[Action] | None]] = deque([(start, [], first)])
+        seen = {start.key()}
+        nodes = 0
+        useful: dict[str | None, bool] = {}
+        while queue and nodes < self.max_nodes:
+            state, path, given = queue.popleft()
+            nodes += 1
+            cands = given if given is not None else env.candidates(state)
+            for a in cands:
+                if a.kind == ANSWER and a.answer is not None and value_matches_gold(kg, a.answer, gold):
+                    self.searched_nodes += nodes
+                    return [*path, a]
+            if len(path) + 2 > budget:  # no room for another action before the answer
+                continue
+            has_gold = any(item_matches_gold(kg, it, gold) for it in state.items)
+            for a in cands:
+                if a.kind == ANSWER or a.is_lookup == has_gold:
+                    continue  # a list with the gold is only filtered; one without it only replaced
+                if a.is_lookup and not self._relation_reaches_gold(env, a.relation, gold, useful):
+                    continue  # later lookups stay on this relation: it must lead to the gold somewhere
+                nxt, items = env.step(state, a)
+                if not items or nxt.key() in seen:
+                    continue
+                if not a.is_lookup and not _keeps_gold(kg, items, gold):
+                    continue
+                seen.add(nxt.key())
+                queue.append((nxt, [*path, a], None))
+        self.searched_nodes += nodes
+        return None
+
+    @staticmethod
+    def _relation_reaches_gold(
+        env: ARIEnvironment, relation: str | None, gold: list[str], memo: dict[str | None, bool]
+    ) -> bool:
+        """Whether some lookup on ``relation`` (any anchor entity, no time constraint, which contains every
+        time-constrained variant) returns a gold answer."""
+        found = memo.get(relation)
+        if found is None:
+            kg = env.kg
+            ents = env.anchors.entities
+            probes = [Action(k, e, relation) for e in ents for k in ("get_tail_entity", "get_head_entity")]
+            probes += [Action("get_time", e, relation, other=o) for e in ents for o in ents if o != e]
+            found = any(
+                item_matches_gold(kg, it, gold) for p in probes if env.count(p) for it in lookup_items(kg, p)
+            )
+            memo[relation] = found
+        return found
+
+
+def _keeps_gold(kg: Any, items: Sequence[Item], gold: list[str]) -> bool:
+    return any(item_matches_gold(kg, it, gold) for it in items)

@@ -1,0 +1,114 @@
+"""Offline measurements of the CIK-LLM evidence pipeline (the paper's Table 3 and Figure 5).
+
+Per question (:func:`question_stats`): facts and tokens after retrieval / multi-hop truncation / time-aware
+pruning and the δ2 cap (tokens of the plain rendering, as Table 3 counts the prompt before compression),
+tokens of the final evidence plain vs compressed (ours: variables + time tree; ``compressed_paper``: the
+paper's exact form, variables only), whether a gold answer is among the facts of each stage, and the
+Figure 5 curve: the three renderings of the first ``n`` facts of the truncated set. :func:`summarize`
+averages over questions. Tokens: :func:`tkgqa.llm.count_tokens` (a given tokenizer, e.g. SmolLM2's; cl100k
+when cached offline; else its approximation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from statistics import fmean, pstdev
+from typing import Any
+
+from ...datasets.base import Question
+from ...kg import KGStore
+from ...llm.tokens import Tokenizer, counter_name
+from .evidence import render_plain, token_counts
+from .grounding import answer_covered
+from .method import CIKMethod, EvidenceStages
+
+STAGES = ("retrieved", "truncated", "pruned")
+RENDERINGS = ("uncompressed", "compressed", "compressed_paper")
+CURVE_SIZES = (5, 10, 20, 30, 50, 100, 200, 300)
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    qid: str
+    n_entities: int
+    facts: dict[str, int]
+    tokens: dict[str, int]
+    covered: dict[str, bool]
+    curve: dict[int, dict[str, int]]  # n facts → token counts of the three renderings
+    qtype: str = ""
+
+
+def question_stats(
+    method: CIKMethod,
+    question: Question,
+    kg: KGStore,
+    stages: EvidenceStages | None = None,
+    *,
+    curve_sizes: Sequence[int] = CURVE_SIZES,
+    tokenizer: Tokenizer | None = None,
+) -> QuestionStats:
+    """Facts, tokens, coverage and compression curve of one question (no LLM unless ``stages`` used one)."""
+    st = stages or method.evidence(question, kg, use_llm=False)
+    by_stage = {"retrieved": st.retrieved, "truncated": st.truncated, "pruned": st.pruned}
+    facts = {k: len(v) for k, v in by_stage.items()}
+    facts["time_pruned"] = len(st.time_pruned)
+    tokens = {k: (render_plain(v, kg).tokens(tokenizer) if v else 0) for k, v in by_stage.items()}
+    tokens.update(token_counts(st.pruned, kg, st.entities, tokenizer))
+    covered = {k: answer_covered(question.answers, [it.fact for it in v], kg) for k, v in by_stage.items()}
+    curve = {
+        n: token_counts(st.truncated[:n], kg, st.entities, tokenizer)
+        for n in curve_sizes
+        if len(st.truncated) >= n
+    }
+    return QuestionStats(question.qid, len(st.entities), facts, tokens, covered, curve, question.qtype or "")
+
+
+def _mean_std(values: Iterable[float]) -> dict[str, float]:
+    vals = list(values)
+    if not vals:
+        return {"mean": 0.0, "std": 0.0}
+    return {"mean": fmean(vals), "std": pstdev(vals)}
+
+
+def _ratios(tokens: dict[str, float]) -> dict[str, float]:
+    plain = tokens["uncompressed"]
+    return {
+        "ratio": plain / tokens["compressed"] if tokens["compressed"] else 0.0,
+        "ratio_paper": plain / tokens["compressed_paper"] if tokens["compressed_paper"] else 0.0,
+    }
+
+
+def summarize(
+    stats: Sequence[QuestionStats], *, method: CIKMethod | None = None, token_counter: str | None = None
+) -> dict[str, Any]:
+    """The ``coverage.json`` body for CIK: means over questions, stds, per-stage coverage, the curve."""
+    n = len(stats)
+    facts = {k: _mean_std(s.facts[k] for s in stats) for k in (*STAGES, "time_pruned")}
+    tokens = {k: _mean_std(s.tokens[k] for s in stats) for k in (*STAGES, *RENDERINGS)}
+    curve: dict[str, dict[str, float]] = {}
+    for size in sorted({k for s in stats for k in s.curve}):
+        rows = [s.curve[size] for s in stats if size in s.curve]
+        means = {k: fmean(r[k] for r in rows) for k in RENDERINGS}
+        curve[str(size)] = {"questions": len(rows), **means, **_ratios(means)}
+    totals = {k: float(sum(s.tokens[k] for s in stats)) for k in RENDERINGS}
+    return {
+        "facts": {k: facts[k]["mean"] for k in STAGES},
+        "tokens": {k: tokens[k]["mean"] for k in RENDERINGS},
+        "answer_coverage": fmean(s.covered["pruned"] for s in stats) if n else 0.0,
+        "answer_coverage_by_stage": {k: (fmean(s.covered[k] for s in stats) if n else 0.0) for k in STAGES},
+        "facts_detail": facts,
+        "tokens_detail": tokens,
+        "compression_ratio": _ratios(totals)["ratio"],
+        "compression_ratio_paper": _ratios(totals)["ratio_paper"],
+        "compression_curve": curve,
+        "by_qtype": {
+            t: {k: fmean(s.covered[k] for s in stats if s.qtype == t) for k in STAGES}
+            | {"questions": sum(s.qtype == t for s in stats)}
+            for t in sorted({s.qtype for s in stats if s.qtype})
+        },
+        "questions": n,
+        "questions_with_entities": sum(1 for s in stats if s.n_entities),
+        "token_counter": token_counter or counter_name(),
+        "config": method.config.model_dump(mode="json") if method is not None else {},
+    }

@@ -1,0 +1,267 @@
+"""CIK-LLM §3.1.1 "Building the Relational Path": relations around each question entity, a relation path per
+entity (chosen by the LLM through Π_esg, or offline by a deterministic policy), its validation, and the
+traversal that collects the evidence set hop by hop.
+
+* :func:`relations_at_distance` — ``D1..Dn``: the relations on the facts first met at distance ``k`` from the
+  entity (distance 1 = its own facts; 2 = its neighbours' other facts, …). Unlike
+  :func:`tkgqa.kg.neighborhood.relations_by_hop` ("relations first met") a relation may appear at several
+  distances, as in the paper's Listing 1 (``D2: [award received, winner]``), so a path may repeat a
+  relation. At most ``max_frontier`` entities (most connected first) are expanded per hop, which bounds
+  the cost on hubs.
+* :func:`validate_path` — keeps a chosen path up to its first relation that is not in the right ``Dk`` (those
+  dropped are reported); ``""`` ends a path early.
+* :func:`traverse` — follows ``r1 → … → rk`` from the entity (both directions at each hop) and returns the
+  facts of each hop.
+* :class:`LexicalPathPolicy` — the offline policy: relations ranked by word overlap with the question (a light
+  suffix-stripping stemmer); hop 1 takes the best matching relation of ``D1``, further hops only a relation
+  scoring at least ``min_score``, up to ``hops`` hops. No match → no path → the 1-hop fallback.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...kg import Fact, KGSnapshot, KGStore, TemporalKG
+from ...kg.linking import normalize
+
+DEFAULT_MAX_FRONTIER = 1000
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP_WORDS = (
+    "a an the of or and to in on at by for with from as is was were be been did do does who whom whose "
+    "what which when where why how than that this these those it its his her their there first last "
+    "before after during while same time year month day date country"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+_SUFFIXES = ("ations", "ation", "ments", "ment", "ings", "ing", "ies", "ied", "ed", "es", "s", "e")
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRelations:
+    """``by_hop[k - 1]`` = the relations at distance ``k`` from ``entity`` (most frequent first)."""
+
+    entity: str
+    by_hop: tuple[tuple[str, ...], ...]
+
+    def at(self, hop: int) -> tuple[str, ...]:
+        return self.by_hop[hop - 1] if 0 < hop <= len(self.by_hop) else ()
+
+
+@dataclass(frozen=True, slots=True)
+class PathCheck:
+    """A validated path and what was dropped from the proposal (``(hop, relation)`` pairs)."""
+
+    entity: str
+    path: tuple[str, ...]
+    dropped: tuple[tuple[int, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Traversal:
+    """Facts collected along a path: ``hops[k - 1]`` = facts at hop ``k``; ``fallback`` if the 1-hop
+    fallback was used."""
+
+    entity: str
+    path: tuple[str, ...]
+    hops: tuple[tuple[Fact, ...], ...] = field(default_factory=tuple)
+    fallback: bool = False
+    reached: Mapping[Fact, str] = field(default_factory=dict)  # the entity each fact led to
+
+    @property
+    def n_facts(self) -> int:
+        return sum(len(h) for h in self.hops)
+
+
+def _fast(kg: KGStore) -> tuple[TemporalKG, int | None] | None:
+    if isinstance(kg, TemporalKG):
+        return kg, None
+    if isinstance(kg, KGSnapshot):
+        return kg.base, kg.cutoff.first_day
+    return None
+
+
+def _incident(kg: KGStore, entity: str, relation: str | None = None) -> list[Fact]:
+    out = kg.facts(subject=entity, relation=relation)
+    out += [f for f in kg.facts(relation=relation, object=entity) if f.subject != entity]
+    return out
+
+
+def relations_at_distance(
+    kg: KGStore, entity: str, hops: int = 3, *, max_frontier: int = DEFAULT_MAX_FRONTIER
+) -> EntityRelations:
+    """``D1..D_hops`` around ``entity`` (see the module docstring)."""
+    fast = _fast(kg)
+    if fast is not None and fast[0].has_entity(entity):
+        return _relations_fast(fast[0], fast[1], entity, hops, max_frontier)
+    seen = {entity}
+    seen_facts: set[Fact] = set()
+    frontier = [entity]
+    by_hop: list[tuple[str, ...]] = []
+    for _ in range(hops):
+        rel_counts: Counter[str] = Counter()
+        next_counts: Counter[str] = Counter()
+        for e in frontier:
+            for f in _incident(kg, e):
+                if f in seen_facts:
+                    continue
+                seen_facts.add(f)
+                rel_counts[f.relation] += 1
+                for other in (f.subject, f.object):
+                    if other not in seen:
+                        next_counts[other] += 1
+        by_hop.append(tuple(r for r, _ in sorted(rel_counts.items(), key=lambda kv: (-kv[1], kv[0]))))
+        frontier = [e for e, _ in sorted(next_counts.items(), key=lambda kv: (-kv[1], kv[0]))][:max_frontier]
+        seen.update(frontier)
+    return EntityRelations(entity, tuple(by_hop))
+
+
+def _relations_fast(
+    kg: TemporalKG, cutoff: int | None, entity: str, hops: int, max_frontier: int
+) -> EntityRelations:
+    seen = np.zeros(len(kg.entities), dtype=bool)
+    seen_facts = np.zeros(len(kg), dtype=bool)
+    start = kg.entity_id(entity)
+    seen[start] = True
+    frontier = np.asarray([start], dtype=np.int64)
+    by_hop: list[tuple[str, ...]] = []
+    for hop in range(hops):
+        if not len(frontier):
+            by_hop.append(())
+            continue
+        ids = kg.incident_ids(frontier, cutoff=cutoff)
+        ids = ids[~seen_facts[ids]]  # facts at distance k, not those already met nearer
+        seen_facts[ids] = True
+        counts = np.bincount(kg.column("r", ids), minlength=len(kg.relations))
+        rels = np.flatnonzero(counts)
+        rels = rels[np.lexsort((rels, -counts[rels]))]
+        by_hop.append(tuple(kg.relations[i] for i in rels.tolist()))
+        if hop == hops - 1:
+            break
+        ends = np.concatenate([kg.column("s", ids), kg.column("o", ids)])
+        ends = ends[~seen[ends]]
+        if not len(ends):
+            frontier = ends
+            continue
+        ent_counts = np.bincount(ends, minlength=len(seen))
+        cand = np.flatnonzero(ent_counts)
+        frontier = cand[np.lexsort((cand, -ent_counts[cand]))][:max_frontier]
+        seen[frontier] = True
+    return EntityRelations(entity, tuple(by_hop))
+
+
+def match_relation(proposed: str, allowed: Sequence[str], labels: Mapping[str, str]) -> str | None:
+    """The relation of ``allowed`` that ``proposed`` names (raw name or label, normalised), else ``None``."""
+    key = normalize(proposed)
+    if not key:
+        return None
+    for rel in allowed:
+        if proposed == rel or key == normalize(rel) or key == normalize(labels.get(rel, rel)):
+            return rel
+    return None
+
+
+def validate_path(
+    entity: str, proposed: Sequence[str], relations: EntityRelations, labels: Mapping[str, str]
+) -> PathCheck:
+    """Keep ``proposed`` up to its first relation missing from its hop's list; report what was dropped."""
+    path: list[str] = []
+    dropped: list[tuple[int, str]] = []
+    stopped = False
+    for hop, rel in enumerate(proposed, start=1):
+        text = str(rel).strip()
+        if not text:
+            stopped = True
+            continue
+        if stopped:
+            dropped.append((hop, text))
+            continue
+        found = match_relation(text, relations.at(hop), labels)
+        if found is None:
+            dropped.append((hop, text))
+            stopped = True
+        else:
+            path.append(found)
+    return PathCheck(entity, tuple(path), tuple(dropped))
+
+
+def traverse(kg: KGStore, entity: str, path: Sequence[str], *, max_facts: int = 20_000) -> Traversal:
+    """Facts along ``path`` from ``entity``; with no path, or a path yielding nothing, the facts of every
+    1-hop relation (the fallback)."""
+    hops: list[tuple[Fact, ...]] = []
+    frontier = [entity]
+    seen_ent = {entity}
+    reached: dict[Fact, str] = {}
+    total = 0
+    for rel in path:
+        facts: list[Fact] = []
+        nxt: list[str] = []
+        for e in frontier:
+            for f in _incident(kg, e, rel):
+                if f in reached:
+                    continue
+                other = f.object if f.subject == e else f.subject
+                reached[f] = other
+                facts.append(f)
+                if other not in seen_ent:
+                    seen_ent.add(other)
+                    nxt.append(other)
+            if total + len(facts) >= max_facts:
+                break
+        facts = facts[: max(0, max_facts - total)]
+        total += len(facts)
+        if not facts:
+            break
+        hops.append(tuple(facts))
+        frontier = nxt
+    if not hops:
+        one_hop = tuple(_incident(kg, entity)[:max_facts])
+        ends = {f: (f.object if f.subject == entity else f.subject) for f in one_hop}
+        return Traversal(entity, tuple(path), (one_hop,), fallback=True, reached=ends)
+    return Traversal(entity, tuple(path), tuple(hops), reached=reached)
+
+
+# --- the offline policy ---------------------------------------------------------------------------------
+def stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if len(word) - len(suffix) >= 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def content_stems(text: str) -> set[str]:
+    return {
+        stem(w) for w in _WORD.findall(text.replace("_", " ").lower()) if w not in _STOP and not w.isdigit()
+    }
+
+
+def lexical_score(question_stems: set[str], relation_label: str) -> float:
+    """Fraction of the relation's content words found in the question (0 when none)."""
+    rel = content_stems(relation_label)
+    if not rel:
+        return 0.0
+    return len(rel & question_stems) / len(rel)
+
+
+@dataclass(frozen=True)
+class LexicalPathPolicy:
+    """Deterministic, offline relation-path selection (see the module docstring)."""
+
+    hops: int = 1
+    min_score: float = 0.5
+
+    def choose(self, question: str, relations: EntityRelations, labels: Mapping[str, str]) -> list[str]:
+        q = content_stems(question)
+        path: list[str] = []
+        for hop in range(1, min(self.hops, len(relations.by_hop)) + 1):
+            scored = [(lexical_score(q, labels.get(r, r)), -i, r) for i, r in enumerate(relations.at(hop))]
+            if not scored:
+                break
+            score, _, best = max(scored)
+            if score <= 0 or (hop > 1 and score < self.min_score):
+                break
+            path.append(best)
+        return path

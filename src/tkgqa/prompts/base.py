@@ -1,0 +1,53 @@
+"""Prompt convention: a prompt is a pure ``build(context) -> list[Message]`` plus a ``parse(text) -> T``.
+
+Method authors either implement :class:`PromptSpec` or wrap two functions in :class:`Prompt`, then call
+:func:`run_prompt`, which handles the LLM call, parsing and one retry on a parse error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+
+from ..llm.base import LLMBackend, Message
+from ..llm.parsing import ParsedResponse, complete_parsed
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+Context = Mapping[str, Any]
+
+
+@runtime_checkable
+class PromptSpec(Protocol[T_co]):
+    """What every prompt provides: a name, a pure message builder and a parser (raising ParseError)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def build(self, context: Context) -> list[Message]: ...
+
+    def parse(self, text: str) -> T_co: ...
+
+
+@dataclass(frozen=True)
+class Prompt(Generic[T]):
+    """A :class:`PromptSpec` made of two functions."""
+
+    name: str
+    builder: Callable[[Context], list[Message]]
+    parser: Callable[[str], T]
+
+    def build(self, context: Context) -> list[Message]:
+        return self.builder(context)
+
+    def parse(self, text: str) -> T:
+        return self.parser(text)
+
+
+def run_prompt(
+    llm: LLMBackend, prompt: PromptSpec[T], context: Context, *, retries: int = 1, **request_kw: Any
+) -> ParsedResponse[T]:
+    """Build the messages, call ``llm`` and parse (retrying on parse errors, see ``complete_parsed``)."""
+    return complete_parsed(llm, prompt.build(context), prompt.parse, retries=retries, **request_kw)

@@ -1,0 +1,50 @@
+"""Shared fixtures: an isolated ``$TKGQA_HOME`` (whole session), the shared benchmark data, the demo KG."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tkgqa.kg import TemporalKG
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA_ENV = "TKGQA_SHARED_DATA"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_tkgqa_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every test writes caches under a temporary ``$TKGQA_HOME``, never into the user's home."""
+    home = tmp_path_factory.mktemp("tkgqa_home")
+    previous = os.environ.get("TKGQA_HOME")
+    os.environ["TKGQA_HOME"] = str(home)
+    yield home
+    if previous is None:
+        os.environ.pop("TKGQA_HOME", None)
+    else:
+        os.environ["TKGQA_HOME"] = previous
+
+
+def shared_data_path() -> Path:
+    """``$TKGQA_SHARED_DATA``, else ``<repo>/../shared/data``."""
+    env = os.environ.get(SHARED_DATA_ENV)
+    return Path(env) if env else REPO_ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The read-only benchmark data folder; skips the test when it is absent."""
+    path = shared_data_path()
+    if not path.is_dir():
+        pytest.skip(f"shared benchmark data not found at {path} (set {SHARED_DATA_ENV})")
+    return path
+
+
+@pytest.fixture
+def demo_kg() -> TemporalKG:
+    """A fresh copy of the bundled demo KG (tests may append to it)."""
+    from tkgqa.kg.loaders import load_demo_kg
+
+    return load_demo_kg()

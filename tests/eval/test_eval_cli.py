@@ -1,0 +1,141 @@
+"""``tkgqa eval`` and ``tkgqa eval-compare`` through typer's CliRunner, on a small JSONL dataset + KG."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from typer.testing import CliRunner
+
+import tkgqa.cli.eval_cmd  # noqa: F401  (registers the commands)
+from tkgqa.cli import app
+from tkgqa.datasets import Question
+from tkgqa.errors import ConfigError
+from tkgqa.kg import KGStore
+from tkgqa.methods import METHODS, Answer, Method, MethodConfig
+
+
+class EchoConfig(MethodConfig):
+    llm: str | None = None
+    policy: str | None = None
+
+
+class KGObject(Method):
+    """Test double: answers with the objects of the facts about the first annotated entity."""
+
+    name: ClassVar[str] = "kg_object"
+
+    def __init__(self, llm: str | None = None, policy: str | None = None) -> None:
+        self.config = EchoConfig(llm=llm, policy=policy)
+
+    def answer(self, question: Question, kg: KGStore) -> Answer:
+        facts = kg.facts(subject=question.entities[0]) if question.entities else []
+        if not facts:
+            return Answer.abstain("no facts")
+        return Answer([kg.label(f.object) for f in facts], evidence=facts)
+
+
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setitem(METHODS._factories, "kg_object", KGObject)
+    root = tmp_path / "mydata"
+    root.mkdir()
+    rows = [
+        {
+            "qid": "q1",
+            "question": "Who did Ann meet?",
+            "answers": ["Bob"],
+            "entities": ["Ann"],
+            "qtype": "equal",
+        },
+        {
+            "qid": "q2",
+            "question": "Who did Bob meet?",
+            "answers": ["Cy"],
+            "entities": ["Bob"],
+            "qtype": "equal",
+        },
+        {
+            "qid": "q3",
+            "question": "Who did Cy meet?",
+            "answers": ["Ann"],
+            "entities": ["Cy"],
+            "qtype": "before",
+        },
+        {
+            "qid": "q4",
+            "question": "Who did Dee meet?",
+            "answers": ["Ann"],
+            "entities": ["Dee"],
+            "qtype": "before",
+        },
+    ]
+    (root / "test.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", "utf-8")
+    (root / "kg.tsv").write_text("Ann\tmeet\tBob\t2001\nBob\tmeet\tCy\t2002\nCy\tmeet\tEve\t2003\n", "utf-8")
+    return root
+
+
+def run(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args), catch_exceptions=True)
+
+
+def test_eval_writes_run_and_prints_summary(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = run(
+        "eval", "--dataset", "jsonl", "--data-dir", str(data), "--method", "kg_object",
+        "--output", str(out), "--no-progress", "--llm", "fake",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "strict_hits@1" in result.output and "qtype: equal" in result.output
+    report = json.loads((out / "report.json").read_text())
+    assert report["n"] == 4 and report["metrics"]["strict_hits@1"] == 0.5
+    assert report["method"]["config"] == {"llm": "fake", "policy": None}
+    assert report["dataset"]["kg"] == str(data / "kg.tsv")
+    assert {p.name for p in out.iterdir()} >= {"results.jsonl", "report.json", "report.md", "breakdown.png"}
+
+
+def test_eval_options_json_limit_questions_and_kg(data: Path, tmp_path: Path) -> None:
+    subset = tmp_path / "subset.jsonl"
+    subset.write_text((data / "test.jsonl").read_text().splitlines()[2] + "\n", "utf-8")
+    other_kg = tmp_path / "other.tsv"
+    other_kg.write_text("Cy\tmeet\tAnn\t2005\n", "utf-8")
+    result = run(
+        "eval", "--dataset", "jsonl", "--data-dir", str(data), "--questions", str(subset),
+        "--kg", str(other_kg), "--method", "kg_object", "--output", str(tmp_path / "r"),
+        "--no-progress", "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["n"] == 1 and report["metrics"]["strict_hits@1"] == 1.0
+    limited = run(
+        "eval", "--dataset", "jsonl", "--data-dir", str(data), "--method", "kg_object", "--limit", "2",
+        "--sample", "stratified", "--seed", "1", "--output", str(tmp_path / "l"), "--no-progress", "--json",
+    )  # fmt: skip
+    assert limited.exit_code == 0 and json.loads(limited.output)["n"] == 2
+
+
+def test_eval_bad_options(data: Path, tmp_path: Path) -> None:
+    base = ["eval", "--data-dir", str(data), "--method", "kg_object", "--output", str(tmp_path / "x")]
+    result = run(*base, "--dataset", "nope")
+    assert isinstance(result.exception, ConfigError) and "--dataset" in str(result.exception)
+    result = run(*base, "--dataset", "jsonl", "--sample", "weird")
+    assert isinstance(result.exception, ConfigError)
+    result = run(*base[:1], "--dataset", "jsonl", "--method", "kg_object", "--output", str(tmp_path / "y"))
+    assert isinstance(result.exception, ConfigError)
+
+
+def test_eval_compare(data: Path, tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        result = run(
+            "eval", "--dataset", "jsonl", "--data-dir", str(data), "--method", "kg_object",
+            "--output", str(tmp_path / name), "--no-progress",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+    result = run("eval-compare", str(tmp_path / "a"), str(tmp_path / "b"), "--json")
+    assert result.exit_code == 0, result.output
+    data_out = json.loads(result.output)
+    assert data_out["n_common"] == 4 and data_out["mcnemar"]["b"] == data_out["mcnemar"]["c"] == 0
+    table = run("eval-compare", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert table.exit_code == 0 and "p-value" in table.output

@@ -1,0 +1,253 @@
+"""The ARI agent loop with each policy: FakeLLM (parse paths, retries, t_max, answer), the oracle search on a
+hand-written KG, and the symbolic policy end to end on the bundled demo KG."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tkgqa.datasets.base import Question
+from tkgqa.errors import ConfigError, LLMError
+from tkgqa.kg import Fact, TemporalKG
+from tkgqa.llm.base import LLMBackend, LLMRequest, LLMResponse
+from tkgqa.methods import resolve_method
+from tkgqa.methods.ari import ARIMethod
+from tkgqa.methods.ari.agent import asks_for_time
+from tkgqa.testing import FakeLLM
+from tkgqa.time import Granularity, parse_time
+
+
+def fact(s: str, r: str, o: str, t: str) -> Fact:
+    return Fact(s, r, o, parse_time(t), parse_time(t))
+
+
+# A hand-written KG (invented names): visits to Freedonia, criticism of Freedonia, one agreement.
+FACTS = [
+    fact("Alice", "Make a visit", "Freedonia", "2010-01-05"),
+    fact("Bob", "Make a visit", "Freedonia", "2011-03-02"),
+    fact("Carol", "Make a visit", "Freedonia", "2012-07-20"),
+    fact("Bob", "Make a visit", "Freedonia", "2013-02-11"),
+    fact("Dave", "Make a visit", "Freedonia", "2014-09-09"),
+    fact("Alice", "Criticize", "Freedonia", "2012-08-01"),
+    fact("Erin", "Criticize", "Freedonia", "2013-05-05"),
+    fact("Freedonia", "Sign agreement", "Sylvania", "2011-05-05"),
+]
+
+
+@pytest.fixture
+def kg() -> TemporalKG:
+    return TemporalKG(FACTS, name="tiny")
+
+
+def q(text: str, answers: list[str] | None = None, qid: str = "q1") -> Question:
+    return Question(qid=qid, text=text, answers=answers or [])
+
+
+def steps(answer: Any) -> list[dict[str, Any]]:
+    return [t for t in answer.trace if t["type"] == "step"]
+
+
+# --- LLM policy ------------------------------------------------------------------------------------------
+def test_llm_policy_runs_until_answer(kg: TemporalKG) -> None:
+    llm = FakeLLM(
+        [
+            "Action:\n$get_head_entity(Freedonia, Make a visit, no time constraints)$\nReason: who visited",
+            "Action: $get_first({entities})$",
+            "Action: $answer(Alice)$",
+        ]
+    )
+    method = ARIMethod(llm=llm)
+    ans = method.answer(q("Who was the first to visit Freedonia?"), kg)
+    assert ans.answers[0] == "Alice"
+    assert [s["action"] for s in steps(ans)] == [
+        "get_head_entity(Freedonia, Make a visit, no time constraints)",
+        "get_first({entities})",
+        "answer(Alice)",
+    ]
+    assert steps(ans)[0]["candidates"] and "entities = [" in steps(ans)[0]["result"]
+    assert ans.trace[0]["entities"] == ["Freedonia"] and ans.trace[-1]["stop"] == "answer"
+    assert ans.usage["llm_calls"] == 3 and ans.usage["prompt_tokens"] > 0 and ans.usage["parse_failures"] == 0
+    assert ans.evidence[0] == FACTS[0]
+    assert "Response 0: entities = [" in llm.requests[1].messages[-1].content  # result fed back
+
+
+def test_t_max_stops_the_loop_and_falls_back_to_the_current_list(kg: TemporalKG) -> None:
+    llm = FakeLLM(lambda req: "Action: 1")  # always the first listed action, never an answer
+    ans = ARIMethod(llm=llm, t_max=2).answer(q("Who visited Freedonia?"), kg)
+    assert llm.calls == 2 and ans.trace[-1]["stop"] == "t_max" and ans.trace[-1]["forced"] is True
+    assert ans.answers and ans.answers[0] in {"Alice", "Bob", "Carol", "Dave"}
+    no_fallback = ARIMethod(llm=FakeLLM(lambda req: "Action: 1"), t_max=2, fallback_answer=False)
+    assert no_fallback.answer(q("Who visited Freedonia?"), kg).abstained
+
+
+def test_parse_failure_after_one_retry_is_recorded_and_stops(kg: TemporalKG) -> None:
+    llm = FakeLLM(["I do not know.", "Still no idea."])
+    ans = ARIMethod(llm=llm).answer(q("Who visited Freedonia?"), kg)
+    assert llm.calls == 2 and ans.abstained and "parse_failure" in ans.reason
+    assert ans.usage["parse_failures"] == 2 and ans.usage["llm_calls"] == 2
+    (step,) = steps(ans)
+    assert step["parse_failed"] is True and step["action"] is None and step["raw_output"] == "Still no idea."
+    assert "could not be parsed" in llm.requests[1].messages[-1].content  # the retry explains the error
+
+
+def test_retry_recovers_from_one_bad_output(kg: TemporalKG) -> None:
+    llm = FakeLLM(["hmm", "$get_head_entity(Freedonia, Make a visit, no time constraints)$", "$answer(Bob)$"])
+    ans = ARIMethod(llm=llm).answer(q("Who visited Freedonia?"), kg)
+    assert ans.answers[0] == "Bob" and ans.usage["parse_failures"] == 1 and ans.usage["llm_calls"] == 3
+
+
+def test_constrained_mode_sends_the_candidates_as_choices(kg: TemporalKG) -> None:
+    llm = FakeLLM()  # answers choices[0]
+    ans = ARIMethod(llm=llm, choice_mode="constrained", t_max=3).answer(q("Who visited Freedonia?"), kg)
+    first = llm.requests[0]
+    assert first.choices and first.choices[0] == steps(ans)[0]["action"]
+    assert "Available Actions:\n1." not in first.messages[-1].content
+
+
+def test_free_answer_is_accepted_and_marked(kg: TemporalKG) -> None:
+    llm = FakeLLM(
+        ["$get_head_entity(Freedonia, Make a visit, no time constraints)$", "Action: $answer(Zed)$"]
+    )
+    ans = ARIMethod(llm=llm).answer(q("Who visited Freedonia?"), kg)
+    assert ans.answers[0] == "Zed" and steps(ans)[-1]["free_answer"] is True
+
+
+class BrokenLLM(LLMBackend):
+    name = "broken"
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        raise LLMError("backend down")
+
+
+def test_llm_errors_end_the_episode_cleanly(kg: TemporalKG) -> None:
+    ans = ARIMethod(llm=BrokenLLM()).answer(q("Who visited Freedonia?"), kg)
+    assert ans.abstained and "backend down" in steps(ans)[0]["note"]
+
+
+def test_no_linked_entity_abstains(kg: TemporalKG) -> None:
+    ans = ARIMethod(llm=FakeLLM([])).answer(q("What is the meaning of life?"), kg)
+    assert ans.abstained and "no KG entity" in ans.reason
+
+
+def test_configuration_errors() -> None:
+    with pytest.raises(ConfigError, match="needs an LLM"):
+        ARIMethod(policy="llm")
+    with pytest.raises(ConfigError, match="invalid ARIConfig"):
+        ARIMethod(policy="psychic")
+    assert resolve_method("ari:oracle").config.policy == "oracle"  # type: ignore[attr-defined]
+    m = resolve_method("ari:policy=symbolic,top_k=4,no_filter=true")
+    assert (m.config.top_k, m.config.no_filter) == (4, True)  # type: ignore[attr-defined]
+
+
+def test_calls_are_logged_with_the_question_id(kg: TemporalKG) -> None:
+    from tkgqa.llm.cache import LLMCache
+
+    ans = ARIMethod(llm="fake", choice_mode="constrained", t_max=2).answer(
+        q("Who visited Freedonia?", qid="log-1"), kg
+    )
+    rows = [r for r in LLMCache().calls(method="ari") if r["question_id"] == "log-1"]
+    assert len(rows) == ans.usage["llm_calls"] == 2
+
+
+def test_asks_for_time() -> None:
+    assert asks_for_time("In which month did Alice visit Freedonia?") == Granularity.MONTH
+    assert asks_for_time("When did Alice visit?") == Granularity.DAY
+    assert asks_for_time("Which year did Bob leave?") == Granularity.YEAR
+    assert asks_for_time("Who visited Freedonia?") is None
+
+
+# --- oracle ----------------------------------------------------------------------------------------------
+def test_oracle_finds_a_before_last_path(kg: TemporalKG) -> None:
+    ans = ARIMethod(policy="oracle").answer(q("Who last visited Freedonia before Carol?", ["Bob"]), kg)
+    assert ans.answers[0] == "Bob"
+    actions = [s["action"] for s in steps(ans)]
+    assert actions[-1] == "answer(Bob)" and len(actions) <= 5
+
+
+def test_oracle_time_answer_and_unreachable_gold(kg: TemporalKG) -> None:
+    when = ARIMethod(policy="oracle").answer(
+        q("In which month did Erin criticize Freedonia?", ["2013-05"]), kg
+    )
+    assert when.answers[0] == "2013-05"
+    lost = ARIMethod(policy="oracle").answer(q("Who visited Freedonia?", ["Zed"]), kg)
+    assert lost.abstained and "not reachable" in steps(lost)[0]["note"]
+    blind = ARIMethod(policy="oracle").answer(q("Who visited Freedonia?"), kg)
+    assert blind.abstained  # no gold, no oracle
+
+
+def test_oracle_respects_t_max(kg: TemporalKG) -> None:
+    question = q("Who last visited Freedonia before Carol?", ["Bob"])
+    assert ARIMethod(policy="oracle", t_max=1).answer(question, kg).abstained
+    assert not ARIMethod(policy="oracle", t_max=4).answer(question, kg).abstained
+
+
+# --- symbolic policy on the demo KG ------------------------------------------------------------------------
+def test_symbolic_policy_end_to_end_on_the_demo_kg(demo_kg: TemporalKG) -> None:
+    from tkgqa.datasets.demo import load_demo_questions
+
+    method = ARIMethod(policy="symbolic")
+    questions = load_demo_questions()
+    answered = 0
+    for question in questions[:20]:
+        ans = method.answer(question, demo_kg)
+        assert ans.trace[0]["type"] == "setup" and ans.trace[-1]["type"] == "final"
+        assert ans.usage["llm_calls"] == 0
+        for step in steps(ans):
+            assert {"step", "candidates", "action", "result", "n_results"} <= set(step)
+            if step["action"] is not None and not step.get("free_answer"):
+                assert step["action"] in step["candidates"]
+        answered += not ans.abstained
+    assert answered >= 10
+    first = method.answer(questions[0], demo_kg)  # "Who visited China in November 2014?"
+    assert first.answers[0] == "Barack Obama" and steps(first)[0]["note"] == "symbolic plan"
+
+
+def test_compile_program_maps_the_program_to_actions() -> None:
+    from tkgqa.methods.ari.symbolic_policy import UnsupportedProgram, compile_program
+    from tkgqa.methods.symbolic.program import Const, Entities, Filter, Match, Select, TimeOf, Times
+
+    ref = TimeOf(Match("Carol", "Make a visit", "Freedonia"), "first")
+    program = Entities(Select(Filter(Match(None, "Make a visit", "Freedonia"), "before", ref), "last"))
+    (plan,) = compile_program(program)
+    assert [s.kind for s in plan] == [
+        "get_time",
+        "mark_anchor",
+        "get_head_entity",
+        "get_before",
+        "get_last",
+        "answer",
+    ]
+    timed = compile_program(
+        Times(
+            Filter(Match("Alice", "Make a visit", None), "in", Const(parse_time("2010"))), Granularity.MONTH
+        )
+    )
+    assert timed[0][0].kind == "get_tail_entity" and timed[0][0].time == parse_time("2010")
+    assert timed[0][-1].answer_time
+    with pytest.raises(UnsupportedProgram):
+        compile_program(Entities(Select(Match(None, "Make a visit", "Freedonia"), "first", 3)))
+
+
+def test_symbolic_policy_on_the_tiny_kg(kg: TemporalKG) -> None:
+    from tkgqa.methods.ari.agent import run_episode
+    from tkgqa.methods.ari.environment import ARIEnvironment, Similarity
+    from tkgqa.methods.ari.linking import QuestionLinker
+    from tkgqa.methods.ari.symbolic_policy import SymbolicPolicy
+    from tkgqa.methods.symbolic.program import Entities, Filter, Match, Select, TimeOf
+
+    question = q("Who last visited Freedonia before Carol?")
+    linked = QuestionLinker(kg).link(question)
+    env = ARIEnvironment(kg, linked.anchors, Similarity(question.text, None))
+    ref = TimeOf(Match("Carol", "Make a visit", "Freedonia"), "first")
+    program = Entities(Select(Filter(Match(None, "Make a visit", "Freedonia"), "before", ref), "last"))
+    ep = run_episode(question, env, SymbolicPolicy(program))
+    assert ep.answers[0] == "Bob" and ep.stop_reason == "answer"
+    assert [s.action for s in ep.steps] == [
+        "get_time(Carol, Make a visit, Freedonia)",
+        "get_head_entity(Freedonia, Make a visit, no time constraints)",
+        "get_before({entities}, 2012-07-20)",
+        "get_last({entities})",
+        "answer(Bob)",
+    ]
+    assert "Carol" in linked.anchors.entities and "Freedonia" in linked.anchors.entities

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from retrieval_helpers import CountingEmbedder, point_fact
+
+from tkgqa.errors import ConfigError
+from tkgqa.kg import TemporalKG
+from tkgqa.retrieval import Retriever, ScoredFact, TimeConstraint
+
+
+def test_retrieve_dense_top_k(home: Path, toy_kg: TemporalKG) -> None:
+    r = Retriever("hashing")
+    hits = r.retrieve("Barack Obama Make a visit China", toy_kg, k=3)
+    assert len(hits) == 3 and all(isinstance(h, ScoredFact) for h in hits)
+    assert hits[0].fact.subject == "Barack_Obama" and hits[0].fact.object == "China"
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert all(h.time_score is None and h.score == h.sim for h in hits)
+    assert hits[0].text.startswith("Barack Obama Make a visit China on")
+    assert toy_kg.fact(hits[0].fact_id) == hits[0].fact
+    assert list((home / "embeddings" / "indexes").iterdir())  # index persisted beside the cache
+
+
+def test_time_rerank_picks_the_fact_on_the_right_side(home: Path, toy_kg: TemporalKG) -> None:
+    r = Retriever("hashing", pool_size=2)  # the two Obama→China visits, then reranked by time
+    q = "Barack Obama Make a visit China"
+    before = r.retrieve(q, toy_kg, k=1, time_constraint=TimeConstraint.of("before", "2012"))[0]
+    after = r.retrieve(q, toy_kg, k=1, time_constraint="after 2012")[0]
+    assert before.fact.start is not None and before.fact.start.year == 2009
+    assert after.fact.start is not None and after.fact.start.year == 2014
+    assert before.time_score is not None
+    assert before.score == pytest.approx(0.4 * before.sim + 0.6 * before.time_score)
+    plain = r.retrieve(q, toy_kg, k=1, time_constraint=TimeConstraint.of("before", "2012"), rerank=False)[0]
+    assert plain.time_score is None
+    auto = r.retrieve("Barack Obama Make a visit China before 2012?", toy_kg, k=1, time_constraint="auto")[0]
+    assert auto.fact == before.fact
+
+
+def test_candidate_ids_scope_scoring(home: Path, toy_kg: TemporalKG) -> None:
+    r = Retriever("hashing")
+    ids = r.candidates_around(toy_kg, ["Angela_Merkel"])
+    assert len(ids) == 2
+    hits = r.retrieve("Barack Obama Make a visit China", toy_kg, k=5, candidate_ids=ids)
+    assert {h.fact_id for h in hits} == set(ids)
+    assert all("Angela_Merkel" in (h.fact.subject, h.fact.object) for h in hits)
+    assert r.retrieve("x", toy_kg, candidate_ids=[]) == []
+    with pytest.raises(ConfigError):
+        r.retrieve("x", toy_kg, candidate_ids=[999])
+    windowed = r.candidates_around(toy_kg, ["Barack_Obama"], time="2014")
+    assert {toy_kg.fact(i).start.year for i in windowed} == {2014}  # type: ignore[union-attr]
+
+
+def test_candidate_mode_embeds_only_the_candidates(home: Path, toy_kg: TemporalKG) -> None:
+    counting = CountingEmbedder()
+    r = Retriever(counting)
+    ids = r.candidates_around(toy_kg, ["Vladimir_Putin"])
+    r.retrieve("Putin China", toy_kg, k=2, candidate_ids=ids)
+    assert counting.texts_seen == 1 + len(ids)  # the question + the candidates, not the whole KG
+
+
+def test_index_is_loaded_not_rebuilt(home: Path, toy_kg: TemporalKG) -> None:
+    first = CountingEmbedder()
+    Retriever(first).warm(toy_kg)
+    assert first.texts_seen == len(toy_kg)
+    second = CountingEmbedder()
+    hits = Retriever(second).retrieve("Obama China", toy_kg, k=2)
+    assert second.texts_seen == 1 and len(hits) == 2  # only the question
+
+
+def test_hybrid_and_numpy_index(home: Path, toy_kg: TemporalKG) -> None:
+    r = Retriever("hashing", hybrid=True, index_kind="numpy", cache=False)
+    hits = r.retrieve("Sign formal agreement", toy_kg, k=3)
+    assert hits[0].fact.relation == "Sign_formal_agreement"
+    assert all(-1.0 <= h.sim <= 1.0 for h in hits)
+    scoped = r.retrieve("Sign formal agreement", toy_kg, k=2, candidate_ids=list(range(len(toy_kg))))
+    assert scoped[0].fact.relation == "Sign_formal_agreement"
+
+
+def test_appended_facts_are_seen(home: Path, toy_kg: TemporalKG) -> None:
+    r = Retriever("hashing", index_kind="numpy")
+    r.retrieve("Obama", toy_kg, k=1)
+    toy_kg.add([point_fact("Emmanuel_Macron", "Praise_or_endorse", "Germany", "2017-05-15")])
+    hits = r.retrieve("Emmanuel Macron Praise or endorse Germany", toy_kg, k=1)
+    assert hits[0].fact.subject == "Emmanuel_Macron"
+
+
+def test_bad_mu() -> None:
+    with pytest.raises(ConfigError):
+        Retriever("hashing", mu=2.0)
