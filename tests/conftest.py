@@ -43,6 +43,14 @@ def shared_data() -> Path:
 
 
 @pytest.fixture
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A ``$TKGQA_HOME`` of this test's own (caches and run logs start empty)."""
+    home = tmp_path / "tkgqa_home"
+    monkeypatch.setenv("TKGQA_HOME", str(home))
+    return home
+
+
+@pytest.fixture
 def demo_kg() -> TemporalKG:
     """A fresh copy of the bundled demo KG (tests may append to it)."""
     from tkgqa.kg.loaders import load_demo_kg

@@ -35,6 +35,14 @@ class Registry(Generic[T]):
     def add(self, name: str, factory: Callable[..., T]) -> None:
         self._factories[name.lower()] = factory
 
+    def factory(self, name: str) -> Callable[..., T]:
+        """The factory registered as ``name``; ConfigError listing the known names otherwise."""
+        found = self._factories.get(name.strip().lower())
+        if found is None:
+            known = ", ".join(self.names()) or "none registered"
+            raise ConfigError(f"unknown {self.kind} {name!r}; known: {known}")
+        return found
+
     def names(self) -> list[str]:
         return sorted(self._factories)
 
@@ -48,10 +56,7 @@ class Registry(Generic[T]):
         """Return an instance for ``target``: a name (optionally ``name:arg``), a class, or an instance."""
         if isinstance(target, str):
             name, _, arg = target.partition(":")
-            factory = self._factories.get(name.strip().lower())
-            if factory is None:
-                known = ", ".join(self.names()) or "none registered"
-                raise ConfigError(f"unknown {self.kind} {name!r}; known: {known}")
+            factory = self.factory(name)
             if arg:
                 kwargs = {"spec": arg, **kwargs}
             return factory(**kwargs)

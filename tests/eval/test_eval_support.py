@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tkgqa.datasets import Question
-from tkgqa.eval.support import SupportChecker, kg_supported
+from tkgqa.eval.support import SupportChecker, kg_supported, question_times
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.time import TimePoint
 
@@ -86,3 +88,113 @@ def test_annotated_entities_and_their_labels() -> None:
         extra={"entity_labels": {"Q1": "Roberto Colombo"}},
     )
     assert kg_supported(labelled, annotated)[0]
+
+
+# --- "at the asked time" ------------------------------------------------------------------------------------
+def timed_kg() -> TemporalKG:
+    day = TimePoint.of
+    return TemporalKG(
+        [
+            Fact("Iraq", "Host_a_visit", "Jack_Straw", day("2006-01-07"), day("2006-01-07")),
+            Fact("Iraq", "Host_a_visit", "Kofi_Annan", day("2012-03-05"), day("2012-03-05")),
+            Fact("China", "Consult", "Iran", day("2012-05-03"), day("2012-05-03")),
+            Fact("China", "Consult", "Iran", day("2014-02-01"), day("2014-02-01")),
+            Fact("Bolt", "participant in", "2008 Summer Olympics", TimePoint(2008), TimePoint(2008)),
+            Fact("Ann", "member of sports team", "FC Nord", TimePoint(1990), TimePoint(1995)),
+        ],
+        name="timed",
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Who visited Iraq in March 2012?", [("in", "2012-03-01", "2012-03-31")]),
+        ("Who visited Iraq on 2010-05-03?", [("in", "2010-05-03", "2010-05-03")]),
+        ("Who visited Iraq on 5 March 2012?", [("in", "2012-03-05", "2012-03-05")]),
+        ("In 2008, who visited Iraq?", [("in", "2008-01-01", "2008-12-31")]),
+        ("Who visited Iraq before June 2007?", [("before", "2007-06-01", "2007-06-30")]),
+        ("Prior to 2007, who visited Iraq?", [("before", "2007-01-01", "2007-12-31")]),
+        ("Who visited Iraq after 2 February 2015?", [("after", "2015-02-02", "2015-02-02")]),
+        ("Who played for FC Nord between 1990 and 1993?", [("in", "1990-01-01", "1993-12-31")]),
+        ("Where did Xi go after his September 2015 visit?", [("after", "2015-09-01", "2015-09-30")]),
+        ("Who visited Iraq after the Danish ministry?", []),
+        ("Who paid 1,500 dollars?", []),
+    ],
+)
+def test_question_times(text: str, expected: list[tuple[str, str, str]]) -> None:
+    found = [
+        (c.op, TimePoint.from_ordinal(c.lo).iso(), TimePoint.from_ordinal(c.hi).iso())
+        for c in question_times(text)
+    ]
+    assert found == expected
+
+
+def test_entity_answer_must_be_linked_at_the_asked_time() -> None:
+    kg = timed_kg()
+    checker = SupportChecker(kg)
+    in_2006 = q("Who visited Iraq in January 2006?", ["Jack Straw"])
+    in_2012 = q("Who visited Iraq in March 2012?", ["Jack Straw"])
+    assert checker.check(in_2006)[0]
+    ok, reason = checker.check(in_2012)
+    assert not ok and "at the asked time (in March 2012)" in reason
+    assert checker.check_any_time(in_2012)[0]  # the earlier definition ignores the question's time
+    assert kg_supported(kg, in_2012, any_time=True)[0]
+    assert checker.check(q("Who visited Iraq on 2012-03-05?", ["Kofi Annan"]))[0]
+    assert not checker.check(q("Who visited Iraq on 2012-03-06?", ["Kofi Annan"]))[0]
+    assert checker.check(q("Who visited Iraq in 2012?", ["Kofi Annan"]))[0]  # the question's granularity
+
+
+def test_before_and_after_need_the_right_side() -> None:
+    checker = SupportChecker(timed_kg())
+    assert checker.check(q("Who visited Iraq before 2010?", ["Jack Straw"]))[0]
+    assert not checker.check(q("Who visited Iraq after 2010?", ["Jack Straw"]))[0]
+    assert checker.check(q("After 2010, who visited Iraq?", ["Kofi Annan"]))[0]
+    assert not checker.check(q("Who visited Iraq before March 2012?", ["Kofi Annan"]))[0]
+    assert not checker.check(q("Who visited Iraq after March 2012?", ["Kofi Annan"]))[0]  # same month
+
+
+def test_time_answers_and_explicit_times_together() -> None:
+    checker = SupportChecker(timed_kg())
+    assert checker.check(q("When did China consult Iran in 2012?", ["2012-05-03"], "time"))[0]
+    assert not checker.check(q("When did China consult Iran in 2014?", ["2012-05-03"], "time"))[0]
+    assert checker.check(q("After 2013, when did China consult Iran?", ["2014-02"], "time"))[0]
+    assert not checker.check(q("Before 2013, when did China consult Iran?", ["2014-02"], "time"))[0]
+
+
+def test_years_in_entity_names_and_intervals() -> None:
+    checker = SupportChecker(timed_kg())
+    # "2008" names the Games, it is no time constraint
+    assert checker.check(q("Who took part in the 2008 Summer Olympics?", ["Bolt"]))[0]
+    # an interval fact is "in" a time it overlaps, "before" a time after its start
+    assert checker.check(q("Who played for FC Nord in 1993?", ["Ann"]))[0]
+    assert checker.check(q("Who played for FC Nord between 1994 and 1999?", ["Ann"]))[0]
+    assert not checker.check(q("Who played for FC Nord in 1997?", ["Ann"]))[0]
+    assert checker.check(q("Who played for FC Nord before 1992?", ["Ann"]))[0]
+    assert not checker.check(q("Who played for FC Nord after 1995?", ["Ann"]))[0]
+
+
+def test_report_keeps_both_support_numbers() -> None:
+    from tkgqa.eval.report import build_report, render_markdown
+
+    rows = [
+        {"qid": "1", "strict_hit": True, "lenient_hit": True, "supported": True, "supported_any_time": True},
+        {
+            "qid": "2",
+            "strict_hit": False,
+            "lenient_hit": False,
+            "supported": False,
+            "supported_any_time": True,
+        },
+        {
+            "qid": "3",
+            "strict_hit": False,
+            "lenient_hit": False,
+            "supported": False,
+            "supported_any_time": False,
+        },
+    ]
+    report = build_report(rows)
+    assert report.supported["n"] == 1 and report.supported["strict_hits@1"] == 1.0
+    assert report.supported_any_time["n"] == 2 and report.supported_any_time["strict_hits@1"] == 0.5
+    assert "at any time" in render_markdown(report)

@@ -3,7 +3,6 @@ small hand-written KGs and the bundled demo KG, with FakeLLM (no network, no mod
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -16,12 +15,12 @@ from tkgqa.llm.base import LLMRequest
 from tkgqa.llm.tokens import count_tokens
 from tkgqa.methods import resolve_method
 from tkgqa.methods.cik import (
-    AssociativeMap,
     CIKConfig,
     CIKMethod,
     CIKStream,
     EvidenceFact,
     cap_facts,
+    decompress_evidence,
     multi_hop_truncation,
     obfuscate_kg,
     obfuscate_label,
@@ -160,32 +159,8 @@ def test_plain_rendering_groups_by_entity_and_interval(football: TemporalKG) -> 
     assert text.index('"1993"') < text.index('"2004/2005"')  # keys in time order
 
 
-def _as_json(compressed: str) -> dict[str, object]:
-    """The compressed evidence as JSON (quote its bare keys and terms) for checking what it encodes."""
-    quoted = re.sub(r"(R\d+\([^)]*\))", r'"\1"', compressed)
-    return json.loads(re.sub(r"([\w./-]+|\.\.)(?=: )", r'"\1"', quoted))
-
-
-def _decoded_facts(tree: object, amap: AssociativeMap, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    """(relation, subject, object, time) names from a compressed tree, the time rebuilt from the keys."""
-    if isinstance(tree, dict):
-        return [row for k, v in tree.items() for row in _decoded_facts(v, amap, (*path, k))]
-    assert isinstance(tree, list)
-    names = amap.variables
-    time = "-".join(p for p in path[1:] if p != "..")  # path[0] is the question entity's variable
-    rows: list[tuple[str, ...]] = []
-    for term in tree:
-        m = re.fullmatch(r"(R\d+)\((\w+),(\w+)\)", term)
-        assert m is not None, term
-        rows.append((names[m.group(1)], names[m.group(2)], names[m.group(3)], time))
-    return rows
-
-
-def _expected(items: list[EvidenceFact]) -> list[tuple[str, ...]]:
-    def when(f: Fact) -> str:
-        return str(f.start) if f.is_point else f"{f.start}/{f.end}"
-
-    return sorted((it.fact.relation, it.fact.subject, it.fact.object, when(it.fact)) for it in items)
+def _facts_of(items: list[EvidenceFact]) -> list[tuple[str, Fact]]:
+    return sorted(((it.entity, it.fact) for it in items), key=repr)
 
 
 def test_compression_round_trip(football: TemporalKG) -> None:
@@ -194,10 +169,10 @@ def test_compression_round_trip(football: TemporalKG) -> None:
     amap = rendered.map
     assert amap is not None
     assert "Darren" not in rendered.text and "Tottenham" not in rendered.text
-    assert rendered.text.startswith("{X1: {1990/1992: [R1(X1,e1)], 1992/2004: [R1(X1,e2)], 1993: [R2(X1,e3)]")
-    assert rendered.map_text.startswith('X1="Darren Anderton"; R1="member of sports team"')
+    assert rendered.text.startswith("X1:\n 1990/1992: R1(,e1)\n 1992/2004: R1(,e2)\n 1993: R2(,e3)\n")
+    assert rendered.map_text.startswith("X1=Darren Anderton\nR1=member of sports team\n")
     assert "Tottenham" not in rendered.map_text  # non-question entities stay opaque, as in Listing 2
-    assert sorted(_decoded_facts(_as_json(rendered.text), amap)) == _expected(items)  # nothing lost
+    assert sorted(decompress_evidence(rendered.text, amap), key=repr) == _facts_of(items)  # nothing lost
     for name, var in amap.entities.items():
         assert amap.decompress_answer(var) == football.label(name)
         assert amap.decompress_answer(f" {var} ") == football.label(name)
@@ -211,10 +186,31 @@ def test_compressed_time_tree_round_trip_on_day_facts() -> None:
         EvidenceFact("Foreign_Affairs_(Cambodia)", 1, fact("Citizen_(Thailand)", "Praise", "X", "2012-05"))
     )
     rendered = render_compressed(items, None, ["Foreign_Affairs_(Cambodia)"])
-    assert rendered.text.startswith("{X1: {2012: {03: {01: [R1(")
-    assert "05: {..: [" in rendered.text  # a month-level fact in a day-level tree
+    assert rendered.text.startswith("X1:\n 2012:\n  03:\n   01: R1(e1,) ")
+    assert "\n  05:\n   ..: R4(e4,e6)" in rendered.text  # a month-level fact in a day-level tree
     assert rendered.map is not None
-    assert sorted(_decoded_facts(_as_json(rendered.text), rendered.map)) == _expected(items)
+    assert sorted(decompress_evidence(rendered.text, rendered.map), key=repr) == _facts_of(items)
+
+
+def test_compressed_round_trip_mixed_times_and_entities() -> None:
+    """Several question entities, facts between other entities, self-loops, open/missing/BCE times."""
+    a, b = "Entity_A", "Entity_B"
+    raw = [
+        (a, Fact(a, "r1", "o1", parse_time("2001-02-03"), parse_time("2001-02-03"))),
+        (a, Fact("o1", "r2", "o2", parse_time("2001"), parse_time("2001"))),
+        (a, Fact(a, "r1", a, parse_time("2001-02"), parse_time("2001-02"))),
+        (a, Fact("o2", "r1", a, parse_time("1999"), None)),
+        (a, Fact("o3", "r3", a, None, parse_time("2003-04-05"))),
+        (a, Fact("o3", "r3", "o1", None, None)),
+        (b, Fact("o1", "r2", b, parse_time("1990-05-06"), parse_time("1995-01"))),
+        (b, Fact(b, "r4", a, parse_time("-0044-03-15"), parse_time("-0044-03-15"))),
+        (b, Fact(b, "r4", "o4", parse_time("1990"), parse_time("1990"))),
+    ]
+    items = [EvidenceFact(e, 1, f) for e, f in raw]
+    rendered = render_compressed(items, None, [a, b])
+    assert rendered.map is not None
+    assert sorted(decompress_evidence(rendered.text, rendered.map), key=repr) == _facts_of(items)
+    assert "R3(e2,e3)" in rendered.text and "R2(,)" in rendered.text  # other-entity fact, self-loop
 
 
 def test_paper_exact_compressed_form_keeps_times(football: TemporalKG) -> None:
@@ -254,7 +250,8 @@ def test_compression_ratio_at_least_3x_at_equal_facts() -> None:
     items = synthetic_events()
     plain, comp = render_plain(items, None), render_compressed(items, None, ["Foreign_Affairs_(Cambodia)"])
     assert plain.n_facts == comp.n_facts == 30
-    assert plain.tokens() >= 3 * comp.tokens(), (plain.tokens(), comp.tokens())
+    assert comp.map_tokens() > 0 and comp.tokens() == count_tokens(comp.text) + comp.map_tokens()
+    assert plain.tokens() >= 3 * comp.tokens(), (plain.tokens(), comp.tokens())  # the map counted
     assert count_tokens(plain.text) >= 3 * count_tokens(comp.text)
 
 
@@ -300,7 +297,10 @@ def test_cik_end_to_end_with_fake_llm(football: TemporalKG, home: Path) -> None:
     assert evidence_step["paths"][0]["dropped"] == [[2, "spouse"]]  # invalid relation dropped and reported
     assert answer.usage["llm_calls"] == 2
     rog = llm.requests[1].messages[0].content
-    assert 'X1="Darren Anderton"' in rog and "Tottenham" not in rog.split("Now it's your turn!")[-1]
+    assert (
+        "Associative map:\nX1=Darren Anderton\nR1=member of sports team" in rog
+        and "Tottenham" not in rog.split("Now it's your turn!")[-1]
+    )
 
 
 def test_cik_invalid_path_falls_back_to_one_hop(football: TemporalKG, home: Path) -> None:

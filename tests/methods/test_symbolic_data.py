@@ -1,9 +1,10 @@
 """Regression floors of the symbolic reasoner on the shared benchmark samples (skipped without the data).
 
-Floors sit a few points below the figures measured when the reasoner was written (MultiTQ gold sample over
-the partial KG: Hits@1 0.529 all / 0.605 on the questions supported as defined below / 0.856 on
-answered; TimeQuestions test with TimeR4's
-retrieved facts: 0.381; CronQuestions ARI sample with ARI's fact lines: 0.734).
+Floors sit a few points below the measured figures (MultiTQ gold sample over the partial KG: Hits@1 0.606
+all / 0.693 on the questions supported as defined below / 0.675 on answered — answering from other
+relations between the same entities when the KG lacks the asked one trades precision on answered questions
+(0.856 strict) for coverage (0.62 → 0.90); TimeQuestions test with TimeR4's retrieved facts: 0.381;
+CronQuestions ARI sample with ARI's fact lines: 0.734).
 """
 
 from __future__ import annotations
@@ -42,7 +43,14 @@ def _supported(question: Question, kg: KGStore, entities: list[str]) -> bool:
     return False
 
 
-def test_multitq_gold_sample(shared_data: Path) -> None:
+@pytest.mark.parametrize(
+    ("options", "floors"),
+    [
+        ({}, (0.52, 0.55, 0.80)),  # default: abstains when no fact of the asked relation(s) exists
+        ({"any_relation": True}, (0.57, 0.60, 0.63)),  # answers from any relation between the entities
+    ],
+)
+def test_multitq_gold_sample(shared_data: Path, options: dict[str, bool], floors: tuple[float, ...]) -> None:
     from tkgqa.kg.loaders import load_kg
 
     folder = shared_data / "multitq"
@@ -52,7 +60,7 @@ def test_multitq_gold_sample(shared_data: Path) -> None:
     questions = load_dataset(
         "multitq", folder, questions=folder / "questions" / "test_gold_sample.json"
     ).questions
-    method = SymbolicReasoner()
+    method = SymbolicReasoner(**options)
     method.answer(questions[0], kg)  # per-KG setup (linker, lexicon)
     start = time.perf_counter()
     answers = [method.answer(q, kg) for q in questions]
@@ -69,9 +77,9 @@ def test_multitq_gold_sample(shared_data: Path) -> None:
     all_hits = sum(hits) / len(hits)
     sup_hits = sum(h for h, s in zip(hits, supported, strict=True) if s) / max(1, sum(supported))
     acc = sum(h for h, a in zip(hits, answered, strict=True) if a) / max(1, sum(answered))
-    assert all_hits >= 0.49, all_hits
-    assert sup_hits >= 0.57, sup_hits
-    assert acc >= 0.80, acc
+    assert all_hits >= floors[0], all_hits
+    assert sup_hits >= floors[1], sup_hits
+    assert acc >= floors[2], acc
     assert rate >= 300, rate  # ≥1,000/s measured on an idle core; loose here for busy CI machines
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+import time
 
 import typer
 from rich.console import Console
@@ -12,27 +12,10 @@ from rich.table import Table
 from ..datasets.base import Question
 from ..kg.base import KGStore
 from ..methods.base import Answer, resolve_method
+from ..service.resolve import answer_payload, build_method, open_kg
 from . import app
 
 console = Console()
-
-
-def open_kg(path: str | None) -> KGStore:
-    """``None`` or ``"demo"`` → the bundled demo KG; otherwise load (and cache) the file at ``path``."""
-    from ..kg.loaders import load_demo_kg, load_kg
-
-    if path is None or path == "demo":
-        return load_demo_kg()
-    return load_kg(path)
-
-
-def method_options(llm: str | None, policy: str | None) -> dict[str, Any]:
-    opts: dict[str, Any] = {}
-    if llm:
-        opts["llm"] = llm
-    if policy:
-        opts["policy"] = policy
-    return opts
 
 
 def print_answer(question: str, answer: Answer, kg: KGStore) -> None:
@@ -66,10 +49,12 @@ def ask(
 ) -> None:
     """Answer QUESTION over a temporal KG; prints the answer, the evidence facts and the trace."""
     store = open_kg(kg)
-    runner = resolve_method(method, **method_options(llm, policy))
+    started = time.perf_counter()
+    runner = build_method(method, llm=llm, policy=policy)
     answer = runner.answer(Question(qid="cli", text=question), store)
     if as_json:
-        typer.echo(json.dumps(answer.to_dict(), ensure_ascii=False))
+        latency_ms = (time.perf_counter() - started) * 1000
+        typer.echo(json.dumps(answer_payload(answer, latency_ms), ensure_ascii=False))
         return
     print_answer(question, answer, store)
 

@@ -63,15 +63,20 @@ class _KGs:
             return TemporalKG(q.context, name=f"context:{q.qid}"), True
         return self.shared(), False
 
-    def supported(self, q: Question, kg: KGStore, per_question: bool) -> tuple[bool | None, str]:
+    def supported(
+        self, q: Question, kg: KGStore, per_question: bool, *, any_time: bool = False
+    ) -> tuple[bool | None, str]:
+        """The KG-supported diagnostic: at the question's explicit time, or (``any_time``) at any time."""
         if not self.check_support:
             return None, "not checked"
         try:
             if per_question:
-                return SupportChecker(kg).check(q)
-            if self._checker is None:
-                self._checker = SupportChecker(kg)
-            return self._checker.check(q)
+                checker = SupportChecker(kg)
+            else:
+                if self._checker is None:
+                    self._checker = SupportChecker(kg)
+                checker = self._checker
+            return checker.check_any_time(q) if any_time else checker.check(q)
         except Exception as exc:  # a diagnostic must not stop the run
             return None, f"check failed: {type(exc).__name__}: {exc}"
 
@@ -131,6 +136,7 @@ def answer_one(method: Method, q: Question, kgs: _KGs) -> dict[str, Any]:
     latency = time.perf_counter() - t0
     row = _row(q, answer, kg, latency, error)
     row["supported"], row["supported_reason"] = kgs.supported(q, kg, per_question)
+    row["supported_any_time"] = kgs.supported(q, kg, per_question, any_time=True)[0]
     return row
 
 

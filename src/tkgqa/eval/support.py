@@ -10,7 +10,15 @@ A question is *supported* when some fact links one of its entities to a gold ans
   question entity, in either direction;
 * a time answer is supported if a fact of a question entity starts or ends at that time, compared at the gold
   answer's granularity (``2015`` matches a fact on ``2015-03-21``);
-* another value (a number) is supported like an entity when the KG has it as a node.
+* another value (a number) is supported like an entity when the KG has it as a node;
+* *at the asked time*: when the question states an explicit time ("in March 2012", "on 2010-05-03",
+  "in 2008", "between 1990 and 1995"), the linking fact must be at that time, compared at the question
+  time's granularity (a fact on ``2012-03-05`` is "in March 2012"; an interval fact must overlap it);
+  with "before"/"prior to"/"earlier than" it must start before that time begins, with "after"/"since"/
+  "following"/"later than" it must end after that time ends. Years inside a mentioned entity's name
+  ("2008 Summer Olympics") are no time constraint. Without an explicit time, any time counts.
+
+:meth:`SupportChecker.check_any_time` keeps the earlier definition that ignores the question's time.
 
 Questions without gold answers are unsupported. The diagnostic reads the gold answers: it describes the KG,
 never feeds a method.
@@ -18,18 +26,91 @@ never feeds a method.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..kg.base import KGStore
 from ..kg.fact import Fact
-from ..time import TimePoint, try_parse_time
+from ..time import MONTHS, TimePoint, try_parse_time
+from ..time.interval import NEG_INF, POS_INF
 from .scoring import normalize_text
 
 _STOP = """a an and as at be by did do does first for from in is it its last of on or the to was were what
 when where which who whom whose why with after before during year month day time"""
 STOP_WORDS = frozenset(_STOP.split())
 MAX_NGRAM = 12
+
+_MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"[0-3]?\d(?:st|nd|rd|th)?"
+_YEAR = r"(?:1\d{3}|20\d{2})"
+_TIME_RE = (
+    rf"{_YEAR}-[01]?\d-[0-3]?\d|{_YEAR}/[01]?\d/[0-3]?\d|{_YEAR}-[01]?\d(?![\d-])"
+    rf"|{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}|{_MONTH}\s+{_DAY},?\s+{_YEAR}"
+    rf"|{_MONTH},?\s+(?:of\s+)?{_YEAR}|(?<![\d,.$])\b{_YEAR}\b(?![\d-]|[,.]\d)"
+)
+_TIME = re.compile(rf"\b(?:{_TIME_RE})", re.IGNORECASE)
+_RANGE = re.compile(
+    rf"\b(?:between|from)\s+(?:the\s+)?(?:year\s+)?(?P<a>{_TIME_RE})\s+(?:and|to|until|till|through)\s+"
+    rf"(?:the\s+)?(?:year\s+)?(?P<b>{_TIME_RE})",
+    re.IGNORECASE,
+)
+_DET = r"(?:(?:the|a|an|his|her|their|its|this|that)\s+)?(?:year\s+)?"  # "after his September 2015 visit"
+_BEFORE = re.compile(rf"\b(?:before|prior\s+to|earlier\s+than|ahead\s+of)\s+{_DET}$", re.I)
+_AFTER = re.compile(rf"\b(?:after|since|following|later\s+than)\s+{_DET}$", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeConstraint:
+    """An explicit time of the question: ``op`` ``in`` (the days ``lo..hi``), ``before`` or ``after``."""
+
+    op: str
+    lo: int  # first day (ordinal) of the stated time
+    hi: int  # last day
+    text: str
+
+    def admits(self, fact: Fact) -> bool:
+        """Whether ``fact`` lies at this time (an open or missing end counts as unbounded)."""
+        if fact.start is None and fact.end is None:
+            return False
+        first = fact.start.first_day if fact.start is not None else NEG_INF
+        last = fact.end.last_day if fact.end is not None else POS_INF
+        if fact.end is not None and fact.start is not None and last < first:
+            last = fact.start.last_day  # a malformed interval: read it as its start
+        if self.op == "before":
+            return first < self.lo
+        if self.op == "after":
+            return last > self.hi
+        return first <= self.hi and last >= self.lo
+
+
+def _point(text: str) -> TimePoint | None:
+    return try_parse_time(re.sub(r"\s+of\s+", " ", text.strip()))
+
+
+def question_times(text: str, entity_words: set[str] | None = None) -> list[TimeConstraint]:
+    """The explicit times a question states, with their comparison; a bare year that is a word of a
+    mentioned entity's name (``entity_words``) is part of that name, not a time."""
+    out: list[TimeConstraint] = []
+    taken: list[tuple[int, int]] = []
+    for m in _RANGE.finditer(text):
+        a, b = _point(m.group("a")), _point(m.group("b"))
+        if a is not None and b is not None and a.first_day <= b.last_day:
+            out.append(TimeConstraint("in", a.first_day, b.last_day, m.group(0)))
+            taken.append(m.span())
+    for m in _TIME.finditer(text):
+        if any(lo <= m.start() < hi for lo, hi in taken):
+            continue
+        point = _point(m.group(0))
+        if point is None:
+            continue
+        if entity_words and m.group(0).isdigit() and m.group(0) in entity_words:
+            continue
+        head = text[max(0, m.start() - 40) : m.start()]
+        op = "before" if _BEFORE.search(head) else "after" if _AFTER.search(head) else "in"
+        out.append(TimeConstraint(op, point.first_day, point.last_day, m.group(0)))
+    return out
 
 
 class SupportChecker:
@@ -95,56 +176,86 @@ class SupportChecker:
 
     # --- the check --------------------------------------------------------------------------------------
     def check(self, question: Any) -> tuple[bool, str]:
-        """``(supported, reason)`` for one question (see the module docstring)."""
+        """``(supported, reason)`` for one question, at the question's explicit time (module docstring)."""
+        return self._check(question, timed=True)
+
+    def check_any_time(self, question: Any) -> tuple[bool, str]:
+        """``(supported, reason)`` ignoring the question's time: any linking fact counts."""
+        return self._check(question, timed=False)
+
+    def time_constraints(self, question: Any, entities: list[str] | None = None) -> list[TimeConstraint]:
+        """The explicit times of ``question`` (years inside its entities' names excluded)."""
+        names = self.question_entities(question) if entities is None else entities
+        entity_words: set[str] = set()
+        for e in names:
+            entity_words.update(normalize_text(self.kg.label(e)).split())
+            entity_words.update(normalize_text(e).split())
+        return question_times(question.text, entity_words)
+
+    def _check(self, question: Any, *, timed: bool) -> tuple[bool, str]:
         if not question.answers:
             return False, "no gold answer"
         entities = self.question_entities(question)
         if not entities:
             return False, "no question entity found in the KG"
+        constraints = self.time_constraints(question, entities) if timed else []
         aligned = len(question.answer_ids) == len(question.answers)
         ids: Sequence[str | None] = question.answer_ids if aligned else [None] * len(question.answers)
         missing: list[str] = []
         for answer, answer_id in zip(question.answers, ids, strict=True):
-            fact = self._support(entities, str(answer), answer_id, question.answer_type)
+            fact = self._support(entities, str(answer), answer_id, question.answer_type, constraints)
             if fact is not None:
                 return True, f"supported by {fact}"
-            if fact is None and not self._known(str(answer), answer_id):
+            if not self._known(str(answer), answer_id):
                 missing.append(str(answer))
         if len(missing) == len(question.answers):
             return False, f"gold answer(s) not in the KG: {missing[:3]}"
-        return False, f"no fact links {entities[:5]} to a gold answer"
+        when = ", ".join(f"{c.op} {c.text}" for c in constraints)
+        at = f" at the asked time ({when})" if when else ""
+        return False, f"no fact links {entities[:5]} to a gold answer{at}"
 
     def _known(self, answer: str, answer_id: str | None) -> bool:
         return bool(self.gold_entities(answer, answer_id)) or try_parse_time(answer) is not None
 
     def _support(
-        self, entities: list[str], answer: str, answer_id: str | None, answer_type: str | None
+        self,
+        entities: list[str],
+        answer: str,
+        answer_id: str | None,
+        answer_type: str | None,
+        constraints: list[TimeConstraint],
     ) -> Fact | None:
         point = try_parse_time(answer) if answer_type != "entity" else None
         if point is not None and not self.gold_entities(answer, answer_id):
-            return self._time_support(entities, point)
+            return self._time_support(entities, point, constraints)
         for gold in self.gold_entities(answer, answer_id):
             for e in entities:
                 if e == gold:
                     continue
-                found = self.kg.facts(subject=e, object=gold, limit=1) or self.kg.facts(
-                    subject=gold, object=e, limit=1
-                )
-                if found:
-                    return found[0]
+                for fact in (*self.kg.facts(subject=e, object=gold), *self.kg.facts(subject=gold, object=e)):
+                    if all(c.admits(fact) for c in constraints):
+                        return fact
         return None
 
-    def _time_support(self, entities: list[str], point: TimePoint) -> Fact | None:
+    def _time_support(
+        self, entities: list[str], point: TimePoint, constraints: list[TimeConstraint]
+    ) -> Fact | None:
         want = point.iso()
         for e in entities:
             for fact in (*self.kg.facts(subject=e, time=point), *self.kg.facts(object=e, time=point)):
+                if not all(c.admits(fact) for c in constraints):
+                    continue
                 for t in (fact.start, fact.end):
                     if t is not None and t.coarsen(point.granularity).iso() == want:
                         return fact
         return None
 
 
-def kg_supported(kg: KGStore, question: Any, checker: SupportChecker | None = None) -> tuple[bool, str]:
-    """``(supported, reason)``: is a gold answer of ``question`` reachable in ``kg`` from its entities?
-    Pass a :class:`SupportChecker` built once when checking many questions over the same KG."""
-    return (checker or SupportChecker(kg)).check(question)
+def kg_supported(
+    kg: KGStore, question: Any, checker: SupportChecker | None = None, *, any_time: bool = False
+) -> tuple[bool, str]:
+    """``(supported, reason)``: is a gold answer of ``question`` reachable in ``kg`` from its entities (at
+    the asked time, unless ``any_time``)? Pass a :class:`SupportChecker` built once when checking many
+    questions over the same KG."""
+    checker = checker or SupportChecker(kg)
+    return checker.check_any_time(question) if any_time else checker.check(question)

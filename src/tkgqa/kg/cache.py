@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import DataError
+from ..home import tkgqa_home
 from .loaders import LoadReport
 from .memory import COLUMNS, INDEX_KINDS, TemporalKG
 
@@ -38,11 +39,6 @@ _NARROW = {
     "g0": np.int8,
     "g1": np.int8,
 }
-
-
-def tkgqa_home() -> Path:
-    """``$TKGQA_HOME`` (read now), else ``~/.cache/tkgqa``."""
-    return Path(os.environ.get("TKGQA_HOME") or "~/.cache/tkgqa").expanduser()
 
 
 def cache_dir() -> Path:

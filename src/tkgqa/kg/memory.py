@@ -124,10 +124,11 @@ class TemporalKG:
         kg._n_main = len(kg._cols["s"])
         kg._fcache = [None] * kg._n_main
         kg._n_built = 0
-        orders: dict[str, IntArray] = {}
+        orders: dict[str, IntArray | tuple[IntArray, IntArray, IntArray]] = {}
         for kind, value in (index or {}).items():
             if isinstance(value, tuple):
-                orders[kind] = np.asarray(value[1], dtype=np.int64)
+                keys, ids, starts = (np.ascontiguousarray(a, dtype=np.int64) for a in value)
+                orders[kind] = (keys, ids, starts)
             else:
                 orders[kind] = np.asarray(value, dtype=np.int64)
         kg._build_index(orders)
@@ -245,21 +246,16 @@ class TemporalKG:
         self._seen, self._seen_ready = seen, ready
         self._build_index()
 
-    def _build_index(self, orders: Mapping[str, IntArray] | None = None) -> None:
-        """(Re)build every index; ``orders`` gives known sort orders (from the cache) to skip sorting."""
-        s, r, o, t0, t1 = (self._cols[c] for c in ("s", "r", "o", "t0", "t1"))
-        n = len(s)
+    def _build_index(
+        self, orders: Mapping[str, IntArray | tuple[IntArray, IntArray, IntArray]] | None = None
+    ) -> None:
+        """(Re)build every index; ``orders`` gives known sort orders (from the cache) to skip sorting, or
+        whole ``(sorted keys, order, sorted starts)`` triples to skip the gathers too."""
+        t0, t1 = self._cols["t0"], self._cols["t1"]
+        n = len(t0)
         self._index = {}
         for kind in INDEX_KINDS:
-            order = (orders or {}).get(kind)
-            if order is None or len(order) != n:
-                keys = np.zeros(n, dtype=np.int64) if kind == "t" else _key(kind, s, r, o)
-                order = np.lexsort((t0, keys)).astype(np.int64)
-                sorted_keys = np.ascontiguousarray(keys[order])
-            elif kind == "t":
-                sorted_keys = np.zeros(n, dtype=np.int64)
-            else:
-                sorted_keys = _key(kind, s[order], r[order], o[order])
+            sorted_keys, order, starts = self._sorted(kind, (orders or {}).get(kind))
             offsets = None
             if kind in _DENSE_KINDS:
                 size = len(self._rel) if kind == "r" else len(self._ent)
@@ -267,7 +263,7 @@ class TemporalKG:
             self._index[kind] = _Index(
                 sorted_keys,
                 order,
-                np.ascontiguousarray(t0[order]),
+                starts,
                 None if offsets is None else offsets.tolist(),
                 offsets,
             )
@@ -277,6 +273,25 @@ class TemporalKG:
         durations = t1 - t0
         self._max_dur = int(durations.max()) if n else 0
         self._ordered = not n or int(durations.min()) >= 0  # False if some fact ends before it starts
+
+    def _sorted(
+        self, kind: str, known: IntArray | tuple[IntArray, IntArray, IntArray] | None
+    ) -> tuple[IntArray, IntArray, IntArray]:
+        """``(sorted keys, order, sorted starts)`` of index ``kind``: taken as given when ``known`` is a whole
+        triple of the right length, gathered along a known order, or sorted from scratch."""
+        s, r, o, t0 = (self._cols[c] for c in ("s", "r", "o", "t0"))
+        n = len(s)
+        if isinstance(known, tuple):
+            if all(len(a) == n for a in known):
+                return known
+            known = known[1]
+        if known is None or len(known) != n:
+            keys = np.zeros(n, dtype=np.int64) if kind == "t" else _key(kind, s, r, o)
+            order = np.lexsort((t0, keys)).astype(np.int64)
+            return np.ascontiguousarray(keys[order]), order, np.ascontiguousarray(t0[order])
+        order = known
+        sorted_keys = np.zeros(n, dtype=np.int64) if kind == "t" else _key(kind, s[order], r[order], o[order])
+        return sorted_keys, order, np.ascontiguousarray(t0[order])
 
     def _prime_points(self) -> None:
         """Build the shared TimePoint of every distinct (day, granularity) now rather than on first use."""

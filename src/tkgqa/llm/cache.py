@@ -20,6 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..errors import ConfigError
+from ..home import tkgqa_home
 from .base import LLMBackend, LLMRequest, LLMResponse, Usage
 
 _SCHEMA = """
@@ -53,12 +55,6 @@ _CONTEXT: contextvars.ContextVar[Mapping[str, str | None]] = contextvars.Context
 )
 
 
-def tkgqa_home() -> Path:
-    """``$TKGQA_HOME`` or ``~/.cache/tkgqa`` (read now)."""
-    env = os.environ.get("TKGQA_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "tkgqa"
-
-
 def default_cache_path() -> Path:
     return tkgqa_home() / "llm.sqlite"
 
@@ -79,11 +75,17 @@ def current_llm_context() -> Mapping[str, str | None]:
     return _CONTEXT.get()
 
 
-def price_for(model: str) -> tuple[float, float]:
-    """(input, output) USD per 1M tokens; the longest table entry that prefixes ``model``, else 0."""
+def price_for(model: str, table: Mapping[str, tuple[float, float]] | None = None) -> tuple[float, float]:
+    """(input, output) USD per 1M tokens; the longest entry of ``table`` (default
+    :data:`PRICES_PER_MTOK`) that prefixes ``model``, else 0."""
+    prices = PRICES_PER_MTOK if table is None else table
+    best = _price_key(model, prices)
+    return prices[best] if best is not None else (0.0, 0.0)
+
+
+def _price_key(model: str, table: Mapping[str, tuple[float, float]]) -> str | None:
     name = model.rsplit(":", 1)[-1].rsplit("/", 1)[-1].lower()
-    best = max((k for k in PRICES_PER_MTOK if name.startswith(k)), key=len, default=None)
-    return PRICES_PER_MTOK[best] if best else (0.0, 0.0)
+    return max((k for k in table if k and name.startswith(k.lower())), key=len, default=None)
 
 
 class LLMCache:
@@ -130,14 +132,45 @@ class LLMCache:
         with self._connect() as conn:
             conn.execute(f"INSERT INTO calls ({cols}) VALUES ({marks})", tuple(row.values()))
 
-    def calls(self, *, method: str | None = None) -> list[dict[str, Any]]:
-        sql = "SELECT * FROM calls"
-        args: tuple[str, ...] = ()
+    def calls(self, *, method: str | None = None, since: float | None = None) -> list[dict[str, Any]]:
+        """Rows of the run log, oldest first; ``since`` is a Unix time (rows logged at or after it)."""
+        where: list[str] = []
+        args: list[str | float] = []
         if method is not None:
-            sql, args = sql + " WHERE method = ?", (method,)
+            where.append("method = ?")
+            args.append(method)
+        if since is not None:
+            where.append("ts >= ?")
+            args.append(since)
+        sql = "SELECT * FROM calls" + (" WHERE " + " AND ".join(where) if where else "")
         with self._connect() as conn:
             conn.row_factory = sqlite3.Row
-            return [dict(r) for r in conn.execute(sql + " ORDER BY id", args)]
+            return [dict(r) for r in conn.execute(sql + " ORDER BY id", tuple(args))]
+
+    def info(self) -> dict[str, Any]:
+        """Path, size and row counts of the file (without creating it when it does not exist)."""
+        out: dict[str, Any] = {"path": str(self.path), "exists": self.path.exists(), "size_bytes": 0}
+        out.update(responses=0, calls=0, first_call=None, last_call=None)
+        if not out["exists"]:
+            return out
+        out["size_bytes"] = self.path.stat().st_size
+        with self._connect() as conn:
+            out["responses"] = conn.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+            n, first, last = conn.execute("SELECT COUNT(*), MIN(ts), MAX(ts) FROM calls").fetchone()
+        out.update(calls=n, first_call=first, last_call=last)
+        return out
+
+    def clear(self, *, responses: bool = True, log: bool = False) -> dict[str, int]:
+        """Delete the cached responses and/or the run log; returns how many rows each lost."""
+        removed = {"responses": 0, "calls": 0}
+        if not self.path.exists() or not (responses or log):
+            return removed
+        with self._connect() as conn:
+            if responses:
+                removed["responses"] = conn.execute("DELETE FROM responses").rowcount
+            if log:
+                removed["calls"] = conn.execute("DELETE FROM calls").rowcount
+        return removed
 
 
 class CachedLLM(LLMBackend):
@@ -214,11 +247,9 @@ class CachedLLM(LLMBackend):
         return f"CachedLLM({self.backend!r}, cache={self.cache_enabled})"
 
 
-class QuestionUsage(BaseModel):
-    """Calls, tokens and estimated cost of one (method, question_id)."""
+class UsageTotals(BaseModel):
+    """Counters summed over run-log rows: calls, cache hits, errors, parse failures, tokens, latency, cost."""
 
-    method: str | None = None
-    question_id: str | None = None
     calls: int = 0
     cached_calls: int = 0
     errors: int = 0
@@ -227,6 +258,13 @@ class QuestionUsage(BaseModel):
     completion_tokens: int = 0
     latency_s: float = 0.0
     cost_usd: float = 0.0
+
+
+class QuestionUsage(UsageTotals):
+    """Calls, tokens and estimated cost of one (method, question_id)."""
+
+    method: str | None = None
+    question_id: str | None = None
 
 
 class UsageSummary(BaseModel):
@@ -251,7 +289,11 @@ def usage_summary(path: str | os.PathLike[str] | None = None, *, method: str | N
     return UsageSummary(rows=list(rows.values()), total=total)
 
 
-def _accumulate(acc: QuestionUsage, call: Mapping[str, Any]) -> None:
+def _accumulate(
+    acc: UsageTotals,
+    call: Mapping[str, Any],
+    prices: Mapping[str, tuple[float, float]] | None = None,
+) -> None:
     if call["kind"] == "parse_failure":
         acc.parse_failures += 1
         return
@@ -263,5 +305,97 @@ def _accumulate(acc: QuestionUsage, call: Mapping[str, Any]) -> None:
     if call["cached"]:
         acc.cached_calls += 1
         return
-    pin, pout = price_for(call["model"] or "")
+    pin, pout = price_for(call["model"] or "", prices)
     acc.cost_usd += (call["prompt_tokens"] * pin + call["completion_tokens"] * pout) / 1e6
+
+
+#: Backends that run locally: their calls cost nothing whatever the model is called.
+LOCAL_BACKENDS = frozenset({"llamacpp", "fake"})
+
+
+class GroupUsage(UsageTotals):
+    """Calls, tokens, latency and estimated cost of one group of run-log rows (a model, a method)."""
+
+    key: str | None = None
+
+
+class LogSummary(BaseModel):
+    """The run log summed up: overall, per model and per method (``None`` = untagged calls).
+
+    ``unpriced_models`` lists the remote models with uncached calls but no entry in the price table (their
+    cost is counted as 0)."""
+
+    total: GroupUsage
+    by_model: list[GroupUsage]
+    by_method: list[GroupUsage]
+    unpriced_models: list[str]
+
+
+def load_price_table(path: str | os.PathLike[str]) -> dict[str, tuple[float, float]]:
+    """Read a JSON price table: ``{"model-prefix": [input, output]}`` or ``{"model-prefix": {"input": x,
+    "output": y}}`` in USD per 1M tokens. ConfigError on anything else."""
+    file = Path(path)
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read the price table {file}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"the price table {file} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"the price table {file} must be a JSON object of model -> [input, output]")
+    table: dict[str, tuple[float, float]] = {}
+    for model, value in data.items():
+        pair = [value.get("input"), value.get("output")] if isinstance(value, dict) else value
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not all(isinstance(x, int | float) and not isinstance(x, bool) and x >= 0 for x in pair)
+        ):
+            raise ConfigError(
+                f"bad price for {model!r} in {file}: use [input, output] or {{'input': x, 'output': y}} "
+                "(USD per 1M tokens, >= 0)"
+            )
+        table[str(model).lower()] = (float(pair[0]), float(pair[1]))
+    return table
+
+
+def summarize_log(
+    path: str | os.PathLike[str] | None = None,
+    *,
+    method: str | None = None,
+    since: float | None = None,
+    prices: Mapping[str, tuple[float, float]] | None = None,
+) -> LogSummary:
+    """Sum the run log per model and per method. Cached calls and local backends (:data:`LOCAL_BACKENDS`)
+    cost nothing; other models are priced with ``prices`` (default :data:`PRICES_PER_MTOK`)."""
+    table = PRICES_PER_MTOK if prices is None else prices
+    total = GroupUsage(key=method)
+    by_model: dict[str | None, GroupUsage] = {}
+    by_method: dict[str | None, GroupUsage] = {}
+    unpriced: set[str] = set()
+    for call in LLMCache(path).calls(method=method, since=since):
+        model = call["model"] or None
+        local = call["backend"] in LOCAL_BACKENDS
+        row_prices = _FREE if local else table
+        billable = not local and not call["cached"] and call["kind"] != "parse_failure"
+        if billable and model is not None and _price_key(model, table) is None:
+            unpriced.add(model)
+        for acc in (
+            total,
+            by_model.setdefault(model, GroupUsage(key=model)),
+            by_method.setdefault(call["method"], GroupUsage(key=call["method"])),
+        ):
+            _accumulate(acc, call, row_prices)
+    return LogSummary(
+        total=total,
+        by_model=sorted(by_model.values(), key=_by_calls),
+        by_method=sorted(by_method.values(), key=_by_calls),
+        unpriced_models=sorted(unpriced),
+    )
+
+
+_FREE: Mapping[str, tuple[float, float]] = MappingProxyType({})
+
+
+def _by_calls(group: GroupUsage) -> tuple[int, str]:
+    return (-group.calls, group.key or "")

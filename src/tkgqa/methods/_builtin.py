@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 
-for _module in ("symbolic", "ari", "baselines", "timer4", "cik"):
+for _module in ("symbolic", "ari", "baselines", "timer4", "cik", "hybrid"):
     try:
         importlib.import_module(f"tkgqa.methods.{_module}")
     except ModuleNotFoundError as exc:  # not written yet, or an optional dependency is missing

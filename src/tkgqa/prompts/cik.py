@@ -2,8 +2,9 @@
 (answering from the evidence set, Listing 2).
 
 Both follow the listings' wording and examples. Our changes, for parsing and for our evidence format:
-Π_esg asks for the output list only; Π_rog describes the interval keys (``START/END``), the compressed facts
-without times (:mod:`tkgqa.methods.cik.evidence`) and asks to end with ``Final answer: [...]``.
+Π_esg asks for the output list only; Π_rog describes the interval keys (``START/END``), the compressed
+evidence tree (facts without times, the group's entity as an empty slot; :mod:`tkgqa.methods.cik.evidence`)
+and asks to end with ``Final answer: [...]``.
 """
 
 from __future__ import annotations
@@ -123,12 +124,16 @@ ESG_PROMPT: Prompt[list[list[str]]] = Prompt("cik.esg", build_esg, parse_relatio
 
 ROG_HEAD = "Answer the questions based on evidence set and the associative map.\n\n"
 
-ROG_FORMAT_TREE = """The evidence set is a dictionary, on this form:
-{EntityX: {year: {month: {day: [relation(EntityA,EntityZ), relation(EntityP,EntityY)]}}, \
-start.time/end.time: [relation(EntityA,EntityB)]}}
+ROG_FORMAT_TREE = """The evidence set is an indented tree, on this form:
+EntityX:
+ year:
+  month:
+   day: relation(EntityA,) relation(,EntityZ) relation(EntityA,EntityB)
+ start.time/end.time: relation(,EntityB)
 EntityX is a subject of the question. Facts that happened at one time are nested by year, then month, then \
 day (".." when that precision is unknown); facts valid over an interval are listed under their \
-"start.time/end.time" key. Each list is a list of evidence in a prolog format.
+"start.time/end.time" key. Each fact is in a prolog format, relation(head,tail); an empty head or tail is \
+the subject the fact is listed under (under X1, R1(,e2) means R1(X1,e2)).
 """
 
 ROG_FORMAT_FLAT = """The evidence set is a dictionary, on this form:
@@ -144,7 +149,7 @@ The associative map gives a short representation for the entities in the questio
 where the key is a variable used to reduce length of the subject and the value is the subject. Other \
 entities are variables too (e1, e2, ...): answer with the variable when the answer is one of them.
 
-Example: Associative map: X1="Ernesto Castano"; R1="member of sports team".
+Example: Associative map: X1=Ernesto Castano; R1=member of sports team.
 """
 
 ROG_RULES = """
@@ -183,17 +188,17 @@ Now it's your turn!
 
 _EXAMPLES = {
     "tree": (
-        "Evidence: {X1: {1958/1959: [R1(X1,e1)]}, X2: {2005: {09: {05: [R2(e4,X2)]}}}} means that Ernesto "
-        "Castano was a member of sports team e1 from 1958 to 1959, and that e4 R2 X2 on 2005-09-05.\n",
-        'Associative map: X1="Ernesto Castano"; R1="member of sports team"\n\n'
-        "Evidence set: {X1: {1958/1959: [R1(X1,e1)], 1959/1969: [R1(X1,e2)], 1970/1971: [R1(X1,e3)]}}\n\n"
+        "Evidence:\nX1:\n 1958/1959: R1(,e1)\nX2:\n 2005:\n  09:\n   05: R2(e4,)\nmeans that Ernesto Castano "
+        "was a member of sports team e1 from 1958 to 1959, and that e4 R2 X2 on 2005-09-05.\n",
+        "Associative map:\nX1=Ernesto Castano\nR1=member of sports team\n\n"
+        "Evidence set:\nX1:\n 1958/1959: R1(,e1)\n 1959/1969: R1(,e2)\n 1970/1971: R1(,e3)\n\n"
         'Answer: Since X1="Ernesto Castano" and R1="member of sports team", the last team that Ernesto '
         'Castano was on is e3.\nFinal answer: ["e3"]\n',
     ),
     "flat": (
         'Evidence: {"X1": {"1958/1959": ["R1(X1,e1,1958,1959)"]}} means that Ernesto Castano was a member of '
         "sports team e1 from 1958 to 1959.\n",
-        'Associative map: X1="Ernesto Castano"; R1="member of sports team"\n\n'
+        "Associative map: X1=Ernesto Castano; R1=member of sports team\n\n"
         'Evidence set: {"X1": {"1958/1959": ["R1(X1,e1,1958,1959)"], "1959/1969": ["R1(X1,e2,1959,1969)"], '
         '"1970/1971": ["R1(X1,e3,1970,1971)"]}}\n\n'
         'Answer: Since X1="Ernesto Castano" and R1="member of sports team", the last team that Ernesto '
@@ -225,10 +230,15 @@ def build_rog(context: Context) -> list[Message]:
     layout = context.get("layout") or ("tree" if context.get("map") else "plain")
     parts = [rog_instructions(layout), f"Question: {context['question']}"]
     if context.get("map"):
-        parts.append(f"Associative map: {context['map']}")
-    parts.append(f"Evidence set: {context['evidence']}")
+        parts.append(_block("Associative map:", context["map"]))
+    parts.append(_block("Evidence set:", context["evidence"]))
     parts.append("Answer:")
     return [Message.user("\n\n".join(parts))]
+
+
+def _block(title: str, body: str) -> str:
+    """``title body`` on one line, or the body on its own lines when it has several (the indented tree)."""
+    return f"{title}\n{body}" if "\n" in body else f"{title} {body}"
 
 
 _FINAL = re.compile(r"final\s+answer\s*[:：]", re.IGNORECASE)

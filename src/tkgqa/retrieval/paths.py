@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-
-def tkgqa_home() -> Path:
-    """``$TKGQA_HOME`` or ``~/.cache/tkgqa`` (read now, never at import)."""
-    env = os.environ.get("TKGQA_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "tkgqa"
+from ..home import tkgqa_home
 
 
 def embeddings_dir() -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from ...datasets.base import Question
 from ...errors import ConfigError, DataError
@@ -13,7 +13,7 @@ from ...kg.base import KGStore
 from ...llm.base import LLMBackend, Usage
 from ...llm.cache import llm_context, price_for
 from ...retrieval.embedders import Embedder
-from ..base import METHODS, Answer, Method, MethodConfig
+from ..base import METHODS, Answer, Method, merge_config, parse_options
 from .agent import Episode, run_episode
 from .config import ARIConfig
 from .environment import ARIEnvironment, FilterSettings, Similarity
@@ -33,29 +33,9 @@ def resolve_llm_arg(llm: str | LLMBackend | None) -> LLMBackend | None:
     return resolve_llm(llm)
 
 
-C = TypeVar("C", bound=MethodConfig)
-
-
 def parse_spec(spec: str) -> dict[str, Any]:
     """``"oracle"`` → ``{"policy": "oracle"}``; ``"a=1,b=x"`` → ``{"a": "1", "b": "x"}`` (validated later)."""
-    if "=" not in spec:
-        return {"policy": spec.strip()}
-    out: dict[str, Any] = {}
-    for part in spec.split(","):
-        key, sep, value = part.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"bad method option {part!r}; use key=value pairs separated by commas")
-        out[key.strip()] = value.strip()
-    return out
-
-
-def merge_config(cls: type[C], base: C | None, overrides: dict[str, Any]) -> C:
-    """``base`` (or the defaults) with ``overrides`` applied and validated."""
-    data = {**(base.model_dump() if base is not None else {}), **overrides}
-    try:
-        return cls.model_validate(data)
-    except ValueError as exc:
-        raise ConfigError(f"invalid {cls.__name__} settings: {exc}") from exc
+    return parse_options(spec, method="ari", positional="policy")
 
 
 def usage_dict(usage: Usage, model: str = "") -> dict[str, float]:

@@ -13,8 +13,8 @@ from ...llm.base import LLMBackend, Message, Usage
 from ...llm.cache import llm_context
 from ...llm.parsing import complete_parsed
 from ...prompts.baselines import build_llm_only_messages, parse_answer_list
-from ..ari.method import merge_config, resolve_llm_arg, usage_dict
-from ..base import METHODS, Answer, Method, MethodConfig
+from ..ari.method import resolve_llm_arg, usage_dict
+from ..base import METHODS, Answer, Method, MethodConfig, merge_config
 
 
 class LLMOnlyConfig(MethodConfig):

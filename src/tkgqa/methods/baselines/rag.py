@@ -22,8 +22,7 @@ from ...prompts.baselines import build_kg_rag_messages
 from ...retrieval.embedders import Embedder
 from ..ari.environment import Similarity
 from ..ari.linking import QuestionLinker
-from ..ari.method import merge_config
-from ..base import METHODS, Answer, Method, MethodConfig
+from ..base import METHODS, Answer, Method, MethodConfig, merge_config
 from .llm_only import _llm_for, ask_for_answers
 
 

@@ -4,6 +4,7 @@ stream of temporal KGs — relation paths, evidence pruning, prompt compression.
 from .evidence import (
     AssociativeMap,
     RenderedEvidence,
+    decompress_evidence,
     render_compressed,
     render_plain,
     time_key,
@@ -30,6 +31,7 @@ __all__ = [
     "StreamResult",
     "answer_covered",
     "cap_facts",
+    "decompress_evidence",
     "multi_hop_truncation",
     "normalize_answer",
     "obfuscate_kg",

@@ -2,11 +2,12 @@
 
 Per question (:func:`question_stats`): facts and tokens after retrieval / multi-hop truncation / time-aware
 pruning and the δ2 cap (tokens of the plain rendering, as Table 3 counts the prompt before compression),
-tokens of the final evidence plain vs compressed (ours: variables + time tree; ``compressed_paper``: the
-paper's exact form, variables only), whether a gold answer is among the facts of each stage, and the
-Figure 5 curve: the three renderings of the first ``n`` facts of the truncated set. :func:`summarize`
-averages over questions. Tokens: :func:`tkgqa.llm.count_tokens` (a given tokenizer, e.g. SmolLM2's; cl100k
-when cached offline; else its approximation).
+tokens of the final evidence plain vs compressed (ours: variables + indented time tree, associative map
+included; ``compressed_map``: the map's share; ``compressed_paper``: the paper's exact form, variables
+only), whether a gold answer is among the facts of each stage, and the Figure 5 curve: the renderings of
+the first ``n`` facts of the truncated set. :func:`summarize` averages over questions. Tokens:
+:func:`tkgqa.llm.count_tokens` (a given tokenizer, e.g. SmolLM2's; cl100k when cached offline; else its
+approximation).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from .grounding import answer_covered
 from .method import CIKMethod, EvidenceStages
 
 STAGES = ("retrieved", "truncated", "pruned")
-RENDERINGS = ("uncompressed", "compressed", "compressed_paper")
+RENDERINGS = ("uncompressed", "compressed", "compressed_map", "compressed_paper")
 CURVE_SIZES = (5, 10, 20, 30, 50, 100, 200, 300)
 
 
@@ -35,7 +36,7 @@ class QuestionStats:
     facts: dict[str, int]
     tokens: dict[str, int]
     covered: dict[str, bool]
-    curve: dict[int, dict[str, int]]  # n facts → token counts of the three renderings
+    curve: dict[int, dict[str, int]]  # n facts → token counts of the renderings (and the map's share)
     qtype: str = ""
 
 

@@ -1,4 +1,4 @@
-"""CIK-LLM §3.1.2: the evidence set as text, plain or compressed (Figure 3), and answer decompression.
+"""CIK-LLM §3.1.2: the evidence set as text, plain or compressed (Figure 3), and its decompression.
 
 Plain form (the paper's "w/o compression"): a JSON-like dictionary keyed by question entity, then by time
 interval (``START/END``, ISO 8601 interval notation; a point is just its date), in increasing time order,
@@ -8,16 +8,25 @@ each fact written ``RELATION(HEAD,TAIL,START,END)`` with full labels::
 
 Compressed form: every entity and relation is replaced by a short variable (question entities ``X1…``,
 relations ``R1…``, other entities ``e1…``, numbered by first appearance); the *associative map* given to the
-LLM holds the question entities and the relations only, as in the paper's Listing 2 — other entities stay
-opaque and the LLM answers with their variables, which :meth:`AssociativeMap.decompress` maps back to labels.
-Variables are identifiers, so compressed facts and keys need no quotes (as in Listing 2's ``{1958: [...]}``),
-and the facts of each question entity are nested by year, then month, then day (as deep as the finest
-point fact; ``..`` = unknown at that precision), intervals under their ``START/END`` key, so no time is
-repeated inside a fact::
+LLM (one ``VAR=label`` per line, no quotes, as in Listing 2) holds the question entities and the relations
+only — other entities stay opaque and the LLM answers with their variables, which
+:meth:`AssociativeMap.decompress_answer` maps back to labels. The same grouping as the plain form (question
+entity, then time) is written as an indented tree so that what a group shares is written once:
 
-    {X1: {1990/1992: [R1(X1,e1)], 1992/2004: [R1(X1,e2)], 1993: [R2(X1,e3)]}}
-    {X1: {2005: {09: {05: [R1(e1,X1)], 08: [R1(e3,X1), R1(X1,e4)]}}}}
+* the time of a point fact is nested by year, then month, then day (as deep as the finest point fact of the
+  entity; ``..`` = unknown at that precision); an interval (or open/missing time) is one ``START/END`` key;
+* the facts of a leaf are separated by spaces and written ``R(HEAD,TAIL)`` without times, and the question
+  entity of the group is left out of its own facts (``R1(,e1)`` under ``X1`` is ``R1(X1,e1)``)::
 
+    X1:
+     1990/1992: R1(,e1)
+     1993: R2(,e3)
+    X2:
+     2005:
+      09:
+       05: R1(e1,) R3(e4,e5)
+
+:func:`decompress_evidence` rebuilds the exact facts from this text and the full map (round trip).
 ``elide_times=False`` keeps the paper's exact compressed form: the plain grouping, variables only
 (``"R1(X1,e1,1990,1992)"``).
 """
@@ -32,7 +41,7 @@ from typing import Any
 
 from ...kg import Fact, KGStore
 from ...llm.tokens import Tokenizer, count_tokens
-from ...time import NEG_INF
+from ...time import NEG_INF, TimePoint
 from .pruning import EvidenceFact
 
 _VAR = re.compile(r"\b([XRe][0-9]+)\b")
@@ -100,16 +109,14 @@ class AssociativeMap:
             out.update({v: k for k, v in table.items()})
         return out
 
-    def prompt_text(self) -> str:
-        """The map shown to the LLM: question entities and relations (``X1="Darren Anderton"; R1=…``)."""
-        parts = [
-            f"{v}={json.dumps(self.labels.get(k, k), ensure_ascii=False)}"
-            for k, v in self.question_entities.items()
-        ]
-        parts += [
-            f"{v}={json.dumps(self.labels.get(k, k), ensure_ascii=False)}" for k, v in self.relations.items()
-        ]
-        return "; ".join(parts)
+    def prompt_text(self, sep: str = "\n") -> str:
+        """The map shown to the LLM: question entities, then relations, one ``VAR=label`` per entry
+        (Listing 2's ``quF=Darren Anderton; R0=member of sports team``; line breaks inside a label become
+        spaces)."""
+        tables = (self.question_entities, self.relations)
+        return sep.join(
+            f"{v}={' '.join(self.labels.get(k, k).split())}" for table in tables for k, v in table.items()
+        )
 
     def decompress(self, text: str) -> str:
         """Replace every variable in ``text`` by its label (unknown variable-like words stay)."""
@@ -134,14 +141,18 @@ class RenderedEvidence:
     text: str
     map: AssociativeMap | None
     n_facts: int
+    map_sep: str = "\n"
 
     @property
     def map_text(self) -> str:
-        return self.map.prompt_text() if self.map is not None else ""
+        return self.map.prompt_text(self.map_sep) if self.map is not None else ""
 
     def tokens(self, tokenizer: Tokenizer | None = None) -> int:
         """Tokens of the evidence block plus the associative map (what the prompt carries)."""
-        return count_tokens(self.text, tokenizer) + count_tokens(self.map_text, tokenizer)
+        return count_tokens(self.text, tokenizer) + self.map_tokens(tokenizer)
+
+    def map_tokens(self, tokenizer: Tokenizer | None = None) -> int:
+        return count_tokens(self.map_text, tokenizer)
 
 
 def _labels(kg: KGStore | None, names: Sequence[str]) -> dict[str, str]:
@@ -182,10 +193,24 @@ def _tree_depth(facts: Sequence[Fact]) -> int:
     return max((int(p.granularity) for p in points), default=1)
 
 
-def _render_tree(node: dict[str, Any] | list[str]) -> str:
-    if isinstance(node, list):
-        return "[" + ", ".join(node) + "]"
-    return "{" + ", ".join(f"{k}: {_render_tree(v)}" for k, v in node.items()) + "}"
+def _render_tree(node: dict[str, Any], indent: int) -> list[str]:
+    """One line per key, one more space of indentation per level; a leaf's facts follow its key."""
+    pad = " " * indent
+    lines: list[str] = []
+    for key, child in node.items():
+        if isinstance(child, list):
+            lines.append(f"{pad}{key}: {' '.join(child)}")
+        else:
+            lines += [f"{pad}{key}:", *_render_tree(child, indent + 1)]
+    return lines
+
+
+def _term(amap: AssociativeMap, f: Fact, group: str | None) -> str:
+    """``R(HEAD,TAIL)``; the group's question entity (``group``) is written as an empty slot."""
+    r, h, t = amap.var(f.relation, "relation"), amap.var(f.subject, "entity"), amap.var(f.object, "entity")
+    if group is None:
+        return f"{r}({h},{t})"
+    return f"{r}({'' if h == group else h},{'' if t == group else t})"
 
 
 def render_compressed(
@@ -202,34 +227,83 @@ def render_compressed(
     for it in items:
         amap.var(it.entity, "question")
     grouped = group_by_entity_and_time(items)
-    entity_blocks: list[str] = []
+    if not elide_times:  # the paper's exact form: the plain grouping with variables
+        flat = {
+            json.dumps(amap.var(entity, "question")): {
+                json.dumps(key): [
+                    json.dumps(f"{_term(amap, f, None)[:-1]},{_bound(f.start)},{_bound(f.end)})")
+                    for f in facts
+                ]
+                for key, facts in groups.items()
+            }
+            for entity, groups in grouped.items()
+        }
+        text = "{" + ", ".join(f"{e}: {_render_flat(g)}" for e, g in flat.items()) + "}"
+        amap.labels = _labels(kg, [*amap.question_entities, *amap.relations, *amap.entities])
+        return RenderedEvidence(text, amap, len(items), map_sep="; ")
+    lines: list[str] = []
     for entity, groups in grouped.items():
+        group = amap.var(entity, "question")
         depth = _tree_depth([f for facts in groups.values() for f in facts])
         tree: dict[str, Any] = {}
-        for key, facts in groups.items():
-            terms = []
-            for f in facts:
-                r, h, t = (
-                    amap.var(f.relation, "relation"),
-                    amap.var(f.subject, "entity"),
-                    amap.var(f.object, "entity"),
-                )
-                if elide_times:
-                    terms.append(f"{r}({h},{t})")
-                else:
-                    terms.append(json.dumps(f"{r}({h},{t},{_bound(f.start)},{_bound(f.end)})"))
-            if not elide_times:
-                tree[json.dumps(key)] = terms
-                continue
+        for facts in groups.values():
             *branch, leaf = time_path(facts[0], depth)
             node = tree
             for part in branch:
                 node = node.setdefault(part, {})
-            node.setdefault(leaf, []).extend(terms)
-        entity_blocks.append(f"{amap.var(entity, 'question')}: {_render_tree(tree)}")
-    names = [*amap.question_entities, *amap.relations, *amap.entities]
-    amap.labels = _labels(kg, names)
-    return RenderedEvidence("{" + ", ".join(entity_blocks) + "}", amap, len(items))
+            node.setdefault(leaf, []).extend(_term(amap, f, group) for f in facts)
+        lines += [f"{group}:", *_render_tree(tree, 1)]
+    amap.labels = _labels(kg, [*amap.question_entities, *amap.relations, *amap.entities])
+    return RenderedEvidence("\n".join(lines), amap, len(items))
+
+
+def _render_flat(groups: dict[str, list[str]]) -> str:
+    return "{" + ", ".join(f"{k}: [{', '.join(v)}]" for k, v in groups.items()) + "}"
+
+
+_TERM = re.compile(r"(R[0-9]+)\(([Xe][0-9]+)?,([Xe][0-9]+)?\)")
+
+
+def _point(iso: str) -> TimePoint:
+    sign, body = (-1, iso[1:]) if iso.startswith("-") else (1, iso)
+    parts = [int(p) for p in body.split("-")]
+    return TimePoint(sign * parts[0], *parts[1:])
+
+
+def _times(path: Sequence[str]) -> tuple[TimePoint | None, TimePoint | None]:
+    """The (start, end) a leaf's key path stands for (inverse of :func:`time_path`)."""
+    if len(path) == 1 and "/" in path[0]:
+        start, _, end = path[0].partition("/")
+        return (None if start == ".." else _point(start)), (None if end == ".." else _point(end))
+    if tuple(path) == ("-",):
+        return None, None
+    year, *rest = path
+    known = [year, *(p for p in rest if p != "..")]
+    p = _point("-".join(known))
+    return p, p
+
+
+def decompress_evidence(text: str, amap: AssociativeMap) -> list[tuple[str, Fact]]:
+    """``(question entity, fact)`` for every fact of a compressed evidence tree, names from ``amap``'s
+    variables (all of them, not only the prompt's) — the exact facts :func:`render_compressed` was given."""
+    names = amap.variables
+    out: list[tuple[str, Fact]] = []
+    stack: list[str] = []  # keys from the entity down to the current line
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        depth = len(line) - len(line.lstrip(" "))
+        key, _, rest = line.strip().partition(": ")
+        del stack[depth:]
+        if not rest:
+            stack.append(key.removesuffix(":"))
+            continue
+        group = stack[0]
+        start, end = _times([*stack[1:], key])
+        for m in _TERM.finditer(rest):
+            head, tail = m.group(2) or group, m.group(3) or group
+            out.append((names[group], Fact(names[head], names[m.group(1)], names[tail], start, end)))
+    return out
 
 
 def token_counts(
@@ -238,12 +312,15 @@ def token_counts(
     question_entities: Sequence[str] = (),
     tokenizer: Tokenizer | None = None,
 ) -> dict[str, int]:
-    """Tokens of the same facts rendered plain, compressed (ours) and compressed the paper's exact way."""
+    """Tokens of the same facts rendered plain, compressed (ours; its associative map included, and apart in
+    ``compressed_map``) and compressed the paper's exact way."""
     if not items:
-        return {"uncompressed": 0, "compressed": 0, "compressed_paper": 0}
+        return {"uncompressed": 0, "compressed": 0, "compressed_map": 0, "compressed_paper": 0}
+    compressed = render_compressed(items, kg, question_entities)
     return {
         "uncompressed": render_plain(items, kg).tokens(tokenizer),
-        "compressed": render_compressed(items, kg, question_entities).tokens(tokenizer),
+        "compressed": compressed.tokens(tokenizer),
+        "compressed_map": compressed.map_tokens(tokenizer),
         "compressed_paper": render_compressed(items, kg, question_entities, elide_times=False).tokens(
             tokenizer
         ),

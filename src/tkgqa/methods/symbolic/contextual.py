@@ -7,6 +7,10 @@ matches the question's words, whether the other side is mentioned too (wanted fo
 for entity questions) and whether the facts meet the question's explicit time. The best pattern becomes a
 ``match`` node; explicit times, ordinals ("first", "second", "last", "current") and implicit references
 ("before Auburn", "during World War II", "when he won the Heisman Trophy") become filters and selections.
+Templated questions that name relations word for word ("what is R of X that is R2 is Y") take the first
+named relation as the asked one and the fact ``(X, R2, Y)`` as the time qualifier; time questions over
+undated facts linking to events named with a year ("1983 World Series") answer with those events; see
+:mod:`.contextual_rules` for the surface rules.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass
 
 from ...kg.fact import Fact
 from ...time import TimePoint
+from .contextual_rules import alias_mentions, exact_spans, phrase_positions, refine_target, year_in_name
 from .frame import AFTER_WORDS, AUX, BEFORE_WORDS, Ordinal, Target, find_ordinal, find_target
 from .mentions import EntityMention, MentionIndex
 from .parser import Parse
@@ -61,7 +66,11 @@ class ContextParser:
         times = find_times(text, tokens)
         time_tokens = {k for t in times for k in range(t.start, t.end)}
         mentions = self._mentions(tokens, set(), given_entities)
-        target = find_target(tokens)
+        for name, m in alias_mentions(tokens, self.kg.entities).items():
+            if name not in mentions and not any(m.overlaps(o) for o in mentions.values()):
+                mentions[name] = m
+        mentions = exact_spans(tokens, mentions)
+        target = refine_target(tokens, find_target(tokens))
         info: dict[str, object] = {
             "entities": sorted(mentions, key=lambda e: -mentions[e].score)[:5],
             "times": [f"{t.relation or 'at'} {t.point.iso()}" for t in times],
@@ -78,6 +87,7 @@ class ContextParser:
         qconcepts = _concepts(qwords) | set(_WH_CONCEPTS.get(wh, ()))
         head = _concepts(_wh_head(tokens, target.wh_position, covered))
         explicit = list(times)
+        verbatim = self._verbatim_relations(tokens)
         patterns = self._patterns(
             mentions,
             qconcepts,
@@ -86,6 +96,7 @@ class ContextParser:
             explicit,
             _succession_cues(tokens, mentions),
             _partners(tokens, mentions),
+            verbatim,
         )
         if not patterns:
             return Parse(None, "no fact of the context connects to the question's entities", info)
@@ -95,7 +106,7 @@ class ContextParser:
             anchor=best.anchor,
             ordinal=f"{ordinal.which}:{ordinal.n}" if ordinal else None,
         )
-        program = self._program(tokens, best, mentions, target, explicit, ordinal)
+        program = self._program(tokens, best, mentions, target, explicit, ordinal, verbatim)
         return Parse(program, "", info)
 
     # --- mentions ---------------------------------------------------------------------------------
@@ -120,6 +131,15 @@ class ContextParser:
                     found[ent] = EntityMention(0, 0, ent, 3.0, "given")
         return found
 
+    def _verbatim_relations(self, tokens: list[Token]) -> dict[str, int]:
+        """Relation labels (of two or more words) the question names word for word → first position."""
+        out: dict[str, int] = {}
+        for relation in self.kg.relations:
+            found = phrase_positions(tokens, relation)
+            if found:
+                out[relation] = found[0]
+        return out
+
     # --- pattern scoring ----------------------------------------------------------------------------
     def _patterns(
         self,
@@ -130,6 +150,7 @@ class ContextParser:
         explicit: list[TimeMention],
         succession: dict[str, str],
         partners: set[str],
+        verbatim: dict[str, int],
     ) -> list[_Pattern]:
         groups: dict[tuple[str, str, bool], list[Fact]] = defaultdict(list)
         for f in self._facts:
@@ -148,6 +169,8 @@ class ContextParser:
                 rel_score += 1.0
             elif head and head & _concepts(rel_words):
                 rel_score += 0.5
+            if relation in verbatim:  # named word for word: the first named is the asked relation
+                rel_score += 2.5 if verbatim[relation] == min(verbatim.values()) else 0.0
             wanted = succession.get(anchor)
             if wanted is not None:
                 side = _succession_side(rel_words, is_subj)
@@ -161,7 +184,7 @@ class ContextParser:
                 s = 0.0
                 if target.kind == "time":
                     if f.start is None and f.end is None:
-                        s -= 3.0
+                        s -= 1.0 if year_in_name(other) else 3.0
                     if second and om is not None:
                         s += 1.5 * om.score
                     else:
@@ -190,10 +213,14 @@ class ContextParser:
         target: Target,
         explicit: list[TimeMention],
         ordinal: Ordinal | None,
+        verbatim: dict[str, int],
     ) -> Program:
         subj = best.anchor if best.anchor_is_subject else None
         obj = None if best.anchor_is_subject else best.anchor
         if target.kind == "time":
+            named = _year_named(best, tokens, ordinal)
+            if named is not None:
+                return named
             others = {f.object if best.anchor_is_subject else f.subject for f in best.facts}
             am = mentions[best.anchor]
             second = [e for e in others if e in mentions and not mentions[e].overlaps(am)]
@@ -202,10 +229,14 @@ class ContextParser:
                 subj, obj = (best.anchor, pair) if best.anchor_is_subject else (pair, best.anchor)
         rows: Rows = Match(subj, best.relation, obj)
         for t in explicit:
-            rows = Fallback(Filter(rows, t.relation or "in", Const(t.point)), rows)
+            within = Fallback(Filter(rows, t.relation or "in", Const(t.point)), rows)
+            if t.relation in {None, "in"} and target.kind == "entity" and ordinal is None:
+                within = Fallback(Filter(rows, "starts", Const(t.point)), within)  # began then: most specific
+            rows = within
             if ordinal is None and t.relation in {"before", "after"} and target.kind == "entity":
                 ordinal = Ordinal("last" if t.relation == "before" else "first", 1, -1)
-        ref = self._implicit_reference(tokens, best, mentions, target.wh_position)
+        ref = self._qualifier(best, mentions, verbatim) if target.kind == "entity" else None
+        ref = ref or self._implicit_reference(tokens, best, mentions, target.wh_position)
         ref_entity = None
         if ref is not None:
             op, ref_rows, ref_entity = ref
@@ -229,6 +260,26 @@ class ContextParser:
             and not m.overlaps(am)
         )
         return Entities(Exclude(rows, drop) if drop else rows)
+
+    def _qualifier(
+        self, best: _Pattern, mentions: dict[str, EntityMention], verbatim: dict[str, int]
+    ) -> tuple[str, Rows, str | None] | None:
+        """Templated qualifier "what is R of E that is R2 is V" / "… has R2 as V": another relation R2 the
+        question names word for word links the anchor E to a mentioned V; the answer facts share the time
+        of that fact."""
+        am = mentions[best.anchor]
+        for relation in sorted(verbatim, key=lambda r: verbatim[r]):
+            if relation == best.relation:
+                continue
+            for f in self._facts:
+                if f.relation != relation or best.anchor not in (f.subject, f.object):
+                    continue
+                other = f.object if f.subject == best.anchor else f.subject
+                om = mentions.get(other)
+                if om is None or om.overlaps(am) or other == best.anchor:
+                    continue
+                return "in", Match(f.subject, relation, f.object), other
+        return None
 
     def _implicit_reference(
         self, tokens: list[Token], best: _Pattern, mentions: dict[str, EntityMention], wh_position: int
@@ -266,6 +317,38 @@ class ContextParser:
                 linked = Match(best.anchor, None, name, both_directions=True)
                 found = (op, Fallback(linked, Match(name, None, None, both_directions=True)), None)
         return found
+
+
+def _year_named(best: _Pattern, tokens: list[Token], ordinal: Ordinal | None) -> Program | None:
+    """A time question whose facts carry no time but link the anchor to events named with a year ("1983
+    World Series"): the events are the answer (an ordinal or "most recent" picks by that year)."""
+    if any(f.start is not None or f.end is not None for f in best.facts):
+        return None
+    years: dict[str, int] = {}
+    for f in best.facts:
+        other = f.object if best.anchor_is_subject else f.subject
+        year = year_in_name(other)
+        if year is not None:
+            years[other] = int(year)
+    if not years:
+        return None
+    asked = {t.text for t in tokens}
+    named = {e: y for e, y in years.items() if set(words(e)) - {str(y)} <= asked}
+    years = named or years  # "… win the world series": the events of that name
+    keep = set(years)
+    which = ordinal.which if ordinal is not None else None
+    if which is None and any(t.text in _NOW_WORDS or t.text in {"recent", "recently"} for t in tokens):
+        which = "last"
+    if which is not None:
+        ordered = sorted(set(years.values()), reverse=which == "last")
+        n = ordinal.n if ordinal is not None else 1
+        if n <= len(ordered):
+            keep = {e for e, y in years.items() if y == ordered[n - 1]}
+    subj = best.anchor if best.anchor_is_subject else None
+    obj = None if best.anchor_is_subject else best.anchor
+    drop = tuple(sorted({f.object if best.anchor_is_subject else f.subject for f in best.facts} - keep))
+    rows: Rows = Match(subj, best.relation, obj)
+    return Entities(Exclude(rows, drop) if drop else rows)
 
 
 _BEFORE_CUES = frozenset({"before", "preceded", "preceding", "previous", "predecessor", "prior"})

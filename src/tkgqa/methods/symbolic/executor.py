@@ -28,6 +28,7 @@ from .program import (
     Rows,
     Select,
     TimeExpr,
+    TimeOf,
 )
 
 
@@ -58,11 +59,13 @@ class Executor:
         self.max_evidence = max_evidence
         self.steps: list[dict[str, Any]] = []
         self.reference_facts: list[Fact] = []
+        self._times: dict[int, tuple[TimeOf, Interval | TimePoint | None]] = {}  # per run, by id
 
     # --- answers --------------------------------------------------------------------------------
     def run(self, program: Program) -> Result:
         self.steps = []
         self.reference_facts = []
+        self._times = {}
         rows = self.rows(program.rows)
         if isinstance(program, Entities):
             answers, used = self._rank_entities(rows, program.order)
@@ -146,6 +149,14 @@ class Executor:
     def time(self, expr: TimeExpr) -> Interval | TimePoint | None:
         if isinstance(expr, Const):
             return expr.point
+        cached = self._times.get(id(expr))  # alternatives of one program share their reference event
+        if cached is not None and cached[0] is expr:
+            return cached[1]
+        value = self._time_of(expr)
+        self._times[id(expr)] = (expr, value)
+        return value
+
+    def _time_of(self, expr: TimeOf) -> Interval | TimePoint | None:
         rows = [r for r in self.rows(expr.rows) if r.fact.start is not None]
         if not rows:
             return None

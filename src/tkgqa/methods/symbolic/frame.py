@@ -147,10 +147,13 @@ def find_ordinal(tokens: list[Token], covered: set[int]) -> Ordinal | None:
     return None
 
 
+_REFERENCE_FILLERS = frozenset({"the", "that", "of", "a", "an", "other", "these", "those"})
+
+
 def reference_op(tokens: list[Token], mention: EntityMention) -> str | None:
     """``before``/``after`` when the mention follows such a word ("Before the Danish ministry, …")."""
     k = mention.start - 1
-    while k >= 0 and tokens[k].text in {"the", "that", "of"}:
+    while k >= 0 and tokens[k].text in _REFERENCE_FILLERS:
         k -= 1
     if k < 0:
         return None

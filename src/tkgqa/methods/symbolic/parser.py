@@ -51,6 +51,8 @@ class ParserOptions:
     set_order: str = "count"  # ranking of un-ordered entity answers
     exclude_question_entities: bool = True
     relation_candidates: int = 2
+    relax: bool = True  # no fact of the asked relation: its reverse reading, then the second-best relation
+    any_relation: bool = False  # ... and last, any relation between the same entities (a guess)
 
 
 _NOT_RELATION = STOPWORDS | set(FIRST_WORDS) | set(LAST_WORDS) | set(NTH_WORDS) | {
@@ -115,8 +117,9 @@ class QuestionParser:
             ranked = [(linking, 0.0)]
             info["relations"] = [linking]
         relation = ranked[0][0]
+        second = ranked[1][0] if len(ranked) > 1 else None
         try:
-            program = self._build(tokens, target, mains, ref, times, ordinal, relation)
+            program = self._build(tokens, target, mains, ref, times, ordinal, relation, second)
         except ParseError as exc:
             return Parse(None, str(exc), info)
         return Parse(program, "", info)
@@ -142,54 +145,76 @@ class QuestionParser:
         times: list[TimeMention],
         ordinal: Any,
         relation: str,
+        second: str | None = None,
     ) -> Program:
-        inverse = self.lexicon.inverse(relation)
-        symmetric = self.lexicon.symmetric(relation)
-
-        def _match(subject: str | None, rel: str, obj: str | None, inv: str | None) -> Rows:
-            return _match_rows(subject, rel, obj, inv, symmetric)
-
+        variants = self._variants(relation, second)
         host_like = "host" in {c for w in relation.lower().split("_") for c in concepts_of(w)}
         if target.kind == "time":
-            if len(mains) >= 2:
-                subj, obj = self._order_pair(tokens, mains[0], mains[1], host_like)
-                rows: Rows = _match(subj.entity, relation, obj.entity, inverse)
-            else:
-                m = mains[0]
-                if _answer_is_subject(tokens, target, m, host_like):
-                    rows = _match(None, relation, m.entity, inverse)
+            pipes: list[Rows] = []
+            for v in variants:
+                if len(mains) >= 2:
+                    subj, obj = self._order_pair(tokens, mains[0], mains[1], host_like)
+                    rows: Rows = v.match(subj.entity, obj.entity)
                 else:
-                    rows = _match(m.entity, relation, None, inverse)
-            rows = self._time_constraints(rows, times)
+                    m = mains[0]
+                    if _answer_is_subject(tokens, target, m, host_like):
+                        rows = v.match(None, m.entity)
+                    else:
+                        rows = v.match(m.entity, None)
+                pipes.append(self._time_constraints(rows, times))
+            rows = _first_nonempty(pipes)
             if ordinal is not None:
                 rows = Select(rows, ordinal.which, ordinal.n)
             return Times(rows, target.granularity, target.use_end)
         main = mains[0]
         answer_subject = _answer_is_subject(tokens, target, main, host_like)
-        if answer_subject:
-            rows = _match(None, relation, main.entity, inverse)
-        else:
-            rows = _match(main.entity, relation, None, inverse)
-        rows = self._time_constraints(rows, times)
+        ref_time: TimeOf | None = None
         if ref is not None:
-            ref_rows = (
-                _match(ref.mention.entity, relation, main.entity, inverse)
-                if answer_subject
-                else _match(main.entity, relation, ref.mention.entity, inverse)
+            ref_rows = _first_nonempty(
+                [
+                    v.match(ref.mention.entity, main.entity)
+                    if answer_subject
+                    else v.match(main.entity, ref.mention.entity)
+                    for v in variants
+                ]
             )
             if ref.op == "in":
-                rows = Filter(rows, "in", TimeOf(ref_rows, "first", ref.granularity))
+                ref_time = TimeOf(ref_rows, "first", ref.granularity)
             else:
                 which = self.options.after_reference if ref.op == "after" else self.options.before_reference
-                rows = Filter(rows, ref.op, TimeOf(ref_rows, which))
-        if self.options.exclude_question_entities:
-            drop = tuple(dict.fromkeys([main.entity] + ([ref.mention.entity] if ref else [])))
-            rows = Exclude(rows, drop)
+                ref_time = TimeOf(ref_rows, which)
+        drop = tuple(dict.fromkeys([main.entity] + ([ref.mention.entity] if ref else [])))
+        pipes = []
+        for v in variants:
+            rows = v.match(None, main.entity) if answer_subject else v.match(main.entity, None)
+            rows = self._time_constraints(rows, times)
+            if ref is not None and ref_time is not None:
+                rows = Filter(rows, ref.op, ref_time)
+            if self.options.exclude_question_entities:
+                rows = Exclude(rows, drop)
+            pipes.append(rows)
+        rows = _first_nonempty(pipes)
         if ordinal is not None:
             rows = Select(rows, ordinal.which, ordinal.n)
             return Entities(rows)
         closest = _closest_order(ref, times)
         return Entities(rows, closest or ("count" if not ref else self.options.set_order))
+
+    def _variants(self, relation: str, second: str | None = None) -> list[_Variant]:
+        """The relation as asked (with its converse / symmetric reading); then, when ``relax`` is set, the
+        asked relation read the other way round, the lexicon's second-best relation, and any relation
+        between the same entities in either direction — an incomplete KG may lack the asked event but record
+        others between the same entities at that time."""
+        symmetric = self.lexicon.symmetric(relation)
+        out = [_Variant(relation, self.lexicon.inverse(relation), symmetric)]
+        if self.options.relax:
+            if not symmetric:
+                out.append(_Variant(relation, None, False, reread=True))
+            if second:
+                out.append(_Variant(second, self.lexicon.inverse(second), self.lexicon.symmetric(second)))
+            if self.options.any_relation:
+                out.append(_Variant(None, None, False, reread=True))
+        return out
 
     @staticmethod
     def _time_constraints(rows: Rows, times: list[TimeMention]) -> Rows:
@@ -211,6 +236,30 @@ class QuestionParser:
         if _suffer_victim(tokens, a, b):
             return b, a
         return a, b
+
+
+@dataclass(frozen=True, slots=True)
+class _Variant:
+    """One reading of the question's relation: a KG relation (``None``: any) with its converse and whether the
+    KG records it both ways; ``reread``: its facts read in either direction."""
+
+    relation: str | None
+    inverse: str | None
+    symmetric: bool
+    reread: bool = False
+
+    def match(self, subject: str | None, obj: str | None) -> Rows:
+        if self.reread or self.relation is None:
+            return Match(subject, self.relation, obj, both_directions=self.reread)
+        return _match_rows(subject, self.relation, obj, self.inverse, self.symmetric)
+
+
+def _first_nonempty(pipes: list[Rows]) -> Rows:
+    """``pipes[0] ?? pipes[1] ?? …``: the first alternative that finds facts."""
+    rows = pipes[-1]
+    for alternative in reversed(pipes[:-1]):
+        rows = Fallback(alternative, rows)
+    return rows
 
 
 def _match_rows(

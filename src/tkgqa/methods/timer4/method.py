@@ -37,7 +37,7 @@ from ...llm.cache import llm_context
 from ...prompts.base import run_prompt
 from ...prompts.timer4 import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
 from ...retrieval import BM25Retriever, Retriever, ScoredFact
-from ..base import METHODS, Answer, Method, MethodConfig
+from ..base import METHODS, Answer, Method, MethodConfig, merge_config, parse_options
 from ..cik.grounding import QuestionEntities
 from ..cik.llm_support import error_usage, resolve_backend, usage_dict
 from .rewrite import accept_rewrite, needs_rewrite
@@ -93,9 +93,8 @@ class TimeR4(Method):
         spec: str | None = None,
         **overrides: Any,
     ) -> None:
-        base = config or TimeR4Config()
-        updates = {**_spec_overrides(spec), **overrides}
-        self.config: TimeR4Config = TimeR4Config.model_validate({**base.model_dump(), **updates})
+        updates = {**parse_options(spec, method="timer4", flags=_SPEC_FLAGS), **overrides}
+        self.config: TimeR4Config = merge_config(TimeR4Config, config, updates)
         self.llm = resolve_backend(llm)
         self.linker = QuestionEntities()
         self._fks: Retriever | None = None
@@ -281,21 +280,3 @@ _SPEC_FLAGS: dict[str, tuple[str, Any]] = {
     "always_rewrite": ("rewrite_policy", "always"),
     "hybrid": ("hybrid", True),
 }
-
-
-def _spec_overrides(spec: str | None) -> dict[str, Any]:
-    """``"no_rewrite,no_rerank,embedder=model2vec"`` → config overrides (Table 5 ablations)."""
-    out: dict[str, Any] = {}
-    for part in (spec or "").replace("+", ",").split(","):
-        token = part.strip()
-        if not token:
-            continue
-        if "=" in token:
-            key, _, value = token.partition("=")
-            out[key.strip().lower().replace("-", "_")] = value.strip()
-            continue
-        flag = _SPEC_FLAGS.get(token.lower().replace("-", "_").replace("/", "_"))
-        if flag is None:
-            raise ConfigError(f"unknown timer4 option {part!r}; use {', '.join(_SPEC_FLAGS)} or key=value")
-        out[flag[0]] = flag[1]
-    return out

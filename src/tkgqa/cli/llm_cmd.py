@@ -1,0 +1,263 @@
+"""``tkgqa llm complete|log|prices`` and ``tkgqa llm cache info|clear``: the LLM layer from the shell.
+
+Everything reads and writes ``$TKGQA_HOME/llm.sqlite`` (``--db`` picks another file): the response cache
+and the run log of every call (method, question, model, tokens, latency, cached). API keys are never
+printed nor stored; they only come from the environment (``OPENAI_API_KEY``).
+
+Costs are estimates in USD from a table of USD per 1M tokens (input, output), matched by the longest
+model-name prefix. The default table (``tkgqa llm prices``)::
+
+    gpt-4o-mini   0.15 / 0.60      gpt-4.1-nano  0.10 / 0.40      gpt-4.1       2.00 / 8.00
+    gpt-4o        2.50 / 10.00     gpt-4.1-mini  0.40 / 1.60      gpt-3.5-turbo 0.50 / 1.50
+
+``--prices FILE`` (JSON ``{"model-prefix": [input, output]}``) adds to or overrides it. Cached calls and
+local backends (llamacpp, fake) cost 0; remote models missing from the table are listed as unpriced.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..errors import ConfigError
+from ..llm.cache import (
+    LOCAL_BACKENDS,
+    PRICES_PER_MTOK,
+    GroupUsage,
+    LLMCache,
+    LogSummary,
+    llm_context,
+    load_price_table,
+    price_for,
+    summarize_log,
+)
+from . import app
+
+console = Console()
+llm_app = typer.Typer(
+    help="Query an LLM backend; inspect the run log and the response cache.", no_args_is_help=True
+)
+cache_app = typer.Typer(help="The response cache ($TKGQA_HOME/llm.sqlite).", no_args_is_help=True)
+app.add_typer(llm_app, name="llm")
+llm_app.add_typer(cache_app, name="cache")
+
+#: Method tag of the calls made by ``tkgqa llm complete`` (``tkgqa llm log --method cli``).
+CLI_METHOD = "cli"
+_RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
+_UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+DB_HELP = "SQLite file (default: $TKGQA_HOME/llm.sqlite)."
+
+
+def parse_since(text: str, now: float | None = None) -> float:
+    """``"2h"``/``"30m"``/``"7d"``/``"1w"`` (ago) or an ISO date/time (local time unless it has a zone)
+    → Unix time."""
+    match = _RELATIVE.match(text)
+    if match:
+        amount, unit = float(match.group(1)), match.group(2).lower()
+        return (time.time() if now is None else now) - amount * _UNIT_S[unit]
+    try:
+        return datetime.fromisoformat(text.strip()).timestamp()
+    except ValueError:
+        raise ConfigError(
+            f"--since: cannot read {text!r}; use a duration ago (30m, 2h, 7d, 1w) or an ISO date/time "
+            "(2024-05-01, 2024-05-01T14:30)"
+        ) from None
+
+
+def price_table(prices: Path | None) -> dict[str, tuple[float, float]]:
+    """The default table, updated with the entries of ``prices`` (a JSON file) when given."""
+    table = dict(PRICES_PER_MTOK)
+    if prices is not None:
+        table.update(load_price_table(prices))
+    return table
+
+
+def _when(ts: float | None) -> str | None:
+    return datetime.fromtimestamp(ts).isoformat(timespec="seconds") if ts is not None else None
+
+
+# --- complete -------------------------------------------------------------------------------------------
+@llm_app.command("complete")
+def complete_cmd(
+    prompt: str = typer.Argument(..., help="The user message ('-' reads it from stdin)."),
+    llm: str = typer.Option(..., "--llm", help="LLM spec: openai:gpt-4o-mini, llamacpp:smollm2, fake…"),
+    system: str | None = typer.Option(None, "--system", help="A system message."),
+    max_tokens: int = typer.Option(256, "--max-tokens", min=1, help="Completion token limit."),
+    temperature: float = typer.Option(0.0, "--temperature", min=0.0, help="0 = deterministic, cached."),
+    cache: bool = typer.Option(True, "--cache/--no-cache", help="Serve temperature-0 requests from cache."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Send one prompt to an LLM; print its text and usage (tokens, latency, cached or not)."""
+    from ..llm.base import Message, make_request, resolve_llm
+
+    text = sys.stdin.read() if prompt == "-" else prompt
+    if not text.strip():
+        raise ConfigError("the prompt is empty")
+    messages = ([Message.system(system)] if system else []) + [Message.user(text)]
+    backend = resolve_llm(llm, cache=cache)
+    with llm_context(method=CLI_METHOD):
+        resp = backend.complete(make_request(messages, max_tokens=max_tokens, temperature=temperature))
+    free = resp.cached or backend.name in LOCAL_BACKENDS
+    price_in, price_out = (0.0, 0.0) if free else price_for(resp.model or backend.model_id)
+    usage = resp.usage
+    cost = (usage.prompt_tokens * price_in + usage.completion_tokens * price_out) / 1e6
+    if as_json:
+        out = {
+            "text": resp.text,
+            "backend": backend.name,
+            "model": resp.model or backend.model_id,
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "latency_s": resp.latency_s,
+            "cached": resp.cached,
+            "cost_usd": cost,
+        }
+        typer.echo(json.dumps(out, ensure_ascii=False))
+        return
+    typer.echo(resp.text)
+    console.print(
+        f"[dim]{escape(backend.name)}:{escape(resp.model or backend.model_id)} · "
+        f"prompt {usage.prompt_tokens} tokens · "
+        f"completion {usage.completion_tokens} tokens · {resp.latency_s:.2f} s · "
+        f"{'cached' if resp.cached else 'not cached'} · ~${cost:.6f}[/dim]",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+# --- log ------------------------------------------------------------------------------------------------
+def _group_table(title: str, column: str, groups: list[GroupUsage]) -> Table:
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column(column, overflow="fold")
+    for name in ("calls", "cached", "errors", "in tok", "out tok", "sec", "cost $"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for g in groups:
+        table.add_row(
+            escape(g.key or "—"),
+            str(g.calls),
+            str(g.cached_calls),
+            str(g.errors),
+            str(g.prompt_tokens),
+            str(g.completion_tokens),
+            f"{g.latency_s:.2f}",
+            f"{g.cost_usd:.4f}",
+        )
+    return table
+
+
+def print_log_summary(summary: LogSummary, title: str) -> None:
+    t = summary.total
+    if t.calls == 0 and t.parse_failures == 0:
+        console.print(f"no LLM calls logged ({title})", highlight=False)
+        return
+    mean = t.latency_s / t.calls if t.calls else 0.0
+    console.print(
+        f"[bold]{t.calls}[/bold] calls ({t.cached_calls} cached, {t.errors} errors, "
+        f"{t.parse_failures} parse failures) · {t.prompt_tokens} prompt + {t.completion_tokens} completion "
+        f"tokens · {t.latency_s:.1f} s ({mean:.2f} s/call) · ~[bold]${t.cost_usd:.4f}[/bold]  "
+        f"[dim]{escape(title)}[/dim]",
+        highlight=False,
+        soft_wrap=True,
+    )
+    console.print(_group_table("per model", "model", summary.by_model))
+    console.print(_group_table("per method", "method", summary.by_method))
+    if summary.unpriced_models:
+        console.print(
+            f"[yellow]no price for[/yellow] {escape(', '.join(summary.unpriced_models))} "
+            "(counted as $0; add them with --prices FILE)",
+            highlight=False,
+        )
+
+
+@llm_app.command("log")
+def log_cmd(
+    method: str | None = typer.Option(None, "--method", help="Only calls tagged with this method."),
+    since: str | None = typer.Option(None, "--since", help="Only calls since: 2h, 7d, 2024-05-01…"),
+    prices: Path | None = typer.Option(
+        None, "--prices", help='JSON {"model-prefix": [input, output]} USD/1M tokens, over the defaults.'
+    ),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Sum up the run log: calls, cached calls, tokens, latency and estimated cost per model and method."""
+    table = price_table(prices)
+    since_ts = parse_since(since) if since is not None else None
+    summary = summarize_log(db, method=method, since=since_ts, prices=table)
+    if as_json:
+        data: dict[str, Any] = summary.model_dump(mode="json")
+        data.update(method=method, since=_when(since_ts), prices=_prices_json(table))
+        typer.echo(json.dumps(data, ensure_ascii=False))
+        return
+    scope = [f"method {method}"] if method else []
+    scope += [f"since {_when(since_ts)}"] if since_ts is not None else []
+    print_log_summary(summary, ", ".join(scope) or "all calls")
+
+
+def _prices_json(table: Mapping[str, tuple[float, float]]) -> dict[str, dict[str, float]]:
+    return {model: {"input": p[0], "output": p[1]} for model, p in sorted(table.items())}
+
+
+@llm_app.command("prices")
+def prices_cmd(
+    prices: Path | None = typer.Option(None, "--prices", help="JSON price file to merge over the defaults."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Show the price table used for cost estimates (USD per 1M tokens)."""
+    table = price_table(prices)
+    if as_json:
+        typer.echo(json.dumps(_prices_json(table)))
+        return
+    out = Table("model prefix", "input $/1M", "output $/1M", title="prices", title_justify="left")
+    for model, (pin, pout) in sorted(table.items()):
+        out.add_row(model, f"{pin:.2f}", f"{pout:.2f}")
+    console.print(out)
+    console.print("[dim]local backends (llamacpp, fake) and cached calls cost 0[/dim]")
+
+
+# --- cache ----------------------------------------------------------------------------------------------
+@cache_app.command("info")
+def cache_info(
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Where the cache is, its size, and how many responses and logged calls it holds."""
+    info = LLMCache(db).info()
+    info["first_call"], info["last_call"] = _when(info["first_call"]), _when(info["last_call"])
+    if as_json:
+        typer.echo(json.dumps(info))
+        return
+    table = Table("", "value", title="LLM cache", title_justify="left")
+    for key in ("path", "exists", "size_bytes", "responses", "calls", "first_call", "last_call"):
+        table.add_row(key, str(info[key]))
+    console.print(table)
+
+
+@cache_app.command("clear")
+def cache_clear(
+    log: bool = typer.Option(False, "--log", help="Also delete the run log (tkgqa llm log)."),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Delete the cached responses (and, with --log, the run log)."""
+    store = LLMCache(db)
+    removed = store.clear(responses=True, log=log)
+    if as_json:
+        typer.echo(json.dumps({"path": str(store.path), **removed}))
+        return
+    what = f"{removed['responses']} cached responses"
+    if log:
+        what += f" and {removed['calls']} logged calls"
+    console.print(f"deleted {what} from {store.path}", highlight=False)

@@ -1,0 +1,148 @@
+"""KG inspection shared by the CLI (``tkgqa kg info``/``query``) and the service (``/api/kg``,
+``/api/kg/query``): the summary of a store and one ARI operator run from user-given names or labels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigError
+from .base import KGStore
+from .fact import Fact
+from .linking import EntityLinker, RelationLinker
+from .operators import (
+    get_after,
+    get_before,
+    get_between,
+    get_during,
+    get_first,
+    get_head_entity,
+    get_last,
+    get_tail_entity,
+    get_time,
+)
+
+QUERY_OPS = (
+    "get_tail_entity",
+    "get_head_entity",
+    "get_time",
+    "get_before",
+    "get_after",
+    "get_between",
+    "get_during",
+    "get_first",
+    "get_last",
+)
+FILTER_OPS = {"get_before": get_before, "get_after": get_after, "get_during": get_during}
+
+
+def check_operator_args(
+    op: str,
+    head: str | None,
+    rel: str | None,
+    tail: str | None,
+    time: str | None,
+    time2: str | None = None,
+    *,
+    flag: str = "",
+) -> None:
+    """Raise ConfigError naming what ``op`` lacks; ``flag`` prefixes argument names (``"--"`` in the CLI)."""
+    if op not in QUERY_OPS:
+        raise ConfigError(f"unknown operator {op!r}; use one of {', '.join(QUERY_OPS)}")
+    needs = {
+        "get_tail_entity": ("head", "rel"),
+        "get_head_entity": ("tail", "rel"),
+        "get_time": ("head", "rel", "tail"),
+    }
+    given = {"head": head, "rel": rel, "tail": tail}
+    missing = [name for name in needs.get(op, ()) if given[name] is None]
+    if missing:
+        names = [flag + n for n in needs[op]]
+        listed = " and ".join(names) if len(names) < 3 else f"{', '.join(names[:-1])} and {names[-1]}"
+        raise ConfigError(f"{op} needs {listed} (missing: {', '.join(flag + m for m in missing)})")
+    if head is None and tail is None:
+        raise ConfigError(
+            f"{op} filters the facts of an entity lookup: give {flag}head and/or {flag}tail (and {flag}rel)"
+        )
+    if op in {"get_before", "get_after", "get_during", "get_between"} and time is None:
+        raise ConfigError(f"{op} needs {flag}time")
+    if op == "get_between" and time2 is None:
+        raise ConfigError(f"get_between needs {flag}time and {flag}time2")
+
+
+@dataclass(frozen=True)
+class KGLinkers:
+    """Entity and relation linkers of one KG, built once (they index every name and label)."""
+
+    entities: EntityLinker
+    relations: RelationLinker
+
+    @classmethod
+    def from_kg(cls, kg: KGStore) -> KGLinkers:
+        return cls(EntityLinker.from_kg(kg), RelationLinker.from_kg(kg))
+
+
+def run_operator(
+    kg: KGStore,
+    linkers: KGLinkers | None,
+    op: str,
+    *,
+    head: str | None = None,
+    rel: str | None = None,
+    tail: str | None = None,
+    time: str | None = None,
+    time2: str | None = None,
+) -> list[Fact]:
+    """Run one ARI operator like ``tkgqa kg query``: entity lookups use head/rel/tail (and time for
+    get_tail_entity/get_head_entity); the other operators filter the facts of the head/rel/tail lookup.
+    Names or labels are accepted; an unknown one raises NotFoundError with near matches. ``linkers`` (built
+    once per KG by a long-lived caller) are built here when ``None``."""
+    linkers = linkers or KGLinkers.from_kg(kg)
+    check_operator_args(op, head, rel, tail, time, time2)
+    h = _resolve(kg, linkers.entities, head)
+    t = _resolve(kg, linkers.entities, tail)
+    r = _resolve(kg, linkers.relations, rel, relation=True)
+    if op == "get_tail_entity":
+        return get_tail_entity(kg, h or "", r or "", time)
+    if op == "get_head_entity":
+        return get_head_entity(kg, t or "", r or "", time)
+    if op == "get_time":
+        return get_time(kg, h or "", r or "", t or "")
+    base = kg.facts(subject=h, relation=r, object=t)
+    if op in FILTER_OPS:
+        return FILTER_OPS[op](base, time or "")
+    if op == "get_between":
+        return get_between(base, time or "", time2 or "")
+    return get_first(base) if op == "get_first" else get_last(base)
+
+
+def _resolve(
+    kg: KGStore, linker: EntityLinker | RelationLinker, mention: str | None, relation: bool = False
+) -> str | None:
+    if mention is None:
+        return None
+    if (kg.has_relation if relation else kg.has_entity)(mention):
+        return mention
+    return linker.resolve(mention, fuzzy_threshold=2.0)  # never guess: unknown → NotFoundError + suggestions
+
+
+def kg_summary(kg: KGStore, path: str | None = None, top: int = 10) -> dict[str, Any]:
+    """What ``tkgqa kg info --json`` prints: counts, time span and the ``top`` most frequent relations."""
+    first, last = kg.time_span()
+    relation_counts = getattr(kg, "relation_counts", None)
+    counts_map: dict[str, int] = relation_counts() if callable(relation_counts) else {}
+    counts = sorted(counts_map.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+    report = getattr(kg, "load_report", None)
+    return {
+        "name": getattr(kg, "name", None),
+        "path": path or "demo",
+        "format": report.format if report else None,
+        "facts": len(kg),
+        "entities": len(kg.entities),
+        "relations": len(kg.relations),
+        "labels": len(getattr(kg, "labels", {}) or {}),
+        "start": first.iso() if first else None,
+        "end": last.iso() if last else None,
+        "top_relations": [{"relation": r, "label": kg.label(r), "count": n} for r, n in counts],
+        "from_cache": bool(report and report.from_cache),
+    }

@@ -1,0 +1,155 @@
+"""``hybrid``: the offline symbolic reasoner first, an LLM method only when it abstains.
+
+The primary method (``symbolic`` by default, no LLM) answers what it can parse and execute; a question it
+abstains on (or answers with nothing) is routed to the fallback method (``ari`` with policy ``llm`` by
+default), which gets the ``llm`` (and ``policy``) options. The answer's trace starts with a ``route`` step::
+
+    {"type": "route", "route": "primary" | "fallback", "answered_by": "symbolic" | "ari" | None,
+     "primary": "symbolic", "primary_abstained": bool, "primary_reason": str,
+     "fallback": "ari", "fallback_reason": str}        # the last two only when the fallback ran
+
+followed by the primary's steps and then the fallback's, each tagged ``"stage": "primary"|"fallback"``.
+Usage is the sum of both. Specs (``--method``)::
+
+    hybrid                                   # symbolic → ari (policy llm); needs --llm
+    hybrid:llm_only                          # symbolic → llm_only
+    hybrid:fallback=ari:policy=llm;t_max=3   # ';' separates the fallback's own options
+    hybrid:primary=symbolic,fallback=kg_rag,llm=llamacpp:smollm2
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from pydantic import ConfigDict, Field
+
+from ..datasets.base import Question
+from ..errors import ConfigError
+from ..kg.base import KGStore
+from ..llm.base import LLMBackend
+from .base import METHODS, Answer, Method, MethodConfig, merge_config, parse_options, resolve_method
+
+
+class HybridConfig(MethodConfig):
+    """Settings of the hybrid router (unknown keys are rejected, to catch typos in ``--method``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    primary: str = Field(default="symbolic", description="method tried first (built without options)")
+    fallback: str = Field(
+        default="ari", description="method spec used when the primary abstains; ';' separates its options"
+    )
+    llm: str | None = Field(default=None, description="LLM spec handed to the fallback")
+    policy: str | None = Field(
+        default=None, description="policy handed to the fallback (ari: llm by default)"
+    )
+
+
+def parse_hybrid_spec(spec: str) -> dict[str, str]:
+    """``"llm_only"`` → ``{"fallback": "llm_only"}``; ``"fallback=ari:policy=llm;t_max=3,llm=fake"`` →
+    ``{"fallback": "ari:policy=llm;t_max=3", "llm": "fake"}``."""
+    if "=" not in spec.partition(":")[0]:
+        return {"fallback": spec.strip()}
+    return parse_options(spec, method="hybrid")
+
+
+def merge_usage(*usages: dict[str, float]) -> dict[str, float]:
+    """Key-wise sum of usage dicts."""
+    out: dict[str, float] = {}
+    for usage in usages:
+        for key, value in usage.items():
+            out[key] = out.get(key, 0) + value
+    return out
+
+
+def _tagged(steps: list[dict[str, Any]], stage: str) -> list[dict[str, Any]]:
+    return [{**step, "stage": stage} for step in steps]
+
+
+def _answered(answer: Answer) -> bool:
+    return not answer.abstained and bool(answer.answers)
+
+
+@METHODS.register("hybrid")
+class HybridMethod(Method):
+    """Routes each question: the primary (offline) method's answer, else the fallback (LLM) method's.
+
+    ``primary``/``fallback`` may also be given as method instances (their names go into the config)."""
+
+    name = "hybrid"
+
+    def __init__(
+        self,
+        config: HybridConfig | None = None,
+        *,
+        llm: str | LLMBackend | None = None,
+        spec: str | None = None,
+        primary: str | Method | None = None,
+        fallback: str | Method | None = None,
+        **overrides: Any,
+    ) -> None:
+        if spec:
+            overrides = {**parse_hybrid_spec(spec), **overrides}
+        if isinstance(llm, str):
+            overrides["llm"] = llm
+        elif llm is not None:
+            overrides["llm"] = f"{llm.name}:{llm.model_id}"
+        for key, given in (("primary", primary), ("fallback", fallback)):
+            if given is not None:
+                overrides[key] = given if isinstance(given, str) else given.name
+        self.config: HybridConfig = merge_config(HybridConfig, config, overrides)
+        if self.config.fallback.partition(":")[0].strip().lower() == self.name:
+            raise ConfigError("the hybrid method's fallback cannot be 'hybrid' itself")
+        self.primary: Method = primary if isinstance(primary, Method) else resolve_method(self.config.primary)
+        self.fallback: Method = (
+            fallback if isinstance(fallback, Method) else self._build_fallback(llm or self.config.llm)
+        )
+
+    def _build_fallback(self, llm: str | LLMBackend | None) -> Method:
+        options: dict[str, Any] = {}
+        if llm is not None:
+            options["llm"] = llm
+        if self.config.policy is not None:
+            options["policy"] = self.config.policy
+        spec = self.config.fallback.replace(";", ",")
+        try:
+            return resolve_method(spec, **options)
+        except ConfigError as exc:
+            hint = "" if llm is not None else "; pass an LLM (--llm SPEC) or a fallback that needs none"
+            raise ConfigError(f"hybrid: cannot build the fallback {spec!r}: {exc}{hint}") from exc
+
+    def answer(self, question: Question, kg: KGStore) -> Answer:
+        first = self.primary.answer(question, kg)
+        route: dict[str, Any] = {
+            "type": "route",
+            "route": "primary",
+            "answered_by": self.primary.name,
+            "primary": self.primary.name,
+            "primary_abstained": not _answered(first),
+            "primary_reason": first.reason,
+        }
+        primary_steps = _tagged(first.trace, "primary")
+        if _answered(first):
+            return dataclasses.replace(first, trace=[route, *primary_steps])
+        second = self.fallback.answer(question, kg)
+        route.update(route="fallback", fallback=self.fallback.name, fallback_reason=second.reason)
+        route["answered_by"] = self.fallback.name if _answered(second) else None
+        trace = [route, *primary_steps, *_tagged(second.trace, "fallback")]
+        usage = merge_usage(first.usage, second.usage)
+        if _answered(second):
+            return dataclasses.replace(second, trace=trace, usage=usage)
+        reason = (
+            f"{self.primary.name}: {first.reason or 'no answer'}; "
+            f"{self.fallback.name}: {second.reason or 'no answer'}"
+        )
+        return Answer.abstain(
+            reason, trace=trace, usage=usage, evidence=second.evidence, raw_output=second.raw_output
+        )
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            **super().describe(),
+            "primary": self.primary.describe(),
+            "fallback": self.fallback.describe(),
+        }
