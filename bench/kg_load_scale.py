@@ -1,9 +1,9 @@
 """Cached-load time of a KG the size of the full MultiTQ KG (461k facts), which ../shared does not hold.
 
-Builds a synthetic KG file in a temporary folder: the shared MultiTQ partial KG (227k facts) plus a copy of it
-whose entity names get a ``#2`` suffix (so the vocabulary doubles too, as in the real, larger KG), for
-``--copies`` copies in all. Then loads it cold (parse + index + write the npz cache) and cached, in fresh child
-processes, and prints both times and the resident memory of the cached load.
+Builds a synthetic KG file in a temporary folder: the shared MultiTQ partial KG (227k facts) plus a copy
+of it whose entity names get a ``#2`` suffix (so the vocabulary doubles too, as in the real, larger KG),
+for ``--copies`` copies in all. Then loads it cold (parse + index + write the npz cache) and cached, in
+fresh child processes, and prints both times and the resident memory of the cached load.
 
     .venv/bin/python bench/kg_load_scale.py [--kg PATH] [--copies 2]
 
@@ -65,7 +65,10 @@ def main() -> int:
         cached = load_in_child(big, env)
     print(f"synthetic KG: {cached['facts']:,} facts, {cached['entities']:,} entities ({args.copies} copies)")
     print(f"cold load (parse + index + cache write): {cold['s']:.2f} s")
-    print(f"cached load: {cached['s']:.3f} s (from cache: {cached['from_cache']}), RSS {cached['rss_mib']:.0f} MiB")
+    print(
+        f"cached load: {cached['s']:.3f} s (from cache: {cached['from_cache']}), "
+        f"RSS {cached['rss_mib']:.0f} MiB"
+    )
     print(f"cached_load_s={cached['s']:.3f}")
     return 0
 

@@ -21,18 +21,20 @@ from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as the issue asks
 
-from tkgqa.datasets import load_dataset  # noqa: E402
-from tkgqa.eval import score_answer  # noqa: E402
-from tkgqa.kg import TemporalKG  # noqa: E402
-from tkgqa.kg.loaders import load_kg  # noqa: E402
-from tkgqa.methods import resolve_method  # noqa: E402
+from tkgqa.datasets import load_dataset
+from tkgqa.eval import score_answer
+from tkgqa.kg import TemporalKG
+from tkgqa.kg.loaders import load_kg
+from tkgqa.methods import resolve_method
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DIRS = {name: ROOT.parent / "shared" / "data" / name for name in ("multitq", "cronquestions")}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--dataset", default="multitq", choices=sorted(DEFAULT_DIRS))
     parser.add_argument("--data-dir", type=Path, default=None)
     parser.add_argument("--reps", type=int, default=3)

@@ -11,6 +11,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ..errors import TKGQAError
 
@@ -36,11 +37,16 @@ def _load_commands() -> None:
                 raise
 
 
+def print_error(exc: BaseException) -> None:
+    """One line on stderr; the message is printed literally (brackets in it are not rich markup)."""
+    err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``tkgqa`` script."""
     _load_commands()
     try:
         app(args=argv, standalone_mode=True)
     except TKGQAError as exc:
-        err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        print_error(exc)
         sys.exit(2)

@@ -18,22 +18,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..errors import ConfigError, TKGQAError
+from ..errors import TKGQAError
 from ..kg.fact import Fact
-from ..kg.linking import EntityLinker, RelationLinker
+from ..kg.linking import EntityLinker
 from ..kg.memory import TemporalKG
-from ..kg.operators import (
-    get_after,
-    get_before,
-    get_between,
-    get_during,
-    get_first,
-    get_head_entity,
-    get_last,
-    get_tail_entity,
-    get_time,
-)
-from . import app, err_console
+from ..kg.queries import QUERY_OPS, check_operator_args, kg_summary, run_operator
+from . import app, print_error
 
 console = Console()
 kg_app = typer.Typer(
@@ -41,17 +31,6 @@ kg_app = typer.Typer(
 )
 app.add_typer(kg_app, name="kg")
 
-QUERY_OPS = (
-    "get_tail_entity",
-    "get_head_entity",
-    "get_time",
-    "get_before",
-    "get_after",
-    "get_between",
-    "get_during",
-    "get_first",
-    "get_last",
-)
 PATH_HELP = "KG file (quadruples, id files, Wikidata quintuples, TSV, CSV, JSONL) or 'demo'."
 
 
@@ -61,7 +40,7 @@ def cli_errors() -> Iterator[None]:
     try:
         yield
     except TKGQAError as exc:
-        err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        print_error(exc)
         raise typer.Exit(2) from None
 
 
@@ -78,12 +57,6 @@ def resolve_entity(kg: TemporalKG, mention: str) -> str:
     if kg.has_entity(mention):
         return mention
     return EntityLinker.from_kg(kg).resolve(mention, fuzzy_threshold=2.0)
-
-
-def resolve_relation(kg: TemporalKG, mention: str) -> str:
-    if kg.has_relation(mention):
-        return mention
-    return RelationLinker.from_kg(kg).resolve(mention, fuzzy_threshold=2.0)
 
 
 def _emit_json(value: Any) -> None:
@@ -117,49 +90,21 @@ def info(
 
 def _info(path: str, as_json: bool, top: int, fmt: str, no_cache: bool) -> None:
     kg = open_store(path, fmt, cache=not no_cache)
-    first, last = kg.time_span()
-    counts = sorted(kg.relation_counts().items(), key=lambda kv: (-kv[1], kv[0]))[:top]
-    report = kg.load_report
-    summary: dict[str, Any] = {
-        "name": kg.name,
-        "path": path,
-        "format": report.format if report else None,
-        "facts": len(kg),
-        "entities": len(kg.entities),
-        "relations": len(kg.relations),
-        "labels": len(kg.labels),
-        "start": first.iso() if first else None,
-        "end": last.iso() if last else None,
-        "top_relations": [{"relation": r, "label": kg.label(r), "count": n} for r, n in counts],
-        "from_cache": bool(report and report.from_cache),
-    }
+    summary = kg_summary(kg, path, top)
+    counts = [(row["relation"], row["count"]) for row in summary["top_relations"]]
     if as_json:
         _emit_json(summary)
         return
     console.print(
         f"[bold]{kg.name}[/bold] ({summary['format'] or 'built-in'}): {len(kg):,} facts, "
-        f"{len(kg.entities):,} entities, {len(kg.relations):,} relations, {first} … {last}",
+        f"{len(kg.entities):,} entities, {len(kg.relations):,} relations, "
+        f"{summary['start']} … {summary['end']}",
         highlight=False,
     )
     table = Table("relation", "facts", title="top relations", title_justify="left")
     for r, n in counts:
         table.add_row(kg.label(r), f"{n:,}")
     console.print(table)
-
-
-def _check_args(op: str, head: str | None, rel: str | None, tail: str | None, time: str | None) -> None:
-    if op == "get_tail_entity" and (head is None or rel is None):
-        raise ConfigError("get_tail_entity needs --head and --rel")
-    if op == "get_head_entity" and (tail is None or rel is None):
-        raise ConfigError("get_head_entity needs --tail and --rel")
-    if op == "get_time" and (head is None or rel is None or tail is None):
-        raise ConfigError("get_time needs --head, --rel and --tail")
-    if head is None and tail is None:
-        raise ConfigError(
-            f"{op} filters the facts of an entity lookup: give --head and/or --tail (and --rel)"
-        )
-    if op in {"get_before", "get_after", "get_during", "get_between"} and time is None:
-        raise ConfigError(f"{op} needs --time")
 
 
 @kg_app.command("query")
@@ -195,35 +140,9 @@ def _query(
     fmt: str,
     no_cache: bool,
 ) -> None:
-    if op not in QUERY_OPS:
-        raise ConfigError(f"unknown operator {op!r}; use one of {', '.join(QUERY_OPS)}")
-    _check_args(op, head, rel, tail, time)
-    if op == "get_between" and time2 is None:
-        raise ConfigError("get_between needs --time and --time2")
+    check_operator_args(op, head, rel, tail, time, time2, flag="--")
     kg = open_store(path, fmt, cache=not no_cache)
-    head = resolve_entity(kg, head) if head is not None else None
-    tail = resolve_entity(kg, tail) if tail is not None else None
-    rel = resolve_relation(kg, rel) if rel is not None else None
-    if op == "get_tail_entity":
-        facts = get_tail_entity(kg, head or "", rel or "", time)
-    elif op == "get_head_entity":
-        facts = get_head_entity(kg, tail or "", rel or "", time)
-    elif op == "get_time":
-        facts = get_time(kg, head or "", rel or "", tail or "")
-    else:
-        base = kg.facts(subject=head, relation=rel, object=tail)
-        if op == "get_before":
-            facts = get_before(base, time or "")
-        elif op == "get_after":
-            facts = get_after(base, time or "")
-        elif op == "get_during":
-            facts = get_during(base, time or "")
-        elif op == "get_between":
-            facts = get_between(base, time or "", time2 or "")
-        elif op == "get_first":
-            facts = get_first(base)
-        else:
-            facts = get_last(base)
+    facts = run_operator(kg, None, op, head=head, rel=rel, tail=tail, time=time, time2=time2)
     shown = facts[:limit] if limit is not None else facts
     if as_json:
         _emit_json([f.to_dict() for f in shown])

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
-from ..errors import ConfigError
 from . import app
 
 console = Console(stderr=True)
@@ -27,11 +25,7 @@ def serve(
     from ..service import require_service
     from ..service.resolve import redact
 
-    try:
-        require_service(server=True)
-    except ConfigError as exc:  # printed here: "tkgqa[service]" would be read as rich markup by main()
-        console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
+    require_service(server=True)
     import uvicorn
 
     from ..service.app import create_app
