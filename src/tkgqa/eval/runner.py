@@ -64,9 +64,9 @@ class _KGs:
         return self.shared(), False
 
     def supported(
-        self, q: Question, kg: KGStore, per_question: bool, *, any_time: bool = False
+        self, q: Question, kg: KGStore, per_question: bool, *, loose: bool = False
     ) -> tuple[bool | None, str]:
-        """The KG-supported diagnostic: at the question's explicit time, or (``any_time``) at any time."""
+        """The KG-supported diagnostic (all question entities linked), or its ``loose`` variant."""
         if not self.check_support:
             return None, "not checked"
         try:
@@ -76,7 +76,7 @@ class _KGs:
                 if self._checker is None:
                     self._checker = SupportChecker(kg)
                 checker = self._checker
-            return checker.check_any_time(q) if any_time else checker.check(q)
+            return checker.check_loose(q) if loose else checker.check(q)
         except Exception as exc:  # a diagnostic must not stop the run
             return None, f"check failed: {type(exc).__name__}: {exc}"
 
@@ -136,7 +136,7 @@ def answer_one(method: Method, q: Question, kgs: _KGs) -> dict[str, Any]:
     latency = time.perf_counter() - t0
     row = _row(q, answer, kg, latency, error)
     row["supported"], row["supported_reason"] = kgs.supported(q, kg, per_question)
-    row["supported_any_time"] = kgs.supported(q, kg, per_question, any_time=True)[0]
+    row["supported_loose"] = kgs.supported(q, kg, per_question, loose=True)[0]
     return row
 
 

@@ -11,7 +11,6 @@ import contextvars
 import json
 import os
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -22,6 +21,7 @@ from pydantic import BaseModel
 
 from ..errors import ConfigError
 from ..home import tkgqa_home
+from ..sqlite_file import SQLiteFile
 from .base import LLMBackend, LLMRequest, LLMResponse, Usage
 
 _SCHEMA = """
@@ -88,28 +88,13 @@ def _price_key(model: str, table: Mapping[str, tuple[float, float]]) -> str | No
     return max((k for k in table if k and name.startswith(k.lower())), key=len, default=None)
 
 
-class LLMCache:
+class LLMCache(SQLiteFile):
     """The SQLite file: cached responses and the call log. Safe to share between threads."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        self.path = Path(path) if path is not None else default_cache_path()
-        self._lock = threading.Lock()
-        self._ready = False
+    schema = _SCHEMA
 
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            if not self._ready:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=30)
-            try:
-                if not self._ready:
-                    conn.executescript(_SCHEMA)
-                    self._ready = True
-                with conn:
-                    yield conn
-            finally:
-                conn.close()
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        super().__init__(Path(path) if path is not None else default_cache_path())
 
     def get(self, key: str) -> LLMResponse | None:
         with self._connect() as conn:

@@ -9,16 +9,14 @@ through float16, so cached and freshly computed results are identical.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import sqlite3
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from ..sqlite_file import SQLiteFile
 from .embedders import Embedder, FloatMatrix, normalize_rows
 from .paths import embeddings_dir
 
@@ -36,29 +34,15 @@ def text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
-class EmbeddingCache:
+class EmbeddingCache(SQLiteFile):
     """SQLite store of float16 vectors keyed by (model, sha256(text)). Safe to share between threads."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        self.path = Path(path) if path is not None else embeddings_dir() / "cache.sqlite"
-        self._lock = threading.Lock()
-        self._ready = False
+    schema = _SCHEMA
+    timeout = 60.0
+    wal = True
 
-    @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            if not self._ready:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=60)
-            try:
-                if not self._ready:
-                    conn.execute("PRAGMA journal_mode=WAL")
-                    conn.executescript(_SCHEMA)
-                    self._ready = True
-                with conn:
-                    yield conn
-            finally:
-                conn.close()
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        super().__init__(Path(path) if path is not None else embeddings_dir() / "cache.sqlite")
 
     def get_many(self, model: str, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
         """Cached vectors (float16) of those ``keys`` that are present."""
