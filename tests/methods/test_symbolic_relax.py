@@ -100,3 +100,15 @@ def test_reference_after_determiners() -> None:
     assert reference_op(tokens, mention) == "after"
     tokens = tokenize("Before those citizens of Osterlich, who praised Sylvania?")
     assert reference_op(tokens, EntityMention(2, 5, "Citizen_(Osterlich)", 3.0, "role")) == "before"
+
+
+def test_reference_through_a_gerund() -> None:
+    tokens = tokenize("After leaving Osterlich, which club did Ann join first?")
+    assert reference_op(tokens, EntityMention(2, 3, "Osterlich", 3.0, "name")) == "after"
+    tokens = tokenize("Before joining the Osterlich club, where did Ann play?")
+    assert reference_op(tokens, EntityMention(3, 5, "Osterlich_club", 3.0, "name")) == "before"
+    # a short word ending in -ing is no gerund, and two words in between break the link
+    tokens = tokenize("After king Osterlich, who ruled?")
+    assert reference_op(tokens, EntityMention(2, 3, "Osterlich", 3.0, "name")) is None
+    tokens = tokenize("After quickly leaving Osterlich, who ruled?")
+    assert reference_op(tokens, EntityMention(3, 4, "Osterlich", 3.0, "name")) is None

@@ -151,9 +151,12 @@ _REFERENCE_FILLERS = frozenset({"the", "that", "of", "a", "an", "other", "these"
 
 
 def reference_op(tokens: list[Token], mention: EntityMention) -> str | None:
-    """``before``/``after`` when the mention follows such a word ("Before the Danish ministry, …")."""
+    """``before``/``after`` when the mention follows such a word ("Before the Danish ministry, …"), also
+    through one gerund naming the reference event ("after leaving Manchester United")."""
     k = mention.start - 1
     while k >= 0 and tokens[k].text in _REFERENCE_FILLERS:
+        k -= 1
+    if k > 0 and len(tokens[k].text) > 4 and tokens[k].text.endswith("ing"):
         k -= 1
     if k < 0:
         return None
