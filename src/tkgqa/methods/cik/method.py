@@ -21,7 +21,7 @@ from ...llm.cache import llm_context
 from ...prompts.base import run_prompt
 from ...prompts.cik import ESG_PROMPT, ROG_PROMPT
 from ...retrieval.temporal import TimeConstraint, parse_time_constraint
-from ..base import METHODS, Answer, Method, MethodConfig
+from ..base import METHODS, Answer, Method, MethodConfig, merge_config, parse_options
 from .evidence import RenderedEvidence, render_compressed, render_plain
 from .grounding import QuestionEntities
 from .llm_support import error_usage, resolve_backend, usage_dict
@@ -123,10 +123,8 @@ class CIKMethod(Method):
         spec: str | None = None,
         **overrides: Any,
     ) -> None:
-        base = config or CIKConfig()
-        updates = dict(_spec_overrides(spec))
-        updates.update(overrides)
-        self.config: CIKConfig = CIKConfig.model_validate({**base.model_dump(), **updates})
+        updates = {**parse_options(spec, method="cik", flags=_SPEC_FLAGS), **overrides}
+        self.config: CIKConfig = merge_config(CIKConfig, config, updates)
         self.llm = resolve_backend(llm)
         self.linker = QuestionEntities(self.config.max_entities)
 
@@ -310,21 +308,3 @@ _SPEC_FLAGS: dict[str, tuple[str, Any]] = {
     "lexical": ("path_policy", "lexical"),
     "keep_all_tails": ("longest_per_tail", False),
 }
-
-
-def _spec_overrides(spec: str | None) -> dict[str, Any]:
-    """``"nocompress,lexical,delta2=20"`` → config overrides."""
-    out: dict[str, Any] = {}
-    for part in (spec or "").replace("+", ",").split(","):
-        token = part.strip().lower().replace("-", "_")
-        if not token:
-            continue
-        if "=" in token:
-            key, _, value = token.partition("=")
-            out[key.strip()] = value.strip()
-        elif token in _SPEC_FLAGS:
-            key, value = _SPEC_FLAGS[token]
-            out[key] = value
-        else:
-            raise ConfigError(f"unknown cik option {part!r}; use {', '.join(_SPEC_FLAGS)} or key=value")
-    return out
