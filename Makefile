@@ -18,6 +18,7 @@ install-core: $(BIN)/python
 
 install-test: $(BIN)/python
 	$(BIN)/pip install -q -e ".[$(TEST_EXTRAS)]"
+	$(BIN)/pip install -q --no-deps -e tests/plugins/tkgqa_example_plugin
 
 demo: install-core
 	$(BIN)/tkgqa demo
@@ -30,6 +31,7 @@ lint: install-test
 	$(BIN)/ruff check src tests bench
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: install-test
 	$(BIN)/python bench/kg_ops.py

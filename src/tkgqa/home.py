@@ -1,7 +1,8 @@
 """Where tkgqa keeps its files (KG cache, LLM cache and run log, embeddings, built models).
 
 ``$TKGQA_HOME`` if set, else ``~/.cache/tkgqa``; the variable is read at call time, never at import, so a
-test or a service can point it elsewhere at any moment.
+test or a service can point it elsewhere at any moment. A home that exists but is not a folder is a
+:class:`~tkgqa.errors.ConfigError`.
 """
 
 from __future__ import annotations
@@ -9,8 +10,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .errors import ConfigError
+
 
 def tkgqa_home() -> Path:
-    """``$TKGQA_HOME`` (read now), else ``~/.cache/tkgqa``."""
+    """``$TKGQA_HOME`` (read now), else ``~/.cache/tkgqa``; ConfigError when that is a file."""
     env = os.environ.get("TKGQA_HOME")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "tkgqa"
+    try:
+        home = Path(env).expanduser() if env else Path.home() / ".cache" / "tkgqa"
+    except RuntimeError:  # "~user" of an unknown user, or no home directory at all
+        raise ConfigError(
+            f"cannot find the home folder for TKGQA_HOME={env!r}; set TKGQA_HOME to an absolute folder"
+        ) from None
+    if home.exists() and not home.is_dir():
+        where = f"TKGQA_HOME={str(home)!r}" if env else f"{str(home)!r} (the default TKGQA_HOME)"
+        raise ConfigError(f"{where} is a file, not a folder; point TKGQA_HOME at a folder")
+    return home

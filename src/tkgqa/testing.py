@@ -1,4 +1,5 @@
-"""Test helpers: :class:`FakeLLM`, a scripted backend registered as ``"fake"``."""
+"""Test helpers: :class:`FakeLLM`, a scripted backend registered as ``"fake"``; :class:`ListStore`, the naive
+reference :class:`~tkgqa.kg.KGStore` of the store conformance suite."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import threading
 from collections.abc import Callable, Sequence
 
 from .errors import LLMError
+from .kg.reference import ListStore as ListStore
 from .llm.base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, Usage
 from .llm.tokens import count_message_tokens, count_tokens
 

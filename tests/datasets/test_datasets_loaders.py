@@ -268,6 +268,28 @@ def test_cronquestions_retrieved_context(cron_dir: Path) -> None:
     assert ds.meta["unsplit_facts"] == 1 and ds.questions[1].context == []
 
 
+def test_missing_inputs_that_change_results_are_warnings(tq_dir: Path, cron_dir: Path) -> None:
+    ds = load_dataset("timequestions", tq_dir)
+    assert len(ds.warnings) == 1 and "1 of 3 questions have no entry in the retrieved" in ds.warnings[0]
+    (tq_dir / "kg" / "wd_id2relation_text.txt").unlink()
+    assert load_dataset("timequestions", tq_dir).warnings == ds.warnings  # ../cronquestions/kg/ has one
+    (cron_dir / "kg" / "wd_id2relation_text.txt").unlink()
+    bare = load_dataset("timequestions", tq_dir)
+    labels = next(w for w in bare.warnings if "relation-label" in w)
+    assert "wd_id2relation_text.txt" in labels and "could not be split" in labels
+    assert bare.meta["unsplit_facts"] > ds.meta["unsplit_facts"]  # what the warning is about
+    assert bare.summary()["warnings"] == list(bare.warnings)
+    assert load_dataset("timequestions", tq_dir, context="kg").warnings == ()  # no retrieved facts used
+    assert load_dataset("cronquestions", cron_dir).warnings == ()  # relation labels only split facts
+    retrieved = load_dataset("cronquestions", cron_dir, context="retrieved")
+    assert len(retrieved.warnings) == 2 and "relation-label file" in retrieved.warnings[0]
+    assert "1 of 2 questions have no retrieved facts" in retrieved.warnings[1]
+    (cron_dir / "kg" / "wd_id2entity_text.txt").unlink()
+    nolabels = load_dataset("cronquestions", cron_dir)
+    assert len(nolabels.warnings) == 1 and "entity-label file" in nolabels.warnings[0]
+    assert "2 of 2 questions keep Wikidata ids" in nolabels.warnings[0]  # answers of q1, text of q2
+
+
 def test_cronquestions_pickle_only_when_allowed(tmp_path: Path) -> None:
     official = [dict(CRON[0], answers={"Q11", "Q10"})]
     official[0].pop("ari_test_index")

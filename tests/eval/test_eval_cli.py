@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 import tkgqa.cli.eval_cmd  # noqa: F401  (registers the commands)
 from tkgqa.cli import app
 from tkgqa.datasets import Question
-from tkgqa.errors import ConfigError
+from tkgqa.errors import ConfigError, DataError, LLMError
 from tkgqa.kg import KGStore
 from tkgqa.methods import METHODS, Answer, Method, MethodConfig
 
@@ -139,3 +139,39 @@ def test_eval_compare(data: Path, tmp_path: Path) -> None:
     assert data_out["n_common"] == 4 and data_out["mcnemar"]["b"] == data_out["mcnemar"]["c"] == 0
     table = run("eval-compare", str(tmp_path / "a"), str(tmp_path / "b"))
     assert table.exit_code == 0 and "p-value" in table.output
+
+
+def test_eval_warns_on_missing_inputs_and_strict_refuses(data: Path, tmp_path: Path) -> None:
+    (data / "kg.tsv").unlink()  # the dataset now has no KG: every question is answered over an empty one
+    base = ["eval", "--dataset", "jsonl", "--data-dir", str(data), "--method", "kg_object", "--no-progress"]
+    result = run(*base, "--output", str(tmp_path / "a"), "--json")
+    assert result.exit_code == 0, result.output
+    assert "warning: no KG" in result.stderr and "4 of 4 questions" in result.stderr
+    report = json.loads(result.stdout)
+    assert len(report["warnings"]) == 1 and report["warnings"][0].startswith("no KG")
+    strict = run(*base, "--output", str(tmp_path / "b"), "--strict")
+    assert isinstance(strict.exception, DataError) and "strict mode" in str(strict.exception)
+    assert not (tmp_path / "b").exists()
+
+
+def test_eval_with_errors_exits_1_and_resume_retries_them(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Down(KGObject):
+        def answer(self, question: Question, kg: KGStore) -> Answer:
+            if question.qid == "q2":
+                raise LLMError("HTTP 503 from http://llm/v1: overloaded")
+            return super().answer(question, kg)
+
+    monkeypatch.setitem(METHODS._factories, "kg_object", Down)
+    args = ["eval", "--dataset", "jsonl", "--data-dir", str(data), "--method", "kg_object", "--no-progress"]
+    args += ["--output", str(tmp_path / "run")]
+    result = run(*args)
+    assert result.exit_code == 1
+    assert "1 of 4 questions FAILED" in " ".join(result.stderr.split()) and "overloaded" in result.stderr
+    assert json.loads((tmp_path / "run" / "report.json").read_text())["errors"] == 1
+    assert "FAILED" in (tmp_path / "run" / "report.md").read_text()
+    monkeypatch.setitem(METHODS._factories, "kg_object", KGObject)
+    assert run(*args, "--no-retry-errors").exit_code == 1
+    again = run(*args, "--json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["errors"] == 0

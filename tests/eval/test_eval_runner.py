@@ -131,6 +131,7 @@ def test_report_and_rows(tmp_path: Path) -> None:
         "parse_failures": 3,
         "cost_usd": 0.0,
         "llm_calls": 6.0,
+        "cached_calls": 0.0,
     }
     assert data["breakdown"]["qlabel"]["Single"]["strict_hits@1"] == 0.5
     assert data["dataset"]["name"] == "multitq" and data["errors"] == 0
@@ -189,8 +190,12 @@ def test_method_errors_become_rows(tmp_path: Path) -> None:
     assert (
         report.error_examples[0]["qid"] == "2" and "RuntimeError: boom" in report.error_examples[0]["error"]
     )
+    assert report.errors_by_type == {"RuntimeError": 1}
     row = {r["qid"]: r for r in read_results(tmp_path)}["2"]
-    assert row["error"].startswith("RuntimeError: boom") and not row["strict_hit"] and row["abstained"]
+    assert row["error"].startswith("RuntimeError: boom") and row["error_type"] == "RuntimeError"
+    assert not row["strict_hit"] and not row["abstained"] and row["reason"] == ""  # not an abstention
+    md = (tmp_path / "report.md").read_text()
+    assert "1 of 4 questions FAILED with errors (RuntimeError × 1" in md.split("| metric |")[0]
 
 
 def test_context_questions_use_their_own_kg(tmp_path: Path) -> None:
@@ -222,6 +227,7 @@ def test_kg_from_dataset_path_sampling_and_no_kg(tmp_path: Path) -> None:
         "sample": "stratified",
         "seed": 2,
         "resumed": 0,
+        "retried_errors": 0,
     }
     empty = evaluate(FirstObject(), qs[:2], None, tmp_path / "c", progress=False)
     assert empty.metrics["strict_hits@1"] == 0.0 and empty.dataset["kg"] is None

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from tkgqa.cli import _load_commands, app
 from tkgqa.cli.llm_cmd import parse_since
 from tkgqa.errors import ConfigError
-from tkgqa.llm.cache import LLMCache, load_price_table, price_for, summarize_log
+from tkgqa.llm import LLMCache, load_price_table, price_for, summarize_log
 
 _load_commands()
 runner = CliRunner()

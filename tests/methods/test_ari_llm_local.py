@@ -68,7 +68,9 @@ def logged(method: str, qids: list[str]) -> list[dict[str, Any]]:
 def test_ari_with_smollm2(
     smollm: LLMBackend, questions: list[Question], demo_kg: TemporalKG, choice_mode: str
 ) -> None:
-    method = resolve_method("ari", llm=smollm, policy="llm", t_max=3, n_examples=1, choice_mode=choice_mode)
+    method = resolve_method(
+        "ari", llm=smollm, policy="llm", t_max=3, n_examples=1, choice_mode=choice_mode, truncate_results=True
+    )  # truncated results: short prompts for the 135M model
     asked = questions if choice_mode == "auto" else questions[:1]  # auto = grammar-constrained on llama.cpp
     for q in asked:
         check(method.answer(q, demo_kg), agent=True)
@@ -79,7 +81,9 @@ def test_ari_with_smollm2(
 def test_baselines_with_smollm2(
     smollm: LLMBackend, questions: list[Question], demo_kg: TemporalKG, name: str
 ) -> None:
-    options: dict[str, Any] = {"t_max": 3, "n_examples": 1} if name.endswith("_kb") else {}
+    options: dict[str, Any] = (
+        {"t_max": 3, "n_examples": 1, "truncate_results": True} if name.endswith("_kb") else {}
+    )
     method = resolve_method(name, llm=smollm, **options)
     for q in questions:
         check(method.answer(q, demo_kg), agent=name.endswith("_kb"))

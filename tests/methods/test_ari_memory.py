@@ -247,3 +247,20 @@ def test_cli_build_and_show_memory(tmp_path: Path) -> None:
     assert shown.exit_code == 0 and "records" in shown.output
     bad = runner.invoke(app, ["ari", "build-memory", "--split", "test", "--output", str(out)])
     assert bad.exit_code != 0
+
+
+def test_cli_build_memory_from_generated_questions(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tkgqa.cli import _load_commands, app
+
+    _load_commands()
+    out = tmp_path / "gen.json"
+    args = ["ari", "build-memory", "--dataset", "demo", "--source", "generated", "--policy", "symbolic"]
+    args += ["--patterns", "equal=6,first_last=6,after_first=4", "--n-clusters", "2", "--output", str(out)]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    mem = ARIMemory.load(out)
+    assert mem.meta["source"] == "generated" and mem.meta["patterns"]["equal"] == 6
+    assert 0 < len(mem) <= 16 and all(r.qid.startswith("gen-") and r.gold for r in mem.records)
+    assert mem.meta["preset"] == "paper"

@@ -103,7 +103,10 @@ def test_traverse_follows_path_both_directions_and_falls_back(football: Temporal
     assert walk.reached[walk.hops[1][0]] == "Glenn_Hoddle"
     assert not walk.fallback
     empty = traverse(football, "Darren_Anderton", ["head_coach"])  # yields nothing from Darren
-    assert empty.fallback and len(empty.hops) == 1 and len(empty.hops[0]) == 4
+    assert empty.failed and empty.fallback and len(empty.hops) == 1 and len(empty.hops[0]) == 4
+    none = traverse(football, "Darren_Anderton", ["head_coach"], fallback=False)
+    assert none.failed and not none.fallback and none.hops == () and none.n_facts == 0
+    assert not walk.failed
 
 
 # --- pruning ---------------------------------------------------------------------------------------
@@ -297,18 +300,47 @@ def test_cik_end_to_end_with_fake_llm(football: TemporalKG, home: Path) -> None:
     assert evidence_step["paths"][0]["dropped"] == [[2, "spouse"]]  # invalid relation dropped and reported
     assert answer.usage["llm_calls"] == 2
     rog = llm.requests[1].messages[0].content
-    assert (
-        "Associative map:\nX1=Darren Anderton\nR1=member of sports team" in rog
-        and "Tottenham" not in rog.split("Now it's your turn!")[-1]
-    )
+    own = rog.split("Now it's your turn!")[-1]
+    assert "Associative map: X1=Darren Anderton; R1=member of sports team" in own  # the paper's form
+    assert '"R1(X1,e3,2004,2005)"' in own and "Tottenham" not in own  # times kept in every term
+    assert answer.trace[1]["layout"] == "flat"
 
 
-def test_cik_invalid_path_falls_back_to_one_hop(football: TemporalKG, home: Path) -> None:
-    llm = FakeLLM(['[["not a relation"]]', 'Final answer: ["e1"]'])
+def test_cik_tree_layout_is_our_option(football: TemporalKG, home: Path) -> None:
+    for spec in ("cik:tree", "cik:ours"):
+        llm = FakeLLM(['[["member of sports team"]]', 'Final answer: ["e3"]'])
+        answer = resolve_method(spec, llm=llm).answer(question("Last team of Darren Anderton?"), football)
+        own = llm.requests[1].messages[0].content.split("Now it's your turn!")[-1]
+        assert "Associative map:\nX1=Darren Anderton\nR1=member of sports team" in own
+        assert "X1:\n 1990/1992: R1(,e1)" in own and answer.answers == ["Birmingham City F.C."]
+
+
+def test_cik_invalid_path_is_a_failed_path_selection(football: TemporalKG, home: Path) -> None:
+    """The paper's preset: no facts for that entity; no entity has any → abstain, counted (Table 2)."""
+    llm = FakeLLM(['[["not a relation"]]'])
     answer = CIKMethod(llm=llm).answer(question("Darren Anderton?"), football)
     step = answer.trace[0]
-    assert step["fallback"] == ["Darren_Anderton"] and step["paths"][0]["dropped"] == [[1, "not a relation"]]
+    assert answer.abstained and answer.reason.startswith("path selection failed")
+    assert step["path_failed"] == ["Darren_Anderton"] and step["fallback"] == []
+    assert step["paths"][0]["dropped"] == [[1, "not a relation"]] and step["counts"]["retrieved"] == 0
+    assert len(llm.requests) == 1  # Π_rog never asked
+    summary = CIKMethod.summarize_results([{"trace": answer.trace, "reason": answer.reason}])
+    assert summary["path_selection_failed"] == summary["abstained_path_selection_failed"] == 1
+    assert summary["fallback_used"] == 0
+
+
+def test_cik_invalid_path_falls_back_to_one_hop_when_asked(football: TemporalKG, home: Path) -> None:
+    llm = FakeLLM(['[["not a relation"]]', 'Final answer: ["e1"]'])
+    method = resolve_method("cik:fallback", llm=llm)
+    answer = method.answer(question("Darren Anderton?"), football)
+    step = answer.trace[0]
+    assert step["fallback"] == ["Darren_Anderton"] and step["path_failed"] == ["Darren_Anderton"]
     assert step["counts"]["retrieved"] == 4  # every 1-hop fact
+    assert not answer.abstained
+    assert any("fallback=true" in d for d in method.describe()["deviations"])
+    summary = CIKMethod.summarize_results([{"trace": answer.trace, "reason": answer.reason}])
+    assert summary["fallback_used"] == summary["path_selection_failed"] == 1
+    assert summary["abstained_path_selection_failed"] == 0
 
 
 def test_cik_uncompressed_prompt(football: TemporalKG, home: Path) -> None:

@@ -87,7 +87,7 @@ def test_cik_coverage_json(files: tuple[Path, Path], tmp_path: Path) -> None:
         "--output",
         str(tmp_path / "cik"),
     )
-    assert set(data["facts"]) == {"retrieved", "truncated", "pruned"}
+    assert set(data["facts"]) == {"retrieved", "truncated", "time_pruned", "pruned"}
     assert {"uncompressed", "compressed"} <= set(data["tokens"])
     assert data["answer_coverage"] == 1.0
     assert data["facts"]["retrieved"] >= data["facts"]["pruned"] > 0

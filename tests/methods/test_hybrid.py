@@ -95,10 +95,35 @@ def test_specs_and_options() -> None:
     assert m.fallback.config.policy == "symbolic"  # type: ignore[attr-defined]
     assert m.describe()["config"] == {
         "primary": "symbolic",
+        "primary_options": {},
         "fallback": "ari",
+        "fallback_options": {},
         "llm": "fake",
         "policy": "symbolic",
     }
+
+
+def test_dict_options_need_no_escaping() -> None:
+    m = resolve_method("hybrid", fallback="ari", fallback_options={"policy": "symbolic", "t_max": 3})
+    assert isinstance(m, HybridMethod) and m.fallback.name == "ari"
+    assert (m.fallback.config.policy, m.fallback.config.t_max) == ("symbolic", 3)  # type: ignore[attr-defined]
+    legacy = resolve_method("hybrid:fallback=ari:policy=symbolic;t_max=3")
+    assert legacy.fallback.config == m.fallback.config  # type: ignore[attr-defined]
+    # the fallback's own options win over the policy handed down; the primary takes its own too
+    m = resolve_method(
+        "hybrid",
+        llm="fake",
+        policy="llm",
+        fallback_options={"policy": "oracle"},
+        primary_options={"relax": False},
+    )
+    assert m.fallback.config.policy == "oracle"  # type: ignore[attr-defined]
+    assert m.primary.config.relax is False  # type: ignore[attr-defined]
+    # the description round-trips through the dict form
+    again = resolve_method(m.describe()["method"], **m.describe()["config"])
+    assert again.describe() == m.describe()
+    with pytest.raises(ConfigError, match=r"cannot build the fallback 'ari'.*t_maks"):
+        resolve_method("hybrid", fallback_options={"policy": "symbolic", "t_maks": 3})
 
 
 def test_configuration_errors() -> None:

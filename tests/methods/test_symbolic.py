@@ -10,11 +10,11 @@ from tkgqa.datasets import Question
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.methods import resolve_method
 from tkgqa.methods.symbolic import SymbolicConfig, SymbolicReasoner
-from tkgqa.methods.symbolic.lexicon import RelationLexicon
-from tkgqa.methods.symbolic.mentions import MentionIndex
-from tkgqa.methods.symbolic.program import Const, Entities, Filter, Match, Select, Times
-from tkgqa.methods.symbolic.timeref import find_times
-from tkgqa.methods.symbolic.words import concepts_of, lemma, tokenize
+from tkgqa.query.lexicon import RelationLexicon
+from tkgqa.query.mentions import MentionIndex
+from tkgqa.query.program import Const, Entities, Filter, Match, Select, Times
+from tkgqa.query.timeref import find_times
+from tkgqa.query.words import concepts_of, lemma, tokenize
 from tkgqa.time import TimePoint
 
 DANISH_MOD = "Defense_/_Security_Ministry_(Denmark)"
@@ -257,7 +257,8 @@ def test_registry_config_and_cache(kg: TemporalKG) -> None:
     custom = SymbolicReasoner(SymbolicConfig(exclude_question_entities=False))
     assert custom.config.exclude_question_entities is False
     method.answer(Question(qid="a", text="Who visited Denmark?"), kg)
-    first = method._for(kg)
+    cache = method.reasoner._shared
+    first = cache.get(kg)
     method.answer(Question(qid="b", text="Who praised Egypt?"), kg)
-    assert method._for(kg) is first  # linker and lexicon built once per KG object
-    assert method._for(_kg()) is not first
+    assert cache.get(kg) is first  # linker and lexicon built once per KG object
+    assert cache.get(_kg()) is not first

@@ -9,22 +9,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tkgqa.datasets.base import Question
 from tkgqa.errors import ConfigError
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.methods import resolve_method
 from tkgqa.methods.timer4 import (
+    RewriteMode,
     TimeR4,
     TimeR4Config,
     accept_rewrite,
     export_instruction_data,
     needs_rewrite,
+    place_time,
     question_coverage,
 )
 from tkgqa.prompts.timer4 import parse_answers, parse_rewrite
 from tkgqa.testing import FakeLLM
-from tkgqa.time import parse_time
+from tkgqa.time import Interval, TemporalRelation, TimePoint, parse_time
+
+IN = TemporalRelation.IN
 
 
 def fact(s: str, r: str, o: str, t: str) -> Fact:
@@ -113,6 +119,8 @@ def test_full_pipeline_uses_the_rewritten_question(kg: TemporalKG, home: Path) -
     tks = next(t for t in answer.trace if t["step"] == "tks")
     assert tks["facts"][0] == "France Praise or endorse Juan Carlos I on 2006-03-01"  # φ_t: first after
     assert answer.usage["llm_calls"] == 2 and answer.evidence
+    rewrite = answer.trace[1]
+    assert rewrite["mode"] == "llm" and rewrite["accepted"] and rewrite["rewritten"] == EXPLICIT
 
 
 def test_unusable_rewrite_keeps_the_original(kg: TemporalKG, home: Path) -> None:
@@ -121,6 +129,126 @@ def test_unusable_rewrite_keeps_the_original(kg: TemporalKG, home: Path) -> None
     rewrite = answer.trace[1]
     assert rewrite["accepted"] is False and rewrite["rewritten"] == IMPLICIT
     assert llm.requests[1].messages[0].content.endswith(f"Question: {IMPLICIT}")
+
+
+# --- offline (KG) rewrite ----------------------------------------------------------------------------------
+def rewrite_kg() -> TemporalKG:
+    extra = [
+        fact("Korea", "Make_a_visit", "Juan_Carlos_I", "2006-03-02"),
+        fact("Spain", "Make_a_visit", "Juan_Carlos_I", "2006-04-02"),
+    ]
+    return TemporalKG(praise_facts() + extra, name="rewrite")
+
+
+@pytest.mark.parametrize(
+    ("text", "rewritten", "constraint"),
+    [
+        (IMPLICIT, EXPLICIT, "after 2006-02-22"),
+        (
+            "Who praised Juan Carlos I before France?",
+            "Who praised Juan Carlos I before 2006-03-01?",
+            "before 2006-03-01",
+        ),
+        (
+            "Who praised Juan Carlos I last, before France did?",
+            "Who praised Juan Carlos I last, before 2006-03-01?",
+            "before 2006-03-01",
+        ),
+        (
+            "Who visited Juan Carlos I on the same day as Korea?",
+            "Who visited Juan Carlos I on 2006-03-02?",
+            "equal 2006-03-02",
+        ),
+    ],
+)
+def test_kg_rewrite_resolves_the_anchor_event_time(text: str, rewritten: str, constraint: str) -> None:
+    outcome = method().rewrite(text, [], rewrite_kg())  # no LLM: rewrite=auto runs the KG rewrite
+    assert outcome.rewritten and outcome.mode is RewriteMode.KG
+    assert outcome.text == rewritten and str(outcome.constraint) == constraint
+    step = outcome.step
+    assert step["mode"] == "kg" and step["original"] == text and step["rewritten"] == rewritten
+    assert step["time"] == constraint.split()[-1] and step["anchor_facts"] and not step["relaxed"]
+
+
+def test_kg_rewrite_anchor_relaxation_and_failures() -> None:
+    kg = rewrite_kg()
+    text = "After Vietnam, who was the first to visit Juan Carlos I?"  # Vietnam never visited: praised
+    relaxed = method().rewrite(text, [], kg)
+    assert relaxed.text == "After 2006-02-22, who was the first to visit Juan Carlos I?"
+    assert relaxed.step["relaxed"] and "Praise_or_endorse" in relaxed.step["anchor_facts"][0]
+    strict = method(rewrite_anchor="asked").rewrite(text, [], kg)
+    assert not strict.rewritten and strict.constraint is None
+    assert strict.step["skipped"].startswith("the reference event is not in the KG")
+    unknown = method().rewrite("After Narnia, who was the first to praise Juan Carlos I?", [], kg)
+    assert not unknown.rewritten and "Narnia" in unknown.step["skipped"]
+    explicit = method().rewrite(EXPLICIT, [], kg)
+    assert explicit.step["skipped"] == "no implicit temporal reference"
+
+
+def test_place_time_writes_the_time_where_the_reference_was() -> None:
+    span = Interval(TimePoint(1869), TimePoint(1877))
+    assert place_time("who was president when the amendment was ratified", IN, span) == (
+        "who was president from 1869 to 1877"
+    )
+    after = TemporalRelation.AFTER
+    assert place_time("Who did X visit after Y did in 2012?", after, TimePoint(2012, 3, 1)) == (
+        "Who did X visit after 2012-03-01 in 2012?"  # the explicit time of the clause stays
+    )
+    assert place_time("Who visited X on the same month as Y?", IN, TimePoint(2012, 3)) == (
+        "Who visited X in 2012-03?"
+    )
+    assert place_time("Who visited X after 2012?", after, TimePoint(2012)) is None  # nothing implicit
+    assert place_time("Who visited X before Y?", after, TimePoint(2012)) is None  # not the asked relation
+
+
+_WORDS = [
+    "after",
+    "before",
+    "when",
+    "the",
+    "same",
+    "day",
+    "as",
+    "X",
+    "2012",
+    "July",
+    ",",
+    "?",
+    "did",
+    "prior",
+    "to",
+]
+
+
+@given(st.lists(st.sampled_from(_WORDS), max_size=12), st.sampled_from(list(TemporalRelation)))
+def test_place_time_never_fails_on_odd_text(words: list[str], relation: TemporalRelation) -> None:
+    text = " ".join(words)
+    out = place_time(text, relation, TimePoint(2010, 5, 4))
+    assert out is None or "2010-05-04" in out
+
+
+def test_rewrite_modes() -> None:
+    given: list[object] = [True, False, "kg", "LLM", "off", "false"]
+    modes = [TimeR4Config.model_validate({"rewrite": v}).rewrite for v in given]
+    assert modes == ["auto", "off", "kg", "llm", "off", "off"]  # booleans: the former setting
+    with pytest.raises(ConfigError, match="rewrite mode"):
+        TimeR4(rewrite="sometimes")
+    assert method(FakeLLM(["x"])).rewrite_mode() is RewriteMode.LLM
+    assert method().rewrite_mode() is RewriteMode.KG
+    assert resolve_method("timer4:kg_rewrite", llm=FakeLLM(["x"])).rewrite_mode() is RewriteMode.KG  # type: ignore[attr-defined]
+    with pytest.raises(ConfigError, match="needs an LLM"):
+        method(rewrite="llm").rewrite(IMPLICIT, [], rewrite_kg())
+    assert method(rewrite="off").rewrite(IMPLICIT, [], rewrite_kg()).step["skipped"] == "disabled"
+
+
+def test_answer_with_kg_rewrite_traces_the_time(kg: TemporalKG, home: Path) -> None:
+    llm = FakeLLM(["['France']"])
+    answer = method(llm, rewrite="kg").answer(Question(qid="q", text=IMPLICIT), kg)
+    assert answer.answers == ["France"] and len(llm.requests) == 1  # the reasoning call only
+    rewrite, tks = answer.trace[1], answer.trace[2]
+    assert rewrite["mode"] == "kg" and rewrite["time"] == "2006-02-22" and rewrite["rewritten"] == EXPLICIT
+    assert tks["time_constraint"] == "after 2006-02-22" and tks["facts"][0].startswith("France")
+    assert llm.requests[0].messages[0].content.count(EXPLICIT) == 1
 
 
 def test_rerank_orders_by_phi_t(kg: TemporalKG) -> None:
@@ -137,7 +265,7 @@ def test_rerank_orders_by_phi_t(kg: TemporalKG) -> None:
 def test_ablations_via_spec(kg: TemporalKG, home: Path) -> None:
     m = resolve_method("timer4:no_rewrite,no_rerank,embedder=hashing", llm=FakeLLM(["['Italy']"]))
     assert isinstance(m.config, TimeR4Config)
-    assert (m.config.rewrite, m.config.rerank, m.config.temporal_retrieval) == (False, False, True)
+    assert (m.config.rewrite, m.config.rerank, m.config.temporal_retrieval) == ("off", False, True)
     answer = m.answer(Question(qid="q", text=IMPLICIT), kg)
     assert answer.trace[1]["skipped"] == "disabled" and answer.trace[2]["rerank"] is False
     wo_tr = resolve_method("timer4:wo_temporal_retrieval", tks_embedder="hashing:64", embedder="hashing")
@@ -176,7 +304,10 @@ def test_coverage_per_stage(kg: TemporalKG) -> None:
     q = Question(qid="q", text=IMPLICIT, answers=["Italy"])
     cov = question_coverage(method(), q, kg, ns=(1, 7))
     assert set(cov.covered) == {"fks", "tks", "tks_rerank"}
-    assert cov.covered["fks"][7] and not cov.rewritten
+    assert cov.covered["fks"][7] and cov.rewritten  # offline KG rewrite without an LLM
+    assert cov.rewrite["mode"] == "kg" and cov.time_constraint == "after 2006-02-22"
+    off = question_coverage(method(rewrite="off"), q, kg, ns=(7,))
+    assert not off.rewritten and off.time_constraint is None  # "first" after an unresolved event: no φ_t
     time_q = Question(qid="t", text="When did Italy praise Juan Carlos I?", answers=["2007-08"])
     assert question_coverage(method(), time_q, kg, ns=(7,)).covered["tks"][7]  # day fact covers the month
 

@@ -88,3 +88,53 @@ def test_appended_facts_are_seen(home: Path, toy_kg: TemporalKG) -> None:
 def test_bad_mu() -> None:
     with pytest.raises(ConfigError):
         Retriever("hashing", mu=2.0)
+
+
+def test_first_last_without_a_time_is_not_reranked_by_default(home: Path) -> None:
+    """The pool is the question's semantic neighbourhood, not its entities' facts: the first/last analogue
+    (μ = 0.4) would rank the latest fact *by anyone* first. Off by default (paper §4.5: φ_t needs t_q)."""
+    kg = TemporalKG(
+        [
+            point_fact("Yasuo_Fukuda", "Make_a_visit", "China", "2007-12-23"),
+            point_fact("Yasuo_Fukuda", "Make_a_visit", "China", "2007-12-11"),
+            point_fact("Shinzo_Abe", "Make_a_visit", "China", "2015-10-26"),
+            point_fact("Taro_Aso", "Make_a_visit", "China", "2014-06-01"),
+        ]
+    )
+    q = "When did Yasuo Fukuda last visit China?"
+    plain = Retriever("hashing", index_kind="numpy", cache=False)
+    assert plain.resolve_constraint(q, "auto") is None
+    hits = plain.retrieve(q, kg, k=4, time_constraint="auto")
+    assert hits[0].fact.subject == "Yasuo_Fukuda" and all(h.time_score is None for h in hits)
+    assert plain.resolve_constraint(q, TimeConstraint("last")) == TimeConstraint("last")  # explicit: kept
+    extremes = Retriever("hashing", index_kind="numpy", cache=False, rerank_extremes=True)
+    assert extremes.resolve_constraint(q, "auto") == TimeConstraint("last")
+    top = extremes.retrieve(q, kg, k=4, time_constraint="auto")[0]
+    assert top.fact.subject == "Shinzo_Abe" and top.time_score == 1.0  # the failure mode the default avoids
+    dated = plain.retrieve("Who visited China in 2014?", kg, k=1, time_constraint="auto")[0]
+    assert dated.fact.subject == "Taro_Aso" and dated.time_score == 1.0  # a question time still reranks
+
+
+def test_proximity_ranks_by_nearness_only_when_asked(home: Path) -> None:
+    kg = TemporalKG(
+        [
+            point_fact("Japan", "Make_a_visit", "Iraq", "2005-01-10"),
+            point_fact("Iran", "Make_a_visit", "Iraq", "2009-05-01"),
+            point_fact("Jordan", "Make_a_visit", "Iraq", "2012-01-01"),
+        ]
+    )
+    r = Retriever("hashing", index_kind="numpy", cache=False)
+    last = r.retrieve("Who was the last to visit Iraq before 2010?", kg, k=3, time_constraint="auto")
+    assert (
+        last[0].fact.subject == "Iran" and last[-1].fact.subject == "Jordan"
+    )  # nearest first; wrong side last
+    plain = r.retrieve("Who visited Iraq before 2010?", kg, k=3, time_constraint="auto")
+    assert {h.fact.subject for h in plain[:2]} == {"Japan", "Iran"} and plain[0].time_score == 1.0
+    assert plain[-1].time_score == -100.0
+    paper = Retriever("hashing", index_kind="numpy", cache=False, proximity="paper")
+    assert (
+        paper.retrieve("Who visited Iraq before 2010?", kg, k=1, time_constraint="auto")[0].fact.subject
+        == "Iran"
+    )
+    with pytest.raises(ConfigError, match="proximity"):
+        Retriever("hashing", proximity="closest")

@@ -9,6 +9,7 @@ from retrieval_helpers import day, point_fact
 from tkgqa.errors import ConfigError
 from tkgqa.kg import Fact
 from tkgqa.retrieval import PAPER_PENALTY, TimeConstraint, fuse, parse_time_constraint, phi_t, time_scores
+from tkgqa.retrieval.temporal import Proximity
 from tkgqa.time import Interval, TimePoint
 
 
@@ -33,6 +34,16 @@ def test_after_mirrors_before() -> None:
     assert scores[2] == PAPER_PENALTY
 
 
+def test_proximity_keeps_the_filter_and_ranks_by_nearness_only_for_first_last() -> None:
+    c = TimeConstraint("after", day("2015-01-10"))
+    times = days_from("2015-01-10", [2, 4, -3])
+    assert list(time_scores(c, times, nearest=False)) == [1.0, 1.0, PAPER_PENALTY]  # Eq. 9's filter alone
+    assert Proximity.ORDINAL.nearest("After 2015-01-10, who was the first to visit Iraq?")
+    assert Proximity.ORDINAL.nearest("Who last visited Iraq before 2015?")
+    assert not Proximity.ORDINAL.nearest("Who visited Iraq after 2015?")  # every fact after 2015 answers
+    assert Proximity.PAPER.nearest("Who visited Iraq after 2015?")  # Eq. 9 for every question
+
+
 def test_granularity_before_a_year_means_before_its_first_day() -> None:
     c = TimeConstraint.of("before", "2015")
     s = time_scores(c, [day("2015-03-21"), day("2014-12-31")], horizon_days=365)
@@ -53,9 +64,12 @@ def test_equal_inside_is_one_and_decays_outside() -> None:
 def test_interval_facts_overlapping_the_asked_time_count_as_inside() -> None:
     f = Fact("A", "held", "B", TimePoint(2009), TimePoint(2017))
     assert time_scores(TimeConstraint.of("in", "2012"), [f, day("2020-01-01")])[0] == 1.0
-    # before uses the fact's end, after its start
-    assert time_scores(TimeConstraint.of("before", "2015"), [f])[0] == PAPER_PENALTY
+    # before/after follow tkgqa.time.semantics: the fact's start decides (2009 is before 2015)
+    late = Fact("A", "held", "C", TimePoint(2016), TimePoint(2018))
+    scores = time_scores(TimeConstraint.of("before", "2015"), [f, late])
+    assert scores[0] != PAPER_PENALTY and scores[1] == PAPER_PENALTY
     assert time_scores(TimeConstraint.of("after", "2005"), [f])[0] == pytest.approx(0.0)
+    assert time_scores(TimeConstraint.of("after", "2009"), [f])[0] == PAPER_PENALTY
 
 
 def test_first_and_last_favour_earliest_and_latest() -> None:
@@ -116,6 +130,15 @@ def test_constraint_validation() -> None:
         ("Who was the first to visit Iraq?", "first"),
         ("Who last made a statement to Japan?", "last"),
         ("Who visited China?", None),
+        # the one question-time reader (tkgqa.query.timeref): "until"/"from" read as "in"
+        ("Who coached the team until 1998?", "equal 1998"),
+        ("Who played for Juventus from 1990?", "equal 1990"),
+        ("Who visited China prior to 2006?", "before 2006"),
+        # first/last relative to an event whose time the question does not state: no constraint
+        ("After the Danish ministry, who was the first to visit Iraq?", None),
+        ("Who last visited Kuwait before Tim Pawlenty?", None),
+        ("Who was the first to visit Iraq in the same year as Jack Straw?", None),
+        ("After 2015, who was the first to visit Iraq?", "after 2015"),
     ],
 )
 def test_parse_time_constraint(text: str, expected: str | None) -> None:

@@ -25,7 +25,16 @@ app = typer.Typer(
 err_console = Console(stderr=True)
 
 # Command modules register their commands on ``app`` when imported.
-_COMMAND_MODULES = ("kg_cmd", "ask_cmd", "eval_cmd", "llm_cmd", "analyze_cmd", "ari_cmd", "serve_cmd")
+_COMMAND_MODULES = (
+    "kg_cmd",
+    "ask_cmd",
+    "eval_cmd",
+    "llm_cmd",
+    "analyze_cmd",
+    "ari_cmd",
+    "serve_cmd",
+    "lpkg_cmd",
+)
 
 
 def _load_commands() -> None:

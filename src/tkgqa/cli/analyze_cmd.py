@@ -5,8 +5,10 @@
 ``OUT/per_question.jsonl``):
 
 * ``timer4`` — ``{"fks": {"5": …, "10": …, "15": …, "20": …}, "tks": {…}, "tks_rerank": {…}}``: the fraction
-  of questions whose gold answer is among the first n facts of each retrieval stage (TimeR4 Figure 3). The
-  rewrite runs only with ``--llm``.
+  of questions whose gold answer is among the first n facts of each retrieval stage (TimeR4 Figure 3), also
+  per question type (``by_qtype``). The rewrite is the LLM's with ``--llm``, else offline through the KG
+  (``-o rewrite=off|kg|llm|auto``); ``per_question.jsonl`` records each question's rewrite and the
+  constraint the rerank used.
 * ``cik`` — ``{"facts": {"retrieved", "truncated", "pruned"}, "tokens": {"uncompressed", "compressed"},
   "answer_coverage"}`` (means over questions; CIK-LLM Table 3 / Figure 5) plus details. Relation paths come
   from the LLM with ``--llm``, else from the deterministic lexical policy.
@@ -31,6 +33,7 @@ from ..datasets.base import Question
 from ..errors import ConfigError
 from ..kg import KGStore, TemporalKG
 from ..llm.tokens import Tokenizer
+from ..query import context_kg
 from . import app
 
 console = Console(stderr=True)
@@ -77,7 +80,10 @@ def load_inputs(
 
 def _question_kgs(qs: list[Question], store: KGStore | None) -> Iterator[tuple[Question, KGStore]]:
     for q in qs:
-        yield q, (store if store is not None else TemporalKG(q.context or [], name=f"context-{q.qid}"))
+        if store is not None:
+            yield q, store
+        else:
+            yield q, context_kg(q) if q.context is not None else TemporalKG(name=f"context:{q.qid}")
 
 
 def _progress() -> Progress:
@@ -105,8 +111,8 @@ def _run(
 
 def _obfuscated(qs: list[Question], store: KGStore | None) -> tuple[list[Question], KGStore | None]:
     """K′/Q′: question entities linked on the original KG first, then every label obfuscated."""
-    from ..methods.cik.grounding import QuestionEntities
     from ..methods.cik.obfuscate import entity_label_words, obfuscate_kg, obfuscate_question
+    from ..query.grounding import QuestionEntities
 
     if store is None:
         raise ConfigError("--obfuscate needs a shared KG (not per-question contexts)")
@@ -130,9 +136,12 @@ def _timer4(
     return summarize(rows, method=method), [
         {
             "qid": r.qid,
+            "qtype": r.qtype,
             "scope": r.scope,
             "candidates": r.n_candidates,
             "rewritten": r.rewritten,
+            "rewrite": {k: v for k, v in r.rewrite.items() if k != "step"},
+            "time_constraint": r.time_constraint,
             "covered": {s: {str(n): v for n, v in c.items()} for s, c in r.covered.items()},
         }
         for r in rows

@@ -1,12 +1,15 @@
 """``tkgqa ari build-memory`` / ``tkgqa ari show-memory``: ARI's history memory and methodologies.
 
-The memory must come from questions other than those evaluated: the shared MultiTQ copy has only test
-questions (no dev split with gold), so build it from another question file (``--questions``) or, for a
-demo, from the bundled demo questions over the demo KG (``--dataset demo``).
+The memory must come from questions other than those evaluated. History sources (``--source``):
+``generated`` — MultiTQ-style questions generated from the KG with executor-computed gold
+(:mod:`tkgqa.query.generate`; the default for MultiTQ, whose shared copy has only test questions),
+``dataset`` — a dev split or question file with gold (``--split``/``--questions``; the default elsewhere).
+``--dataset demo`` uses the bundled demo questions over the demo KG. The memory's ``meta`` records the source.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,13 @@ ari_app = typer.Typer(help="ARI: build and inspect the history memory.", no_args
 app.add_typer(ari_app, name="ari")
 
 VARIANTS = ("clustered", "global", "clustered-correct-only", "global-correct-only")
+NO_DEV_SPLIT = ("multitq",)  # shared copies without a dev split with gold answers
+
+
+class HistorySource(StrEnum):
+    AUTO = "auto"  # generated for MultiTQ, dataset otherwise
+    DATASET = "dataset"
+    GENERATED = "generated"
 
 
 def _load(
@@ -40,13 +50,30 @@ def _load(
         ds = load_dataset(dataset, data_dir, questions, split=split)
     except NotFoundError as exc:
         raise NotFoundError(
-            f"{exc}. The shared MultiTQ copy has only test questions: build the memory from another question "
-            "file (--questions), never from the questions you evaluate on, or use --dataset demo"
+            f"{exc}. The shared MultiTQ copy has only test questions: use --source generated (questions "
+            "generated from the KG), another question file (--questions; never the questions you evaluate "
+            "on), or --dataset demo"
         ) from None
     kg_path = kg or (str(ds.kg_path) if ds.kg_path else None)
     if kg_path is None:
         raise ConfigError("no KG file found for this dataset; pass --kg PATH")
     return ds.questions, load_kg(kg_path)
+
+
+def _dataset_kg(dataset: str, data_dir: Path | None, kg: str | None) -> Any:
+    """The KG of ``dataset`` (its questions are not used)."""
+    from ..kg.loaders import load_demo_kg, load_kg
+
+    if kg:
+        return load_kg(kg)
+    if dataset == "demo":
+        return load_demo_kg()
+    from ..datasets import load_dataset
+
+    ds = load_dataset(dataset, data_dir)
+    if ds.kg_path is None:
+        raise ConfigError("no KG file found for this dataset; pass --kg PATH")
+    return load_kg(str(ds.kg_path))
 
 
 @ari_app.command("build-memory")
@@ -57,51 +84,94 @@ def build_memory_cmd(
     data_dir: Path | None = typer.Option(None, "--data-dir", help="The dataset folder."),
     questions: Path | None = typer.Option(None, "--questions", help="History question file (with gold)."),
     kg: str | None = typer.Option(None, "--kg", help="KG file (default: the dataset's)."),
+    source: HistorySource = typer.Option(
+        HistorySource.AUTO,
+        "--source",
+        help="History questions: generated (from the KG; default for multitq), dataset (a split/file with "
+        "gold; default otherwise).",
+    ),
+    patterns: str | None = typer.Option(
+        None,
+        "--patterns",
+        help="--source generated: questions per pattern, e.g. 'equal=40,after_first=20' (default: --n over "
+        "all patterns).",
+    ),
+    max_answers: int = typer.Option(5, "--max-answers", help="--source generated: largest gold answer set."),
     split: str = typer.Option("dev", "--split", help="Split of history questions (never the test split)."),
     n: int = typer.Option(200, "--n", help="History questions (stratified sample by question type)."),
     llm: str | None = typer.Option(None, "--llm", help="LLM spec (policy llm and methodology induction)."),
     policy: str = typer.Option(
         "llm", "--policy", help="Who answers the history questions: llm, symbolic, oracle."
     ),
+    preset: str = typer.Option("paper", "--preset", help="ARI preset: paper or ours."),
     n_clusters: int = typer.Option(10, "--n-clusters", help="K-means clusters."),
     variant: list[str] = typer.Option(
         ["clustered"], "--variant", help=f"Methodology sets: {', '.join(VARIANTS)}."
     ),
     embedder: str = typer.Option(
-        "hashing", "--embedder", help="hashing (no dependency), model2vec or minilm."
+        "auto", "--embedder", help="auto (minilm if installed, else hashing), minilm, model2vec, hashing."
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the sample and of K-means."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sample, the generator and K-means."),
     output: Path = typer.Option(..., "--output", help="Memory JSON to write."),
 ) -> None:
     """Answer history questions with ARI (no guidance), cluster them and induce methodologies."""
     from ..datasets.sampling import sample_questions
+    from ..llm import resolve_llm_arg
     from ..methods.ari import ARIMethod, build_memory
-    from ..methods.ari.method import resolve_llm_arg
 
     bad = [v for v in variant if v not in VARIANTS]
     if bad:
         raise ConfigError(f"--variant must be among {', '.join(VARIANTS)}; got {bad}")
-    if split == "test":
-        raise ConfigError("refusing to build a memory from the test split: it would leak into the evaluation")
     if policy == "llm" and llm is None:
         raise ConfigError(
             "--policy llm needs --llm SPEC (or use --policy symbolic/oracle with --llm for induction)"
         )
-    qs, store = _load(dataset, data_dir, questions, kg, split)
-    history = sample_questions([q for q in qs if q.answers], n, seed=seed)
+    chosen = source
+    if chosen is HistorySource.AUTO:
+        chosen = (
+            HistorySource.GENERATED
+            if dataset in NO_DEV_SPLIT and questions is None
+            else HistorySource.DATASET
+        )
+    meta: dict[str, Any] = {"dataset": dataset, "source": chosen.value}
+    if chosen is HistorySource.GENERATED:
+        from ..query.generate import generate_questions, parse_counts
+
+        store = _dataset_kg(dataset, data_dir, kg)
+        counts = parse_counts(patterns if patterns is not None else n)
+        generated = generate_questions(store, counts, seed=seed, max_answers=max_answers)
+        history = [g.question for g in generated]
+        meta.update(
+            kg=getattr(store, "name", ""),
+            patterns={p.value: c for p, c in counts.items()},
+            generated={p.value: sum(g.pattern is p for g in generated) for p in counts},
+            max_answers=max_answers,
+            seed=seed,
+        )
+        if not history:
+            raise ConfigError("the generator found no question with a small non-empty answer set in this KG")
+    else:
+        if split == "test":
+            raise ConfigError(
+                "refusing to build a memory from the test split: it would leak into the evaluation"
+            )
+        qs, store = _load(dataset, data_dir, questions, kg, split)
+        history = sample_questions([q for q in qs if q.answers], n, seed=seed)
+        meta.update(split=split, questions=str(questions or data_dir or "demo"))
+    meta["n"] = len(history)
     method = ARIMethod(
-        policy=policy, llm=llm, no_guidance=True, embedder=embedder, n_clusters=n_clusters, seed=seed
+        policy=policy,
+        llm=llm,
+        preset=preset,
+        no_guidance=True,
+        embedder=embedder,
+        n_clusters=n_clusters,
+        seed=seed,
     )
     inducer = method.llm if method.llm is not None else resolve_llm_arg(llm)
     if inducer is None:
         console.print("[yellow]no --llm: the memory is clustered but has no methodologies[/yellow]")
     pairs = [(not v.startswith("global"), not v.endswith("correct-only")) for v in variant]
-    meta = {
-        "dataset": dataset,
-        "split": split,
-        "source": str(questions or data_dir or "demo"),
-        "n": len(history),
-    }
 
     def progress(stage: str, i: int, total: int) -> None:
         if i == total or i % 10 == 0:
@@ -112,6 +182,7 @@ def build_memory_cmd(
         store,
         method,
         n_clusters=n_clusters,
+        per_kind=method.config.examples_per_kind,
         induce_with=inducer,
         variants=pairs,
         meta=meta,
@@ -120,7 +191,8 @@ def build_memory_cmd(
     path = memory.save(output)
     correct = sum(1 for r in memory.records if r.correct)
     console.print(
-        f"memory: {len(memory)} records ({correct} correct), {len(set(memory.labels or []))} clusters, "
+        f"memory ({chosen.value} questions): {len(memory)} records ({correct} correct), "
+        f"{len(set(memory.labels or []))} clusters, "
         f"methodologies {{{', '.join(f'{k}: {len(v)}' for k, v in memory.methodologies.items())}}}, "
         f"induction calls {usage.calls} → {path}",
         highlight=False,

@@ -11,9 +11,12 @@ from rich.table import Table
 
 from ..datasets.base import Question
 from ..kg.base import KGStore
+from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from ..methods.base import Answer, resolve_method
+from ..sanitize import clean_text
 from ..service.resolve import answer_payload, build_method, open_kg
 from . import app
+from .run_config import METHOD_OPTION_HELP, cli_method_options
 
 console = Console()
 
@@ -36,6 +39,8 @@ def print_answer(question: str, answer: Answer, kg: KGStore) -> None:
     for step in answer.trace:
         if "program" in step:
             console.print(f"[dim]program:[/dim] {step['program']}", highlight=False)
+        for line in step.get("lines", []) if step.get("step") == "explanation" else []:
+            console.print(line, highlight=False, markup=False)  # R3: axiom, steps with cited facts, verdict
 
 
 @app.command()
@@ -45,12 +50,24 @@ def ask(
     method: str = typer.Option("symbolic", "--method", help="Method name (symbolic, ari, timer4, cik, …)."),
     llm: str | None = typer.Option(None, "--llm", help="LLM spec for LLM methods, e.g. openai:gpt-4o-mini."),
     policy: str | None = typer.Option(None, "--policy", help="ARI policy: llm, symbolic or oracle."),
+    method_option: list[str] | None = typer.Option(None, "--method-option", help=METHOD_OPTION_HELP),
+    fallback_option: list[str] | None = typer.Option(
+        None, "--fallback-option", help="hybrid: an option KEY=VALUE of the fallback method (repeatable)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
+    llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
+    llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
 ) -> None:
-    """Answer QUESTION over a temporal KG; prints the answer, the evidence facts and the trace."""
+    """Answer QUESTION over a temporal KG; prints the answer, the evidence facts and the trace.
+
+    When the method's LLM call fails (HTTP error, timeout, bad key) there is no answer: the error is printed
+    on stderr and the command exits with status 2 (an abstention is an answer: "no answer", status 0)."""
+    apply_llm_settings(llm_timeout, llm_retries)
+    question = clean_text(question)  # bytes that were not UTF-8 on the command line (lone surrogates)
     store = open_kg(kg)
     started = time.perf_counter()
-    runner = build_method(method, llm=llm, policy=policy)
+    options = cli_method_options(method_option, fallback_option)
+    runner = build_method(method, llm=llm, policy=policy, options=options)
     answer = runner.answer(Question(qid="cli", text=question), store)
     if as_json:
         latency_ms = (time.perf_counter() - started) * 1000

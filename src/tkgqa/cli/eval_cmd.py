@@ -4,17 +4,28 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import ConfigError
+from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from . import app
+from .run_config import METHOD_OPTION_HELP
+
+if TYPE_CHECKING:
+    from ..datasets.core import Dataset
+    from ..kg.base import KGStore
+    from ..methods.base import Method
 
 console = Console()
-DATASET_NAMES = ("multitq", "timequestions", "cronquestions", "clqa", "jsonl")
+err_console = Console(stderr=True)
+#: Exit status of ``tkgqa eval`` when the run finished but some questions failed with errors (2: the run
+#: could not start, a ConfigError/DataError…).
+EXIT_ERRORS = 1
 SAMPLES = ("stratified", "random", "first")
 CONTEXTS = ("retrieved", "kg")
 
@@ -49,7 +60,8 @@ def print_summary(report: dict[str, Any], output: Path) -> None:
     table.add_row(
         "tokens / question", f"{u['prompt_tokens_per_question'] + u['completion_tokens_per_question']:.0f}"
     )
-    table.add_row("errors", str(report["errors"]))
+    n_errors = report["errors"]
+    table.add_row("errors", f"[bold red]{n_errors}[/bold red]" if n_errors else "0")
     console.print(table)
     groups = Table("breakdown", "n", "strict Hits@1", "lenient Hits@1", title_justify="left")
     for dim, values in report["breakdown"].items():
@@ -64,62 +76,235 @@ def print_summary(report: dict[str, Any], output: Path) -> None:
     console.print(f"[dim]results, report.json, report.md, breakdown.png in[/dim] {output}", highlight=False)
 
 
+def _run_flags(**flags: Any) -> dict[str, Any]:
+    """The flags that were given, as RunConfig settings (paths as strings)."""
+    return {k: (str(v) if isinstance(v, Path) else v) for k, v in flags.items() if v is not None}
+
+
+def write_run_config(output: Path, run_config: dict[str, Any]) -> dict[str, Any]:
+    """Add ``run_config`` to the run's ``report.json``; return the updated report."""
+    from ..eval.report import REPORT_JSON
+
+    path = output / REPORT_JSON
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    data["run_config"] = run_config
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return data
+
+
 @app.command("eval")
 def eval_command(
-    dataset: str = typer.Option(
-        ..., "--dataset", help="multitq, timequestions, cronquestions, clqa or jsonl."
+    config: Path | None = typer.Option(
+        None, "--config", help="Run file (.toml or .json) with any of the settings below; flags win."
+    ),
+    dataset: str | None = typer.Option(
+        None, "--dataset", help="multitq, timequestions, cronquestions, clqa, jsonl, demo (or a plugin's)."
     ),
     data_dir: Path | None = typer.Option(None, "--data-dir", help="The dataset folder (as released)."),
     kg: str | None = typer.Option(None, "--kg", help="KG file (overrides the one found in --data-dir)."),
     questions: Path | None = typer.Option(
         None, "--questions", help="Question file (overrides --data-dir's)."
     ),
-    method: str = typer.Option(..., "--method", help="Method name (symbolic, ari, timer4, cik, …)."),
+    method: str | None = typer.Option(None, "--method", help="Method name (symbolic, ari, timer4, cik, …)."),
+    method_option: list[str] | None = typer.Option(None, "--method-option", help=METHOD_OPTION_HELP),
+    fallback_option: list[str] | None = typer.Option(
+        None, "--fallback-option", help="hybrid: an option KEY=VALUE of the fallback method (repeatable)."
+    ),
     limit: int | None = typer.Option(None, "--limit", help="Evaluate this many questions."),
     sample: str | None = typer.Option(
         None, "--sample", help="How --limit chooses: stratified, random, first."
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the random/stratified sample."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of the random/stratified sample (0)."),
     context: str | None = typer.Option(
         None, "--context", help="retrieved (per-question facts shipped with the data) or kg."
     ),
     llm: str | None = typer.Option(None, "--llm", help="LLM spec for LLM methods, e.g. openai:gpt-4o-mini."),
     policy: str | None = typer.Option(None, "--policy", help="ARI policy: llm, symbolic or oracle."),
-    output: Path = typer.Option(..., "--output", help="Run folder (results.jsonl, report.*)."),
-    resume: bool = typer.Option(True, "--resume/--no-resume", help="Skip questions already in the run."),
+    output: Path | None = typer.Option(None, "--output", help="Run folder (results.jsonl, report.*)."),
+    resume: bool | None = typer.Option(
+        None, "--resume/--no-resume", help="Skip questions already in the run (default: resume)."
+    ),
+    retry_errors: bool | None = typer.Option(
+        None,
+        "--retry-errors/--no-retry-errors",
+        help="On resume, answer the questions that failed with an error again (default: retry).",
+    ),
+    strict: bool | None = typer.Option(
+        None,
+        "--strict/--no-strict",
+        help="Fail when an optional input that changes results is missing (default: warn and go on).",
+    ),
+    as_of: str | None = typer.Option(
+        None,
+        "--as-of",
+        help="Answer over the KG as of this time (kg.as_of: facts starting before it, ends clipped), e.g. "
+        "2000 for the CIK-LLM paper's K<2000; 'all' = K_all.",
+    ),
+    obfuscate: bool | None = typer.Option(
+        None,
+        "--obfuscate/--no-obfuscate",
+        help="Ask the questions with obfuscated entity labels (Q′) over K_all ∪ K′ (CIK-LLM paper, Fig. 6).",
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     as_json: bool = typer.Option(False, "--json", help="Print report.json instead of tables."),
+    llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
+    llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
 ) -> None:
-    """Evaluate a method on a benchmark: OUTPUT/results.jsonl, report.json, report.md, breakdown.png."""
-    from ..datasets import load_dataset
-    from ..eval.runner import evaluate
-    from ..methods import resolve_method
+    """Evaluate a method on a benchmark: OUTPUT/results.jsonl, report.json, report.md, breakdown.png.
 
-    _choice(dataset, DATASET_NAMES, "--dataset")
+    Method options: --method NAME --method-option KEY=VALUE … (or the short form --method "NAME:a=1,b=2");
+    the whole run may come from --config run.toml, which the flags override.
+
+    A question whose method failed (an LLM error: HTTP 500, timeout, bad key…) is an error row, not an
+    abstention: the run goes on, the report counts the errors, the command says so on stderr and exits with
+    status 1; running it again retries them. Missing optional inputs that change results are warnings on
+    stderr and in report.json ("warnings"); --strict makes them errors."""
+    from ..datasets import DATASETS, load_dataset
+    from ..eval.runner import evaluate
+    from ..service.resolve import build_method, redact
+    from .run_config import cli_method_options, effective_config, read_config_file
+
+    apply_llm_settings(llm_timeout, llm_retries)
     _choice(sample, SAMPLES, "--sample")
     _choice(context, CONTEXTS, "--context")
-    if data_dir is None and questions is None:
+    flags = _run_flags(
+        dataset=dataset, data_dir=data_dir, kg=kg, questions=questions, method=method, limit=limit,
+        sample=sample, seed=seed, context=context, llm=llm, policy=policy, output=output, resume=resume,
+        retry_errors=retry_errors, strict=strict, as_of=as_of, obfuscate=obfuscate,
+    )  # fmt: skip
+    file_values = read_config_file(config) if config is not None else {}
+    cfg = effective_config(file_values, flags, cli_method_options(method_option, fallback_option))
+    _choice(cfg.dataset, tuple(DATASETS.names()), "--dataset")
+    if cfg.data_dir is None and cfg.questions is None and cfg.dataset != "demo":
         raise ConfigError("pass --data-dir (the dataset folder) or --questions (a question file)")
     options: dict[str, Any] = {}
-    if context is not None:
-        options["context"] = context
+    if cfg.context is not None:
+        options["context"] = cfg.context
     kg_store: str | None = None
-    if kg is not None:
-        if Path(kg).expanduser().exists():
-            options["kg"] = kg
+    if cfg.kg is not None:
+        if Path(cfg.kg).expanduser().exists():
+            options["kg"] = cfg.kg
         else:
-            kg_store = kg  # e.g. "demo": resolved by load_kg
-    ds = load_dataset(dataset, data_dir, questions, **options)
-    method_opts = {k: v for k, v in (("llm", llm), ("policy", policy)) if v}
-    runner = resolve_method(method, **method_opts)
-    report = evaluate(
-        runner, ds, kg_store, output, limit=limit, sample=sample, seed=seed, resume=resume, progress=progress
-    )
-    data = report.to_dict()
+            kg_store = cfg.kg  # e.g. "demo": resolved by load_kg
+    ds = load_dataset(cfg.dataset, cfg.data_dir, cfg.questions, **options)
+    runner = build_method(cfg.method, llm=cfg.llm, policy=cfg.policy, options=cfg.method_options)
+    out = Path(cfg.output)
+    ds, kg_arg, view = kg_view(ds, kg_store, as_of=cfg.as_of, obfuscate=cfg.obfuscate)
+    evaluate(
+        runner, ds, kg_arg, out, limit=cfg.limit, sample=cfg.sample, seed=cfg.seed, resume=cfg.resume,
+        progress=progress, retry_errors=cfg.retry_errors, strict=cfg.strict, warn=print_warning,
+    )  # fmt: skip
+    write_method_sections(out, runner, ds, cfg.limit, cfg.sample, cfg.seed, view)
+    data = write_run_config(out, redact(cfg.model_dump(mode="json")))
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False))
+    else:
+        print_summary(data, out)
+    if data.get("errors"):
+        print_failed(data, out)
+        raise typer.Exit(EXIT_ERRORS)
+
+
+def kg_view(
+    ds: Dataset, kg_store: str | None, *, as_of: str | None, obfuscate: bool
+) -> tuple[Dataset, KGStore | str | None, dict[str, Any] | None]:
+    """The dataset and KG a run uses, with ``--obfuscate`` (Q′ over K_all ∪ K′) and ``--as-of`` (the KG's
+    ``as_of`` view, ends clipped at the cutoff) applied, and what was done (``report.json``'s ``kg_view``).
+    Without either, the inputs unchanged and ``None``."""
+    if as_of is None and not obfuscate:
+        return ds, kg_store, None
+    from ..kg.loaders import load_kg
+    from ..time import try_parse_time
+
+    flags = " ".join(f for f, on in (("--as-of", as_of is not None), ("--obfuscate", obfuscate)) if on)
+    cut = None if as_of is None or as_of.strip().lower() == "all" else try_parse_time(as_of.strip())
+    if as_of is not None and as_of.strip().lower() != "all" and cut is None:
+        raise ConfigError(f"--as-of {as_of!r} is not a time: use a year (2000), a date (2000-06-30) or 'all'")
+    if any(q.context is not None for q in ds.questions):
+        raise ConfigError(f"{flags} needs a shared KG, not per-question facts: add --context kg")
+    source = kg_store if kg_store is not None else ds.kg_path
+    if source is None:
+        raise ConfigError(f"{flags} needs a KG: the dataset has no KG file; pass --kg PATH")
+    store: KGStore = load_kg(source)
+    size = len(store)
+    view: dict[str, Any] = {
+        "source": str(source),
+        "source_facts": size,
+        "live_facts": size,
+        "obfuscated": False,
+    }
+    if obfuscate:
+        from ..methods.cik.obfuscate import obfuscate_setting
+
+        setting = obfuscate_setting(ds.questions, store)
+        ds = ds.with_questions(setting.questions, obfuscated=True)
+        store = setting.kg
+        view.update(setting.describe(), live_facts=len(store))
+    if cut is None:
+        view.update(as_of="all", setting="K_all ∪ K′" if obfuscate else "K_all", facts=len(store), clipped=0)
+        return ds, store, view
+    day = cut.first_day
+    clipped = sum(
+        1
+        for f in store
+        if f.end is not None and f.end.last_day >= day and (f.start is None or f.start.first_day < day)
+    )
+    snapshot = store.as_of(cut)
+    view.update(
+        as_of=str(cut),
+        setting=f"(K_all ∪ K′)<{cut}" if obfuscate else f"K<{cut}",
+        facts=len(snapshot),
+        clipped=clipped,
+        rule="facts starting before the cutoff; an end on or after it is open ('still true at the cutoff')",
+    )
+    return ds, snapshot, view
+
+
+def write_method_sections(
+    output: Path,
+    runner: Method,
+    ds: Dataset,
+    limit: int | None,
+    sample: str | None,
+    seed: int,
+    view: dict[str, Any] | None,
+) -> None:
+    """Add ``kg_view`` (``--as-of``/``--obfuscate``) and the method's own run summary (a method with a
+    ``summarize_results(rows)``, e.g. CIK-LLM's path-selection counts) to the run's ``report.json``."""
+    from ..datasets.sampling import select_questions
+    from ..eval.report import REPORT_JSON, RESULTS_FILE, read_results
+
+    summarize = getattr(runner, "summarize_results", None)
+    if view is None and not callable(summarize):
         return
-    print_summary(data, output)
+    path = output / REPORT_JSON
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if view is not None:
+        data["kg_view"] = view
+    if callable(summarize):
+        wanted = {q.qid for q in select_questions(ds.questions, limit, sample, seed)}
+        rows = [r for r in read_results(output / RESULTS_FILE) if str(r["qid"]) in wanted]
+        data["method_summary"] = summarize(rows)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def print_warning(message: str) -> None:
+    """A missing optional input, on stderr."""
+    err_console.print(f"[yellow]warning:[/yellow] {escape(message)}", highlight=False, soft_wrap=True)
+
+
+def print_failed(report: dict[str, Any], output: Path) -> None:
+    """The run's errors, loudly, on stderr (the command then exits with :data:`EXIT_ERRORS`)."""
+    from ..eval.report import Report, problem_lines
+
+    summary = problem_lines(Report.from_dict(report))[0]
+    err_console.print(f"[bold red]error:[/bold red] {escape(summary)}", highlight=False, soft_wrap=True)
+    err_console.print(
+        f"[red]the error rows are in {escape(str(output))}/results.jsonl (field 'error'); "
+        "--no-retry-errors keeps them on resume[/red]",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 @app.command("eval-compare")

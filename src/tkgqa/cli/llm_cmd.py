@@ -10,8 +10,11 @@ model-name prefix. The default table (``tkgqa llm prices``)::
     gpt-4o-mini   0.15 / 0.60      gpt-4.1-nano  0.10 / 0.40      gpt-4.1       2.00 / 8.00
     gpt-4o        2.50 / 10.00     gpt-4.1-mini  0.40 / 1.60      gpt-3.5-turbo 0.50 / 1.50
 
-``--prices FILE`` (JSON ``{"model-prefix": [input, output]}``) adds to or overrides it. Cached calls and
-local backends (llamacpp, fake) cost 0; remote models missing from the table are listed as unpriced.
+``--prices FILE`` (JSON ``{"model-prefix": [input, output]}``) adds to or overrides it. The rule is
+:func:`tkgqa.llm.pricing.usage_cost`, the one behind ``report.json`` too: cached calls and local backends
+(llamacpp, fake) cost 0, a call is priced by the model asked for; remote models missing from the table are
+listed as unpriced. ``tkgqa llm log --qid q17`` shows what the model saw for one question: each call's
+messages and the response.
 """
 
 from __future__ import annotations
@@ -32,17 +35,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..errors import ConfigError
-from ..llm.cache import (
-    LOCAL_BACKENDS,
-    PRICES_PER_MTOK,
-    GroupUsage,
-    LLMCache,
-    LogSummary,
-    llm_context,
-    load_price_table,
-    price_for,
-    summarize_log,
-)
+from ..llm.cache import LLMCache, llm_context
+from ..llm.pricing import PRICES_PER_MTOK, load_price_table, usage_cost
+from ..llm.summary import GroupUsage, LogSummary, row_cost, summarize_log
 from . import app
 
 console = Console()
@@ -110,10 +105,8 @@ def complete_cmd(
     backend = resolve_llm(llm, cache=cache)
     with llm_context(method=CLI_METHOD):
         resp = backend.complete(make_request(messages, max_tokens=max_tokens, temperature=temperature))
-    free = resp.cached or backend.name in LOCAL_BACKENDS
-    price_in, price_out = (0.0, 0.0) if free else price_for(resp.model or backend.model_id)
     usage = resp.usage
-    cost = (usage.prompt_tokens * price_in + usage.completion_tokens * price_out) / 1e6
+    cost = usage_cost(usage, backend.model_id, backend=backend.name)
     if as_json:
         out = {
             "text": resp.text,
@@ -186,15 +179,23 @@ def print_log_summary(summary: LogSummary, title: str) -> None:
 def log_cmd(
     method: str | None = typer.Option(None, "--method", help="Only calls tagged with this method."),
     since: str | None = typer.Option(None, "--since", help="Only calls since: 2h, 7d, 2024-05-01…"),
+    qid: str | None = typer.Option(
+        None, "--qid", help="Show the calls of this question id: the messages sent and each response."
+    ),
     prices: Path | None = typer.Option(
         None, "--prices", help='JSON {"model-prefix": [input, output]} USD/1M tokens, over the defaults.'
     ),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Sum up the run log: calls, cached calls, tokens, latency and estimated cost per model and method."""
+    """Sum up the run log: calls, cached calls, tokens, latency and estimated cost per model and method.
+
+    With --qid, list that question's calls instead: what the model saw (the messages) and what it said."""
     table = price_table(prices)
     since_ts = parse_since(since) if since is not None else None
+    if qid is not None:
+        question_calls(LLMCache(db), qid, method=method, since=since_ts, prices=table, as_json=as_json)
+        return
     summary = summarize_log(db, method=method, since=since_ts, prices=table)
     if as_json:
         data: dict[str, Any] = summary.model_dump(mode="json")
@@ -204,6 +205,80 @@ def log_cmd(
     scope = [f"method {method}"] if method else []
     scope += [f"since {_when(since_ts)}"] if since_ts is not None else []
     print_log_summary(summary, ", ".join(scope) or "all calls")
+
+
+#: Columns of a call row shown by ``tkgqa llm log --qid`` (besides its request and response).
+_CALL_FIELDS = ("id", "kind", "method", "question_id", "backend", "model", "request_model", "cached",
+                "prompt_tokens", "completion_tokens", "latency_s", "error", "request_key")  # fmt: skip
+
+
+def question_calls(
+    store: LLMCache,
+    qid: str,
+    *,
+    method: str | None,
+    since: float | None,
+    prices: Mapping[str, tuple[float, float]],
+    as_json: bool,
+) -> None:
+    """Print the calls logged for question ``qid``: each with its stored request and its response."""
+    calls: list[dict[str, Any]] = []
+    for row in store.calls(method=method, since=since, question_id=qid):
+        call = {k: row.get(k) for k in _CALL_FIELDS}
+        call.update(
+            ts=_when(row["ts"]),
+            cached=bool(row["cached"]),
+            cost_usd=row_cost(row, prices),
+            request=store.request(row["request_key"]) if row.get("request_key") else None,
+            response=row.get("response"),
+        )
+        calls.append(call)
+    if as_json:
+        typer.echo(json.dumps({"question_id": qid, "method": method, "calls": calls}, ensure_ascii=False))
+        return
+    if not calls:
+        console.print(f"no LLM calls logged for question {escape(qid)}", highlight=False)
+        return
+    for call in calls:
+        _print_call(call)
+    n = sum(c["kind"] == "call" for c in calls)
+    cost = sum(c["cost_usd"] for c in calls)
+    console.print(f"{n} calls for question {escape(qid)} · ~${cost:.6f}", highlight=False)
+
+
+def _print_call(call: Mapping[str, Any]) -> None:
+    head = (
+        f"[bold]#{call['id']}[/bold] {call['ts']} · {escape(str(call['method'] or '—'))} · "
+        f"{escape(str(call['backend']))}:{escape(str(call['model']))}"
+    )
+    if call["kind"] != "call":
+        console.print(f"{head} · [yellow]{escape(call['kind'])}[/yellow]", highlight=False, soft_wrap=True)
+        return
+    head += (
+        f" · {call['prompt_tokens']}+{call['completion_tokens']} tokens · "
+        f"{'cached' if call['cached'] else 'not cached'} · ~${call['cost_usd']:.6f}"
+    )
+    console.print(head, highlight=False, soft_wrap=True)
+    stored = call["request"]
+    if stored is None:
+        console.print("  [dim](request not recorded: logged before the run log stored requests)[/dim]")
+    else:
+        request = stored["request"]
+        for message in request.get("messages", []):
+            console.print(f"  [cyan]{message['role']}:[/cyan]", highlight=False)
+            console.print(_indent(message["content"]), markup=False, highlight=False, soft_wrap=True)
+        settings = {k: request[k] for k in ("choices", "json_schema", "grammar", "extra") if request.get(k)}
+        if settings:
+            console.print(f"  [dim]{escape(json.dumps(settings, ensure_ascii=False))}[/dim]", soft_wrap=True)
+    if call["error"]:
+        console.print(f"  [red]error:[/red] {escape(call['error'])}", highlight=False, soft_wrap=True)
+    if call["response"] is not None:
+        console.print("  [green]response:[/green]", highlight=False)
+        console.print(_indent(call["response"]), markup=False, highlight=False, soft_wrap=True)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in (text.splitlines() or [""]))
 
 
 def _prices_json(table: Mapping[str, tuple[float, float]]) -> dict[str, dict[str, float]]:
@@ -233,14 +308,16 @@ def cache_info(
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Where the cache is, its size, and how many responses and logged calls it holds."""
+    """Where the cache is, its size, schema version, and how many responses, stored requests and logged
+    calls it holds."""
     info = LLMCache(db).info()
     info["first_call"], info["last_call"] = _when(info["first_call"]), _when(info["last_call"])
     if as_json:
         typer.echo(json.dumps(info))
         return
     table = Table("", "value", title="LLM cache", title_justify="left")
-    for key in ("path", "exists", "size_bytes", "responses", "calls", "first_call", "last_call"):
+    keys = ("path", "exists", "size_bytes", "schema_version", "responses", "requests", "calls")
+    for key in (*keys, "first_call", "last_call"):
         table.add_row(key, str(info[key]))
     console.print(table)
 

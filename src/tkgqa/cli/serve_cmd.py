@@ -1,13 +1,37 @@
-"""``tkgqa serve``: the HTTP API and web UI (needs the ``[service]`` extra: FastAPI and uvicorn)."""
+"""``tkgqa serve``: the HTTP API and web UI (needs the ``[service]`` extra: FastAPI and uvicorn).
+
+The server decides what clients may choose (``--allow-method``, ``--allow-llm``, ``--allow-option``) and the
+limits (queue, deadline, body size, ``max_tokens``); binding beyond loopback needs an API token
+(``TKGQA_API_TOKEN`` or ``--api-token-file``). See :mod:`tkgqa.service.policy`.
+"""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import typer
 from rich.console import Console
 
+from ..errors import ConfigError
+from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from . import app
 
 console = Console(stderr=True)
+TOKEN_ENV = "TKGQA_API_TOKEN"
+
+
+def read_token(token_file: Path | None) -> str | None:
+    """The API token: the first line of ``token_file``, else ``$TKGQA_API_TOKEN``, else ``None``."""
+    if token_file is not None:
+        try:
+            lines = token_file.read_text(encoding="utf-8").strip().splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read --api-token-file {str(token_file)!r} ({exc})") from None
+        if not lines or not lines[0].strip():
+            raise ConfigError(f"--api-token-file {str(token_file)!r} is empty")
+        return lines[0].strip()
+    return os.environ.get(TOKEN_ENV) or None
 
 
 @app.command()
@@ -17,25 +41,77 @@ def serve(
         "symbolic", "--method", help="Default method (symbolic, ari:policy=symbolic, …)."
     ),
     llm: str | None = typer.Option(None, "--llm", help="Default LLM spec, e.g. fake or openai:gpt-4o-mini."),
-    host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (0.0.0.0 exposes it)."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Interface to listen on; beyond loopback (0.0.0.0) needs an API token."
+    ),
     port: int = typer.Option(8000, "--port", help="TCP port."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level (debug, info, warning…)."),
+    allow_method: list[str] | None = typer.Option(
+        None,
+        "--allow-method",
+        help="A method spec clients may pick (repeatable; default: every method by name and the presets).",
+    ),
+    allow_llm: list[str] | None = typer.Option(
+        None, "--allow-llm", help="An LLM spec clients may pick besides fake and --llm (repeatable)."
+    ),
+    allow_option: list[str] | None = typer.Option(
+        None,
+        "--allow-option",
+        help="A method option clients may set (repeatable; replaces the default list; never paths).",
+    ),
+    max_tokens: int = typer.Option(1024, "--max-tokens", help="Upper bound of *tokens options from clients."),
+    request_timeout: float = typer.Option(
+        60.0, "--request-timeout", help="Seconds a question may take before 504 (queue time included)."
+    ),
+    queue_limit: int = typer.Option(
+        64, "--queue-limit", help="Questions pending per method configuration before 429."
+    ),
+    max_pending: int = typer.Option(256, "--max-pending", help="Questions pending in all before 429."),
+    method_workers: int = typer.Option(
+        1, "--method-workers", help="Method instances answering in parallel per configuration."
+    ),
+    max_body: int = typer.Option(65536, "--max-body", help="Largest request body in bytes (413 beyond)."),
+    shutdown_timeout: float = typer.Option(
+        3.0, "--shutdown-timeout", help="Seconds to let running requests finish on SIGTERM/Ctrl+C."
+    ),
+    api_token_file: Path | None = typer.Option(
+        None, "--api-token-file", help=f"File holding the API token (else ${TOKEN_ENV})."
+    ),
+    llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
+    llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
 ) -> None:
     """Serve the question-answering API and a web UI (open http://HOST:PORT/ in a browser)."""
     from ..service import require_service
+    from ..service.policy import DEFAULT_ALLOWED_OPTIONS, ServiceSettings, parse_list
     from ..service.resolve import redact
 
     require_service(server=True)
-    import uvicorn
-
     from ..service.app import create_app
+    from ..service.server import check_binding, make_server
 
-    application = create_app(kg=kg, default_method=method, llm=llm)
+    apply_llm_settings(llm_timeout, llm_retries)
+    token = read_token(api_token_file)
+    check_binding(host, token)
+    settings = ServiceSettings(
+        allow_methods=parse_list(allow_method),
+        allow_llms=("fake", *(parse_list(allow_llm) or ())),
+        allow_options=parse_list(allow_option) or DEFAULT_ALLOWED_OPTIONS,
+        max_tokens=max_tokens,
+        max_body_bytes=max_body,
+        request_timeout_s=request_timeout,
+        queue_limit=queue_limit,
+        max_pending=max_pending,
+        method_workers=method_workers,
+        shutdown_timeout_s=shutdown_timeout,
+        api_token=token,
+    )
+    application = create_app(kg=kg, default_method=method, llm=llm, settings=settings)
     kg_name = getattr(application.state.tkgqa.kg, "name", kg)
     console.print(
         f"[bold]tkgqa serve[/bold]: KG {kg_name}, method {redact(method)}"
         + (f", LLM {redact(llm)}" if llm else "")
+        + (", API token required" if token else "")
         + f" → http://{host}:{port}/",
         highlight=False,
     )
-    uvicorn.run(application, host=host, port=port, log_level=log_level.lower())
+    make_server(application, host, port, log_level=log_level).run()

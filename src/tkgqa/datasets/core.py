@@ -28,12 +28,18 @@ CONTEXT_MODES = ("retrieved", "kg")
 
 @dataclass(frozen=True)
 class Dataset:
-    """Questions of one benchmark (or user file), the KG file they are asked over and what the loader saw."""
+    """Questions of one benchmark (or user file), the KG file they are asked over and what the loader saw.
+
+    ``warnings``: optional inputs the loader did not find although they change results (a label file, the
+    retrieved facts of some questions…), one sentence each saying what is missing, what it changes and how
+    to provide it; ``tkgqa eval`` prints them, records them in ``report.json`` and fails on them with
+    ``--strict``."""
 
     name: str
     questions: list[Question]
     kg_path: Path | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         counts = Counter(q.qid for q in self.questions)
@@ -66,6 +72,7 @@ class Dataset:
             "answer_type": dict(Counter(q.answer_type or "?" for q in self.questions)),
             "types": dict(Counter(t for q in self.questions for t in q.types)),
             "with_context": sum(q.context is not None for q in self.questions),
+            "warnings": list(self.warnings),
         }
 
 
@@ -80,14 +87,14 @@ def load_dataset(
     split: str = "test",
     **options: Any,
 ) -> Dataset:
-    """Load dataset ``name`` (``multitq``, ``timequestions``, ``cronquestions``, ``clqa``, ``jsonl``).
+    """Load dataset ``name`` (``multitq``, ``timequestions``, ``cronquestions``, ``clqa``, ``jsonl``,
+    ``demo``, or a plugin's; ``DATASETS.names()`` lists them).
 
     ``data_dir`` is the dataset folder as released (or, for ``jsonl``/``clqa``, the question file itself);
     ``questions`` overrides the question file found there; ``options`` go to the loader (``kg=``,
-    ``context=``, and loader-specific ones documented on each loader)."""
-    from . import loaders  # noqa: F401  (registers the built-in loaders)
-
-    if data_dir is None and questions is None:
+    ``context=``, and loader-specific ones documented on each loader). Only the bundled ``demo`` needs
+    neither ``data_dir`` nor ``questions``."""
+    if data_dir is None and questions is None and name.strip().lower() != "demo":
         raise ConfigError(f"load_dataset({name!r}): pass data_dir (the dataset folder) or questions (a file)")
     return DATASETS.resolve(name, data_dir=data_dir, questions=questions, split=split, **options)
 

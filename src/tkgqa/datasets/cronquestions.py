@@ -14,7 +14,8 @@ Answers are labels (``answer_ids`` = the QIDs, aligned) and years ``"YYYY"``; ``
 paraphrase (entity names, as CronKGQA feeds its models), else the question with QIDs replaced by labels
 (``extra["question_with_ids"]`` keeps the original). ``qlabel`` is ``simple`` (simple_entity, simple_time) or
 ``complex`` (before_after, first_last, time_join). ``context="retrieved"`` turns ARI's printed KG facts into
-per-question context (names are labels).
+per-question context (names are labels). Missing label files and questions without retrieved facts are
+``Dataset.warnings``.
 """
 
 from __future__ import annotations
@@ -151,13 +152,35 @@ def load_cronquestions(
         "context": context or "kg",
         "entity_label_file": str(label_file) if label_file else None,
     }
+    warnings: list[str] = []
+    unlabelled = [q.qid for q in qs if any(_QID.fullmatch(a) for a in q.answers) or _QID.search(q.text)]
+    if need_labels and label_file is None and unlabelled:
+        warnings.append(
+            f"CronQuestions: no entity-label file {ENTITY_LABELS} in {str(root)!r}: {len(unlabelled)} of "
+            f"{len(qs)} questions keep Wikidata ids (Q…) in their text or gold answers, which label answers "
+            f"never match, so results drop; put {Path(ENTITY_LABELS).name} in the dataset's kg/ folder"
+        )
     if context == "retrieved":
         rel_file = find_optional(root, [RELATION_LABELS])
+        if rel_file is None:
+            warnings.append(
+                f"CronQuestions: no relation-label file {RELATION_LABELS} in {str(root)!r}: the retrieved "
+                "facts are split with the questions' own relation labels and the built-in ones only, so "
+                f"some cannot be split and results drop; put {Path(RELATION_LABELS).name} in the dataset's "
+                "kg/ folder"
+            )
         rel_labels = set(read_label_file(rel_file).values()) if rel_file else set()
         for row in records:
             rel_labels.update(str(v) for v in (row.get("relations_text") or {}).values())
         splitter = FactSplitter(rel_labels)
         lines = [[str(t) for t in row.get("ari_retrieved_fact_lines") or []] for row in records]
+        empty = [q.qid for q, group in zip(qs, lines, strict=True) if not group]
+        if empty:
+            warnings.append(
+                f"CronQuestions: {len(empty)} of {len(qs)} questions have no retrieved facts "
+                f"(ari_retrieved_fact_lines) in {str(qfile)!r} (e.g. {', '.join(empty[:3])}): they are "
+                "answered over an empty context; use context='kg' with the KG, or a file that has them"
+            )
         parsed = splitter.parse_many([t for group in lines for t in group])
         status = Counter(p.status for p in parsed)
         it = iter(parsed)
@@ -173,4 +196,4 @@ def load_cronquestions(
             unsplit_facts=status["unsplit"] + status["no_object"],
             unsplit_examples=[p.text for p in parsed if p.status in {"unsplit", "no_object"}][:10],
         )
-    return Dataset("cronquestions", qs, kg_path, meta)
+    return Dataset("cronquestions", qs, kg_path, meta, tuple(warnings))

@@ -1,7 +1,61 @@
-"""Imports the built-in dataset loaders so they register in :data:`~tkgqa.datasets.core.DATASETS`."""
+"""The built-in dataset loaders, registered in :data:`~tkgqa.datasets.core.DATASETS` when
+:mod:`tkgqa.datasets` is imported (as lazy references: a loader module is imported when first used).
+
+A loader is ``load(data_dir=None, questions=None, split="test", *, kg=None, context=None, **options)`` →
+:class:`~tkgqa.datasets.core.Dataset`. Third-party loaders register through the ``tkgqa.datasets``
+entry-point group (``my_set = "my_pkg.module:load_my_set"``).
+"""
 
 from __future__ import annotations
 
-from . import clqa, cronquestions, jsonl, multitq, timequestions
+from pathlib import Path
+from typing import Any
 
-__all__ = ["clqa", "cronquestions", "jsonl", "multitq", "timequestions"]
+from ..errors import ConfigError
+from .core import DATASETS, Dataset, PathLike, check_context, reject_options
+
+#: name → ``"module:attr"`` of the loader
+BUILTIN_DATASETS: dict[str, str] = {
+    "multitq": "tkgqa.datasets.multitq:load_multitq",
+    "timequestions": "tkgqa.datasets.timequestions:load_timequestions",
+    "cronquestions": "tkgqa.datasets.cronquestions:load_cronquestions",
+    "clqa": "tkgqa.datasets.clqa:load_clqa",
+    "jsonl": "tkgqa.datasets.jsonl:load_jsonl",
+    "demo": "tkgqa.datasets.loaders:load_demo",
+    "crlt_qa": "tkgqa.datasets.crlt:load_crlt_qa",
+    "crlt_claims": "tkgqa.datasets.crlt:load_crlt_claims",
+    "recipe_mpr": "tkgqa.datasets.recipe_mpr:load_recipe_mpr",
+}
+
+#: The KG of the ``demo`` dataset: ``load_kg("demo")`` opens the bundled demo KG.
+DEMO_KG = "demo"
+
+
+def load_demo(
+    data_dir: PathLike | None = None,
+    questions: PathLike | None = None,
+    split: str = "test",
+    *,
+    kg: PathLike | None = None,
+    context: str | None = None,
+    **options: Any,
+) -> Dataset:
+    """The bundled demo questions over the bundled demo KG (no files needed; ``questions``/``kg`` may name
+    other files, as for the other loaders)."""
+    from .demo import load_demo_questions
+    from .jsonl import read_jsonl_questions
+
+    reject_options("demo", options)
+    if data_dir is not None:
+        raise ConfigError("the demo dataset is bundled: pass no data_dir (questions= names another file)")
+    if check_context(context) == "retrieved":
+        raise ConfigError("the demo questions have no per-question facts; use context='kg' or leave it unset")
+    qs = read_jsonl_questions(Path(questions), "demo") if questions is not None else load_demo_questions()
+    kg_path = Path(kg) if kg is not None else Path(DEMO_KG)
+    return Dataset("demo", qs, kg_path, {"split": split, "bundled": questions is None})
+
+
+for _name, _target in BUILTIN_DATASETS.items():
+    DATASETS.add_lazy(_name, _target)
+
+__all__ = ["BUILTIN_DATASETS", "DEMO_KG", "load_demo"]

@@ -18,6 +18,7 @@ Context (``context="retrieved"``, the default when no ``kg/full.txt`` is found):
 ``wd_id2relation_text.txt`` (searched in ``kg/`` and ``../cronquestions/kg/``, or ``relation_labels=``) plus
 :data:`~tkgqa.datasets.wikidata.EXTRA_RELATION_LABELS`. ``meta`` reports the facts that could not be split.
 TimeR4's rewritten question is kept in ``extra["timer4_question"]`` when it differs; ``text`` is the original.
+A missing relation-label file, or questions absent from the retrieved file, are ``Dataset.warnings``.
 """
 
 from __future__ import annotations
@@ -194,6 +195,7 @@ def load_timequestions(
         root, [f"retrieved/{split}_timer4_retrieved_facts.json", f"retrieved/{split}.json"]
     )
     mode = context or ("retrieved" if kg_path is None and rfile is not None else "kg")
+    warnings: tuple[str, ...] = ()
     meta: dict[str, Any] = {
         "questions_file": str(qfile),
         "split": split,
@@ -207,10 +209,11 @@ def load_timequestions(
                 f"context='retrieved' but no retrieved facts file (looked for retrieved/{split}_timer4_"
                 "retrieved_facts.json in the dataset folder); pass retrieved=PATH or context='kg'"
             )
-        facts, rewritten, stats = parse_retrieved(
-            read_records(rfile), relation_label_files(root, relation_labels)
-        )
-        meta.update(stats, retrieved_file=str(rfile), missing_retrieved=sum(q.qid not in facts for q in qs))
+        label_files = relation_label_files(root, relation_labels)
+        facts, rewritten, stats = parse_retrieved(read_records(rfile), label_files)
+        missing = [q.qid for q in qs if q.qid not in facts]
+        meta.update(stats, retrieved_file=str(rfile), missing_retrieved=len(missing))
+        warnings = retrieved_warnings(root, rfile, label_files, stats, missing, len(qs))
         qs = [
             q.model_copy(
                 update={
@@ -223,4 +226,32 @@ def load_timequestions(
             )
             for q in qs
         ]
-    return Dataset("timequestions", qs, kg_path, meta)
+    return Dataset("timequestions", qs, kg_path, meta, warnings)
+
+
+def retrieved_warnings(
+    root: Path | None,
+    rfile: Path,
+    label_files: list[Path],
+    stats: dict[str, Any],
+    missing: list[str],
+    n_questions: int,
+) -> tuple[str, ...]:
+    """What is missing from the retrieved-facts context and changes results (see :class:`Dataset`)."""
+    out: list[str] = []
+    if not label_files:
+        where = f" under {str(root)!r}" if root is not None else ""
+        out.append(
+            f"TimeQuestions: no Wikidata relation-label file found (looked for "
+            f"{', '.join(RELATION_LABEL_FILES)}{where}): the retrieved facts were split with the "
+            f"{stats['relation_labels']} built-in labels only and {stats['unsplit_facts']} of "
+            f"{stats['retrieved_facts']} could not be split, so the context loses facts and results drop; "
+            "put wd_id2relation_text.txt in the dataset's kg/ folder (or pass relation_labels=PATH)"
+        )
+    if missing:
+        out.append(
+            f"TimeQuestions: {len(missing)} of {n_questions} questions have no entry in the retrieved-facts "
+            f"file {str(rfile)!r} (e.g. {', '.join(missing[:3])}): they are answered over an empty context; "
+            "use the retrieved file of the same split"
+        )
+    return tuple(out)

@@ -1,10 +1,16 @@
 """Evaluation reports: aggregate ``results.jsonl`` rows into ``report.json`` / ``report.md`` /
-``breakdown.png``, read results back, and compare two runs (McNemar)."""
+``breakdown.png``, read results back, and compare two runs (McNemar).
+
+Error rows (a method or LLM failure, ``error`` set; see :mod:`tkgqa.eval.runner`) are not abstentions: the
+report counts them (``errors``, ``errors_by_type``, ``error_examples``) and ``report.md`` opens with them.
+They stay in ``n``, scored as misses, so a run with errors never looks better than it is; a resume retries
+them. ``warnings`` lists the missing optional inputs that changed the results."""
 
 from __future__ import annotations
 
 import json
 import statistics
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -34,6 +40,9 @@ class Report:
     latency: dict[str, float]
     errors: int = 0
     error_examples: list[dict[str, str]] = field(default_factory=list)
+    errors_by_type: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    method_metrics: dict[str, Any] = field(default_factory=dict)  # Method.report_metrics(rows)
     selection: dict[str, Any] = field(default_factory=dict)
     supported_loose: dict[str, Any] = field(default_factory=dict)  # one question entity suffices
 
@@ -62,8 +71,10 @@ def build_report(
     dataset: Mapping[str, Any] | None = None,
     ks: Sequence[int] = DEFAULT_KS,
     selection: Mapping[str, Any] | None = None,
+    warnings: Sequence[str] = (),
+    method_metrics: Mapping[str, Any] | None = None,
 ) -> Report:
-    """Aggregate per-question rows (as written to ``results.jsonl``)."""
+    """Aggregate per-question rows (as written to ``results.jsonl``); ``warnings``: the missing inputs."""
     n = len(rows)
     done = [r for r in rows if answered(r)]
     metrics: dict[str, float] = {
@@ -114,6 +125,7 @@ def build_report(
         "parse_failures": int(usage_sum.get("parse_failures", 0)),
         "cost_usd": usage_sum.get("cost_usd", 0.0),
         "llm_calls": usage_sum.get("llm_calls", 0.0),
+        "cached_calls": usage_sum.get("cached_calls", 0.0),  # part of llm_calls, free (llm.usage_cost)
     }
     lat = sorted(float(r.get("latency_s") or 0.0) for r in rows)
     latency = {
@@ -136,8 +148,26 @@ def build_report(
         latency=latency,
         errors=len(errors),
         error_examples=[{"qid": str(r.get("qid")), "error": str(r["error"])[:300]} for r in errors[:5]],
+        errors_by_type=dict(Counter(str(r.get("error_type") or "error") for r in errors).most_common()),
         selection=dict(selection or {}),
+        warnings=list(warnings),
+        method_metrics=dict(method_metrics or {}),
     )
+
+
+def problem_lines(report: Report) -> list[str]:
+    """What makes the run's numbers incomplete, one sentence each: its errors, then its warnings."""
+    out: list[str] = []
+    if report.errors:
+        kinds = ", ".join(f"{kind} × {n}" for kind, n in report.errors_by_type.items())
+        first = report.error_examples[0]["error"] if report.error_examples else ""
+        out.append(
+            f"{report.errors} of {report.n} questions FAILED with errors ({kinds}; first: {first[:200]}). "
+            "They are not abstentions: the metrics count them as wrong answers. Fix the cause and run the "
+            "same command again: the resume retries them."
+        )
+    out += [f"Warning: {w}" for w in report.warnings]
+    return out
 
 
 # --- writing ------------------------------------------------------------------------------------------
@@ -149,12 +179,13 @@ def render_markdown(report: Report) -> str:
     """``report.md``: headline metrics, usage, the supported subset and one table per breakdown."""
     m = report.metrics
     name = report.method.get("method", "?")
-    lines = [
-        f"# {name} on {report.dataset.get('name', '?')} ({report.n} questions)",
-        "",
-        "| metric | value |",
-        "|---|---|",
-    ]
+    lines = [f"# {name} on {report.dataset.get('name', '?')} ({report.n} questions)", ""]
+    for i, problem in enumerate(problem_lines(report)):
+        lines += [">"] if i else []
+        lines.append(f"> **{problem}**")
+    if lines[-1]:
+        lines.append("")
+    lines += ["| metric | value |", "|---|---|"]
     lines += [f"| {k} | {_pct(v)} |" if k != "answered" else f"| {k} | {_pct(v)} % |" for k, v in m.items()]
     s, u = report.supported, report.usage
     lines += [
@@ -173,7 +204,9 @@ def render_markdown(report: Report) -> str:
         f"Usage per question: {u['llm_calls_per_question']:.2f} LLM calls, "
         f"{u['prompt_tokens_per_question']:.0f} prompt + "
         f"{u['completion_tokens_per_question']:.0f} completion tokens; "
-        f"{u['parse_failures']} parse failures. Latency: mean {report.latency['mean_s']:.3f} s, "
+        f"{u['parse_failures']} parse failures. Run total: {u.get('llm_calls', 0):.0f} LLM calls "
+        f"({u.get('cached_calls', 0):.0f} cached), ~${u.get('cost_usd', 0.0):.4f} (as `tkgqa llm log`). "
+        f"Latency: mean {report.latency['mean_s']:.3f} s, "
         f"p95 {report.latency['p95_s']:.3f} s. Errors: {report.errors}.",
     ]
     for dim, groups in report.breakdown.items():
@@ -248,17 +281,27 @@ def read_results(path: str | Path, *, strict: bool = False) -> list[dict[str, An
     skipped, or raises DataError when ``strict``; a repeated qid keeps its last row."""
     p = results_path(path)
     rows: dict[str, dict[str, Any]] = {}
-    with p.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
+    try:
+        fh = p.open("rb")
+    except OSError as exc:
+        raise DataError(f"cannot read ({exc.strerror or exc})", path=str(p)) from None
+    with fh:
+        for lineno, raw in enumerate(fh, 1):
+            if not raw.strip():
                 continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
+            try:  # a line cut inside a UTF-8 character, binary junk, bad JSON: all torn lines
+                row = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError, RecursionError):
                 if strict:
-                    raise DataError("invalid JSON line", path=str(p), line=lineno) from None
+                    raise DataError(
+                        "invalid JSON line (torn or not UTF-8)", path=str(p), line=lineno
+                    ) from None
                 continue
-            if isinstance(row, dict) and "qid" in row:
+            if (
+                isinstance(row, dict)
+                and isinstance(row.get("qid"), str | int)
+                and not isinstance(row["qid"], bool)
+            ):
                 rows[str(row["qid"])] = row
     return list(rows.values())
 

@@ -2,32 +2,55 @@
 
 Rows are appended (and flushed) as questions finish, so an interrupted run resumes where it stopped
 (``resume=True`` skips qids already in ``results.jsonl``; ``run.json`` records the method so a resume with a
-different method configuration is refused). A method exception on one question becomes an error row
-(``error`` set, counted in the report) instead of stopping the run. A question with ``context`` (TimeQuestions
-with retrieved facts) is answered over ``TemporalKG(question.context)`` instead of the shared KG.
+different method configuration is refused). A question with ``context`` (TimeQuestions with retrieved facts)
+is answered over ``tkgqa.query.context_kg(question)`` instead of the shared KG.
+
+Errors are not abstentions. A method exception on one question — an :class:`~tkgqa.errors.LLMError` (the
+backend answered HTTP 500, timed out, refused the key…) or a bug — becomes an *error row*: ``error`` and
+``error_type`` set, ``abstained`` false, ``usage`` what the failed question spent (the LLMError's usage). The
+run goes on; the report counts the errors (``errors``, ``errors_by_type``) and a resume retries error rows
+(``retry_errors=False`` keeps them). An abstention is the method declining to answer (``abstained`` true with
+its ``reason``; unparsable model output after the retries is one).
+
+Text that cannot be written as UTF-8 (a lone surrogate in a question or in an LLM reply) is replaced by
+U+FFFD at this boundary (:mod:`tkgqa.sanitize`), so the row is recorded. A lock file (:data:`LOCK_FILE`)
+keeps a second run from writing into the same folder; a write that fails (disk full) is a one-line
+DataError and the same command resumes once there is space.
+
+Missing optional inputs that change results (the dataset's :attr:`~tkgqa.datasets.Dataset.warnings`, no KG at
+all) are reported through ``warn`` (default: a :class:`~tkgqa.errors.MissingInputWarning`) and listed in the
+report's ``warnings``; ``strict=True`` raises a DataError before any question is answered.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import time
 import traceback
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..datasets.base import Question
 from ..datasets.core import Dataset
 from ..datasets.sampling import select_questions
-from ..errors import ConfigError
+from ..errors import ConfigError, DataError, MissingInputWarning
 from ..kg.base import KGStore
 from ..kg.memory import TemporalKG
+from ..llm.helpers import error_usage_dict
 from ..methods.base import Answer, Method, resolve_method
+from ..query import context_kg
+from ..sanitize import clean_json, clean_text, has_surrogates
 from .report import DEFAULT_KS, RESULTS_FILE, Report, build_report, read_results, write_report
 from .scoring import score_answer
 from .support import SupportChecker
 
 RUN_FILE = "run.json"
+#: Held (``flock``) while a run writes into its folder; a second run into the same folder is refused.
+LOCK_FILE = ".tkgqa-eval.lock"
 
 
 class _KGs:
@@ -60,7 +83,7 @@ class _KGs:
     def for_question(self, q: Question) -> tuple[KGStore, bool]:
         """The KG for ``q`` and whether it is a per-question context KG."""
         if q.context is not None:
-            return TemporalKG(q.context, name=f"context:{q.qid}"), True
+            return context_kg(q), True
         return self.shared(), False
 
     def supported(
@@ -82,10 +105,13 @@ class _KGs:
 
 
 def _row(
-    q: Question, answer: Answer | None, kg: KGStore, latency: float, error: str | None
+    q: Question, answer: Answer | None, kg: KGStore, latency: float, failure: Exception | None
 ) -> dict[str, Any]:
     predictions = [str(a) for a in answer.answers] if answer is not None else []
     raw = answer.raw_output if answer is not None else ""
+    usage = dict(answer.usage) if answer is not None else {}
+    if failure is not None:
+        usage = error_usage_dict(failure)  # what the failed question spent, failed calls included
     score = score_answer(q, predictions, raw, kg.label)
     return {
         "qid": q.qid,
@@ -103,12 +129,13 @@ def _row(
         "exact_set": score.exact_set,
         "evidence": [f.to_dict() for f in answer.evidence] if answer is not None else [],
         "trace": answer.trace if answer is not None else [],
-        "usage": dict(answer.usage) if answer is not None else {},
+        "usage": usage,
         "latency_s": round(latency, 6),
-        "abstained": answer.abstained if answer is not None else True,
-        "reason": answer.reason if answer is not None else "error",
+        "abstained": answer.abstained if answer is not None else False,
+        "reason": answer.reason if answer is not None else "",
         "raw_output": raw,
-        "error": error,
+        "error": _error_text(failure) if failure is not None else None,
+        "error_type": type(failure).__name__ if failure is not None else None,
         "qtype": q.qtype,
         "answer_type": q.answer_type,
         "time_level": q.time_level,
@@ -118,26 +145,106 @@ def _row(
     }
 
 
+def _error_text(exc: BaseException) -> str:
+    """``Type: message`` and, for an unexpected exception (not a TKGQAError), where it was raised."""
+    from ..errors import TKGQAError
+
+    where = ""
+    if not isinstance(exc, TKGQAError):
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def clean_question(q: Question) -> Question:
+    """``q`` with lone surrogates in its id, text and gold answers replaced (U+FFFD), so that prompts, cache
+    keys and the row can be encoded; ``q`` itself when there is none."""
+    if not (has_surrogates(q.qid) or has_surrogates(q.text) or any(map(has_surrogates, q.answers))):
+        return q
+    return q.model_copy(
+        update={"qid": clean_text(q.qid), "text": clean_text(q.text), "answers": clean_json(q.answers)}
+    )
+
+
+def row_line(row: dict[str, Any]) -> str:
+    """One ``results.jsonl`` line; strings that cannot be UTF-8 (lone surrogates) are replaced first."""
+    line = json.dumps(row, ensure_ascii=False, default=str)
+    if has_surrogates(line):
+        line = json.dumps(clean_json(row), ensure_ascii=False, default=str)
+    return line + "\n"
+
+
 def answer_one(method: Method, q: Question, kgs: _KGs) -> dict[str, Any]:
-    """Answer and score one question; a method exception becomes an error row."""
+    """Answer and score one question; a method exception becomes an error row (see the module docstring)."""
+    q = clean_question(q)
     kg, per_question = kgs.for_question(q)
     answer: Answer | None = None
-    error: str | None = None
+    failure: Exception | None = None
     t0 = time.perf_counter()
     try:
         answer = method.answer(q, kg)
         if not isinstance(answer, Answer):
             raise TypeError(f"{type(method).__name__}.answer returned {type(answer).__name__}, not Answer")
     except Exception as exc:  # one failing question must not stop the run
-        answer = None
-        frames = traceback.extract_tb(exc.__traceback__)
-        where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
-        error = f"{type(exc).__name__}: {exc}{where}"
+        answer, failure = None, exc
     latency = time.perf_counter() - t0
-    row = _row(q, answer, kg, latency, error)
+    row = _row(q, answer, kg, latency, failure)
     row["supported"], row["supported_reason"] = kgs.supported(q, kg, per_question)
     row["supported_loose"] = kgs.supported(q, kg, per_question, loose=True)[0]
     return row
+
+
+def write_failed(path: Path, exc: OSError) -> DataError:
+    """The one-line error for a write that failed (disk full, read-only, quota)."""
+    reason = exc.strerror or str(exc)
+    return DataError(
+        f"cannot write ({reason}); free some space (or fix the folder) and run the same command again: "
+        "it resumes where it stopped",
+        path=str(path),
+    )
+
+
+@contextlib.contextmanager
+def run_lock(out: Path) -> Iterator[None]:
+    """Hold :data:`LOCK_FILE` in ``out`` (``flock``, released when the process ends, even by kill -9); a
+    second run into the same folder gets a ConfigError instead of interleaving its rows."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        yield
+        return
+    path = out / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise write_failed(path, exc) from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "?"
+            raise ConfigError(
+                f"another `tkgqa eval` (pid {holder}) is writing to {out}; wait for it to finish, or pass "
+                "another --output folder"
+            ) from None
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def make_run_folder(output_dir: str | Path) -> Path:
+    """``output_dir`` created if needed; a ConfigError when it is a file or cannot be created."""
+    out = Path(output_dir)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"the output {str(out)!r} is a file, not a folder; pass a folder for the run")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the output folder {str(out)!r} ({exc.strerror or exc})") from None
+    return out
 
 
 def _check_run_file(out: Path, describe: dict[str, Any], dataset: str, resume: bool) -> None:
@@ -145,15 +252,18 @@ def _check_run_file(out: Path, describe: dict[str, Any], dataset: str, resume: b
     info = {"method": describe, "dataset": dataset}
     if resume and path.is_file() and (out / RESULTS_FILE).is_file():
         try:
-            previous = json.loads(path.read_text("utf-8"))
-        except ValueError:
+            previous = json.loads(path.read_bytes().decode("utf-8"))
+        except (ValueError, RecursionError, OSError):
             previous = None
         if isinstance(previous, dict) and previous.get("method") != describe:
             raise ConfigError(
                 f"{out} holds results of another method configuration ({previous.get('method')}); "
                 "use another output folder or --no-resume to start over"
             )
-    path.write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    try:
+        path.write_text(json.dumps(clean_json(info), indent=2, ensure_ascii=False) + "\n", "utf-8")
+    except OSError as exc:
+        raise write_failed(path, exc) from None
 
 
 def _progress(total: int, desc: str, enabled: bool) -> Any:
@@ -175,11 +285,17 @@ def evaluate(
     progress: bool = True,
     ks: Sequence[int] = DEFAULT_KS,
     check_support: bool = True,
+    retry_errors: bool = True,
+    strict: bool = False,
+    warn: Callable[[str], None] | None = None,
 ) -> Report:
     """Evaluate ``method`` and write ``results.jsonl``, ``report.json``, ``report.md``, ``breakdown.png``.
 
     ``kg``: a store, a KG file, or ``None`` (the dataset's ``kg_path``; an empty KG when there is none).
-    ``limit``/``sample``/``seed`` choose the questions (``first``, ``random`` or ``stratified`` by qtype)."""
+    ``limit``/``sample``/``seed`` choose the questions (``first``, ``random`` or ``stratified`` by qtype).
+    ``retry_errors``: a resume answers the error rows again (else it keeps them). ``strict``: a missing
+    optional input (see :func:`input_warnings`) is a DataError instead of a warning given to ``warn``
+    (default: :func:`warnings.warn` with :class:`~tkgqa.errors.MissingInputWarning`)."""
     runner = resolve_method(method) if isinstance(method, str) else method
     if isinstance(dataset_or_questions, Dataset):
         ds: Dataset | None = dataset_or_questions
@@ -189,65 +305,122 @@ def evaluate(
         ds = None
         all_questions = list(dataset_or_questions)
         name = all_questions[0].dataset if all_questions else "custom"
-    questions = select_questions(all_questions, limit, sample, seed)
-    out = Path(output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    describe = runner.describe()
-    _check_run_file(out, describe, name, resume)
-    results = out / RESULTS_FILE
-    previous = _prepare_results(results, resume)
-    done = {str(r["qid"]) for r in previous}
-    kgs = _KGs(kg, ds.kg_path if ds is not None else None, check_support)
-    remaining = [q for q in questions if q.qid not in done]
-    bar = _progress(len(remaining), runner.name, progress)
-    hits = 0
-    try:
-        with results.open("a", encoding="utf-8") as fh:
-            for i, q in enumerate(remaining, 1):
-                row = answer_one(runner, q, kgs)
-                fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
-                fh.flush()
-                hits += bool(row["strict_hit"])
-                bar.update(1)
-                bar.set_postfix(hits1=f"{hits / i:.3f}", refresh=False)
-    finally:
-        bar.close()
-    wanted = {q.qid for q in questions}
-    rows = [r for r in read_results(results) if str(r["qid"]) in wanted]
-    dataset_info: dict[str, Any] = {
-        "name": name,
-        "n_available": len(all_questions),
-        "kg": kgs.description or (str(ds.kg_path) if ds is not None and ds.kg_path else None),
-        "context_questions": sum(q.context is not None for q in questions),
-    }
-    if ds is not None:
-        dataset_info["meta"] = {k: v for k, v in ds.meta.items() if not isinstance(v, list | dict)}
-    report = build_report(
-        rows,
-        method=describe,
-        dataset=dataset_info,
-        ks=ks,
-        selection={"limit": limit, "sample": sample, "seed": seed, "resumed": len(done & wanted)},
-    )
-    write_report(report, out)
-    return report
+    questions = [clean_question(q) for q in select_questions(all_questions, limit, sample, seed)]
+    found = input_warnings(ds, kg, questions)
+    if found and strict:
+        raise DataError(
+            f"{len(found)} missing input(s) that change results (strict mode): " + " | ".join(found)
+            + " — provide them, or run without --strict to go on with a warning"
+        )  # fmt: skip
+    for message in found:
+        if warn is not None:
+            warn(message)
+        else:
+            warnings.warn(message, MissingInputWarning, stacklevel=2)
+    out = make_run_folder(output_dir)
+    with run_lock(out):
+        describe = runner.describe()
+        _check_run_file(out, describe, name, resume)
+        results = out / RESULTS_FILE
+        previous = _prepare_results(results, resume)
+        done = {str(r["qid"]) for r in previous if not (retry_errors and r.get("error"))}
+        retried = {str(r["qid"]) for r in previous if str(r["qid"]) not in done}
+        kgs = _KGs(kg, ds.kg_path if ds is not None else None, check_support)
+        remaining = [q for q in questions if q.qid not in done]
+        bar = _progress(len(remaining), runner.name, progress)
+        hits = 0
+        try:
+            with results.open("a", encoding="utf-8") as fh:
+                for i, q in enumerate(remaining, 1):
+                    row = answer_one(runner, q, kgs)
+                    fh.write(row_line(row))
+                    fh.flush()
+                    hits += bool(row["strict_hit"])
+                    bar.update(1)
+                    bar.set_postfix(hits1=f"{hits / i:.3f}", refresh=False)
+        except OSError as exc:
+            raise write_failed(results, exc) from None
+        finally:
+            bar.close()
+        wanted = {q.qid for q in questions}
+        if retried & wanted:
+            _rewrite(results, read_results(results))  # one line per question: the retried rows replaced
+        rows = [r for r in read_results(results) if str(r["qid"]) in wanted]
+        dataset_info: dict[str, Any] = {
+            "name": name,
+            "n_available": len(all_questions),
+            "kg": kgs.description or (str(ds.kg_path) if ds is not None and ds.kg_path else None),
+            "context_questions": sum(q.context is not None for q in questions),
+        }
+        if ds is not None:
+            dataset_info["meta"] = {k: v for k, v in ds.meta.items() if not isinstance(v, list | dict)}
+        report = build_report(
+            rows,
+            method=describe,
+            dataset=dataset_info,
+            ks=ks,
+            selection={
+                "limit": limit,
+                "sample": sample,
+                "seed": seed,
+                "resumed": len(done & wanted),
+                "retried_errors": len(retried & wanted),
+            },
+            warnings=found,
+            method_metrics=runner.report_metrics(rows) if hasattr(runner, "report_metrics") else None,
+        )
+        try:
+            write_report(report, out)
+        except OSError as exc:
+            raise write_failed(out, exc) from None
+        return report
+
+
+def input_warnings(
+    ds: Dataset | None, kg: KGStore | str | Path | None, questions: Sequence[Question]
+) -> list[str]:
+    """The missing optional inputs that change this run's results: the dataset's own
+    :attr:`~tkgqa.datasets.Dataset.warnings`, and a dataset without a KG file (none given either) for
+    questions without per-question context. (Bare questions with ``kg=None`` ask for the empty KG.)"""
+    if ds is None:
+        return []
+    found = list(ds.warnings)
+    shared = sum(q.context is None for q in questions)
+    if kg is None and ds.kg_path is None and shared:
+        found.append(
+            f"no KG: the {ds.name} dataset has no KG file and none was given, so {shared} of "
+            f"{len(questions)} questions (those without per-question context) are answered over an empty "
+            "KG; pass --kg FILE (kg=) or put the KG where the loader looks for it"
+        )
+    return found
 
 
 def _prepare_results(path: Path, resume: bool) -> list[dict[str, Any]]:
     """Rows already in ``path`` (resume) or an emptied file; a torn last line (an interrupted write) or a
     repeated qid is cleaned up so that appending stays valid JSONL."""
-    if not resume or not path.exists():
-        path.write_text("", "utf-8")
-        return []
-    text = path.read_text("utf-8")
+    try:
+        if not resume or not path.exists():
+            path.write_text("", "utf-8")
+            return []
+        data = path.read_bytes()
+    except OSError as exc:
+        raise write_failed(path, exc) from None
     rows = read_results(path)
-    n_lines = sum(1 for line in text.splitlines() if line.strip())
-    if (text and not text.endswith("\n")) or n_lines != len(rows):
+    n_lines = sum(1 for line in data.splitlines() if line.strip())
+    if (data and not data.endswith(b"\n")) or n_lines != len(rows):
         _rewrite(path, rows)
     return rows
 
 
 def _rewrite(path: Path, rows: Sequence[dict[str, Any]]) -> None:
-    with path.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+    """Replace ``path`` with ``rows`` atomically (a failed write leaves the old file whole)."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            for row in rows:
+                fh.write(row_line(row))
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise write_failed(path, exc) from None

@@ -1,6 +1,7 @@
 """How answers are scored. All rules live here.
 
-**Normalisation** (:func:`normalize_answer`, applied to gold answers and predictions alike):
+**Normalisation** (:func:`normalize_answer`, applied to gold answers and predictions alike; implemented once
+in :mod:`tkgqa.query.normalize` so that methods' diagnostics and this harness agree):
 
 1. A string that parses as a time (:func:`tkgqa.time.try_parse_time`: ``2012``, ``2012-05``,
    ``May 2012``, ``Jun 25th, 2006``, ``1994-03-01T00:00:00Z`` …) becomes its ISO form **at the granularity
@@ -21,6 +22,10 @@ text form (rule 2) of a gold answer — its label, id or ISO time — occurs any
 output (the joined predictions plus the method's raw output). Plain substring, as in those papers
 (``iran`` is found in ``iranian``).
 
+**Closed answers** (yes/no questions, true/false claims, a choice among listed options: the question's
+``extra["choices"]`` lists the possible answers — CR-LT-KGQA, Recipe-MPR): the lenient hit is the strict hit
+at any rank. The substring rule would count any output that merely mentions ``yes`` or an option's words.
+
 **Set metrics** (:func:`set_scores`, CLQA-Wiki): predictions and gold answers are matched one-to-one by
 normal forms; precision = matched / distinct predictions, recall = matched / gold answers, F1 their harmonic
 mean, exact-set = precision = recall = 1. No prediction → all 0 (a question without gold: all 0 too).
@@ -28,7 +33,8 @@ mean, exact-set = precision = recall = 1. No prediction → all 0 (a question wi
 **Breakdowns** (:func:`breakdown`) follow the papers' tables: MultiTQ overall / qlabel (Single, Multiple) /
 answer_type (entity, time) / qtype / time_level; CronQuestions simple vs complex (simple_entity, simple_time
 = simple; before_after, first_last, time_join = complex) and per type; TimeQuestions per type (Explicit,
-Implicit, Temp.Ans, Ordinal; multi-label: a question counts in each of its types) and answer type.
+Implicit, Temp.Ans, Ordinal; multi-label: a question counts in each of its types) and answer type;
+CR-LT-KGQA per reasoning strategy and Recipe-MPR per query type (both multi-label ``types``).
 
 **Paired comparison** (:func:`mcnemar`) of two runs on the same questions: ``b`` = questions only run A gets
 right (strict Hits@1), ``c`` = only run B; exact two-sided binomial test when ``b + c < 25``, otherwise
@@ -39,44 +45,18 @@ from __future__ import annotations
 
 import contextlib
 import math
-import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..datasets.cronquestions import complexity
-from ..time import try_parse_time
+from ..query.normalize import normalize_answer, normalize_text
 
 LabelFn = Callable[[str], str]
-_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 EXACT_THRESHOLD = 25
 
 
 # --- normalisation ------------------------------------------------------------------------------------
-def normalize_text(text: str) -> str:
-    """Text form: accents stripped, case folded, ``_``/punctuation → single spaces (idempotent)."""
-    s = str(text)
-    for _ in range(4):  # NFKD/casefold can feed each other (e.g. "ℌ" → "H" → "h"); iterate to a fixpoint
-        folded = "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
-        folded = _NON_WORD.sub(" ", folded.casefold()).strip()
-        if folded == s:
-            break
-        s = folded
-    return s
-
-
-def normalize_answer(text: str) -> str:
-    """Normal form of an answer: ISO time at the granularity written, else the text form."""
-    raw = str(text).strip()
-    point = try_parse_time(raw)
-    if point is not None:
-        return point.iso()
-    s = normalize_text(raw)
-    point = try_parse_time(s)
-    return point.iso() if point is not None else s
-
-
 def answer_forms(*names: str | None) -> frozenset[str]:
     """Normal forms of the given spellings of one answer (label, id …), empty ones dropped."""
     return frozenset(f for f in (normalize_answer(n) for n in names if n is not None) if f)
@@ -203,10 +183,12 @@ def score_answer(
     gold = Gold.of_question(question)
     rank = gold_rank(predictions, gold, label)
     sets = set_scores(predictions, gold, label)
+    extra = getattr(question, "extra", None)
+    closed = isinstance(extra, Mapping) and bool(extra.get("choices"))
     return QuestionScore(
         rank=rank,
         strict_hit=rank == 1,
-        lenient_hit=rank is not None or lenient_hit(predictions, raw_output, gold, label),
+        lenient_hit=rank is not None or (not closed and lenient_hit(predictions, raw_output, gold, label)),
         precision=sets.precision,
         recall=sets.recall,
         f1=sets.f1,
@@ -231,6 +213,9 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
     "cronquestions": ("complexity", "answer_type", "qtype"),
     "timequestions": ("types", "answer_type"),
     "clqa": ("qtype",),
+    "crlt_qa": ("types",),
+    "crlt_claims": ("types",),
+    "recipe_mpr": ("types",),
 }
 DEFAULT_DIMENSIONS = ("qlabel", "answer_type", "qtype", "time_level", "types")
 

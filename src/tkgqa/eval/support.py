@@ -14,11 +14,13 @@ A question is *supported* when facts link its entities to a gold answer:
 * every other question entity must be connected too: some fact (at any time: an event the question refers
   to, as in "after X visited Iraq") links it to a question entity or to the answer;
 * *at the asked time*: when the question states an explicit time ("in March 2012", "on 2010-05-03",
-  "in 2008", "between 1990 and 1995"), the answer's linking fact must be at that time, compared at the
-  question time's granularity (a fact on ``2012-03-05`` is "in March 2012"; an interval fact must overlap
-  it); with "before"/"prior to"/"earlier than" it must start before that time begins, with "after"/"since"/
-  "following"/"later than" it must end after that time ends. Years inside a mentioned entity's name
-  ("2008 Summer Olympics") are no time constraint. Without an explicit time, any time counts.
+  "in 2008", "between 1990 and 1995"), the answer's linking fact must stand in the asked relation to it.
+  Times and their cue words are read by the shared question-time reader (:func:`tkgqa.query.find_times`,
+  the one every method uses) and compared by the one time semantics (:func:`tkgqa.time.holds`): a fact on
+  ``2012-03-05`` is "in March 2012", an interval fact must overlap it; "before"/"prior to"/"earlier than":
+  it starts before that time begins; "after"/"since"/"following"/"later than": it starts after that time
+  ends. Years inside a mentioned entity's name ("2008 Summer Olympics") are no time constraint. Without an
+  explicit time, any time counts.
 
 :meth:`SupportChecker.check_loose` keeps the looser earlier definition: one question entity suffices (a
 time answer is "supported" by any fact of any question entity at that time; the other entities need no
@@ -30,91 +32,74 @@ never feeds a method.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..kg.base import KGStore
 from ..kg.fact import Fact
-from ..time import MONTHS, TimePoint, try_parse_time
-from ..time.interval import NEG_INF, POS_INF
-from .scoring import normalize_text
+from ..query import TimeMention, Token, find_times, normalize_text, tokenize
+from ..time import TemporalRelation, TimePoint, holds_span, try_parse_time
 
 _STOP = """a an and as at be by did do does first for from in is it its last of on or the to was were what
 when where which who whom whose why with after before during year month day time"""
 STOP_WORDS = frozenset(_STOP.split())
 MAX_NGRAM = 12
 
-_MONTH = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_DAY = r"[0-3]?\d(?:st|nd|rd|th)?"
-_YEAR = r"(?:1\d{3}|20\d{2})"
-_TIME_RE = (
-    rf"{_YEAR}-[01]?\d-[0-3]?\d|{_YEAR}/[01]?\d/[0-3]?\d|{_YEAR}-[01]?\d(?![\d-])"
-    rf"|{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}|{_MONTH}\s+{_DAY},?\s+{_YEAR}"
-    rf"|{_MONTH},?\s+(?:of\s+)?{_YEAR}|(?<![\d,.$])\b{_YEAR}\b(?![\d-]|[,.]\d)"
-)
-_TIME = re.compile(rf"\b(?:{_TIME_RE})", re.IGNORECASE)
-_RANGE = re.compile(
-    rf"\b(?:between|from)\s+(?:the\s+)?(?:year\s+)?(?P<a>{_TIME_RE})\s+(?:and|to|until|till|through)\s+"
-    rf"(?:the\s+)?(?:year\s+)?(?P<b>{_TIME_RE})",
-    re.IGNORECASE,
-)
-_DET = r"(?:(?:the|a|an|his|her|their|its|this|that)\s+)?(?:year\s+)?"  # "after his September 2015 visit"
-_BEFORE = re.compile(rf"\b(?:before|prior\s+to|earlier\s+than|ahead\s+of)\s+{_DET}$", re.I)
-_AFTER = re.compile(rf"\b(?:after|since|following|later\s+than)\s+{_DET}$", re.I)
+_RANGE_OPENERS = frozenset({"between", "from"})
+_RANGE_JOINERS = frozenset({"and", "to", "until", "till", "through", "-"})
 
 
 @dataclass(frozen=True, slots=True)
 class TimeConstraint:
-    """An explicit time of the question: ``op`` ``in`` (the days ``lo..hi``), ``before`` or ``after``."""
+    """An explicit time of the question: the days ``lo..hi`` and the relation the answer's fact must have
+    to them (:class:`~tkgqa.time.TemporalRelation`, read by the shared question-time reader)."""
 
-    op: str
+    op: TemporalRelation
     lo: int  # first day (ordinal) of the stated time
     hi: int  # last day
     text: str
 
     def admits(self, fact: Fact) -> bool:
-        """Whether ``fact`` lies at this time (an open or missing end counts as unbounded)."""
-        if fact.start is None and fact.end is None:
-            return False
-        first = fact.start.first_day if fact.start is not None else NEG_INF
-        last = fact.end.last_day if fact.end is not None else POS_INF
-        if fact.end is not None and fact.start is not None and last < first:
-            last = fact.start.last_day  # a malformed interval: read it as its start
-        if self.op == "before":
-            return first < self.lo
-        if self.op == "after":
-            return last > self.hi
-        return first <= self.hi and last >= self.lo
-
-
-def _point(text: str) -> TimePoint | None:
-    return try_parse_time(re.sub(r"\s+of\s+", " ", text.strip()))
+        """Whether ``fact`` stands in ``op`` to this time (:func:`tkgqa.time.holds`, the one semantics)."""
+        return holds_span(self.op, fact.start, fact.end, self.lo, self.hi)
 
 
 def question_times(text: str, entity_words: set[str] | None = None) -> list[TimeConstraint]:
-    """The explicit times a question states, with their comparison; a bare year that is a word of a
-    mentioned entity's name (``entity_words``) is part of that name, not a time."""
+    """The explicit times a question states, read by :func:`tkgqa.query.find_times` (the reader every
+    method uses), with their relation; "between/from A and/to B" is one ``in`` range. A bare year that is
+    a word of a mentioned entity's name (``entity_words``) is part of that name, not a time."""
+    tokens = tokenize(text)
+    mentions = [
+        m
+        for m in find_times(text, tokens)
+        if not (entity_words and m.text.isdigit() and m.text in entity_words)
+    ]
     out: list[TimeConstraint] = []
-    taken: list[tuple[int, int]] = []
-    for m in _RANGE.finditer(text):
-        a, b = _point(m.group("a")), _point(m.group("b"))
-        if a is not None and b is not None and a.first_day <= b.last_day:
-            out.append(TimeConstraint("in", a.first_day, b.last_day, m.group(0)))
-            taken.append(m.span())
-    for m in _TIME.finditer(text):
-        if any(lo <= m.start() < hi for lo, hi in taken):
+    k = 0
+    while k < len(mentions):
+        m = mentions[k]
+        nxt = mentions[k + 1] if k + 1 < len(mentions) else None
+        if nxt is not None and _is_range(tokens, m, nxt) and m.point.first_day <= nxt.point.last_day:
+            out.append(
+                TimeConstraint(
+                    TemporalRelation.IN, m.point.first_day, nxt.point.last_day, f"{m.text}–{nxt.text}"
+                )
+            )
+            k += 2
             continue
-        point = _point(m.group(0))
-        if point is None:
-            continue
-        if entity_words and m.group(0).isdigit() and m.group(0) in entity_words:
-            continue
-        head = text[max(0, m.start() - 40) : m.start()]
-        op = "before" if _BEFORE.search(head) else "after" if _AFTER.search(head) else "in"
-        out.append(TimeConstraint(op, point.first_day, point.last_day, m.group(0)))
+        out.append(
+            TimeConstraint(m.relation or TemporalRelation.IN, m.point.first_day, m.point.last_day, m.text)
+        )
+        k += 1
     return out
+
+
+def _is_range(tokens: list[Token], a: TimeMention, b: TimeMention) -> bool:
+    """``a`` and ``b`` form "between A and B" / "from A to B"."""
+    opener = {tokens[i].text for i in range(max(0, a.start - 3), min(a.start + 1, len(tokens)))}
+    between = [t.text for t in tokens[a.end : b.start + 1]]
+    return bool(opener & _RANGE_OPENERS) and any(w in _RANGE_JOINERS for w in between)
 
 
 class SupportChecker:

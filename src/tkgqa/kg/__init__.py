@@ -1,6 +1,6 @@
 """Temporal KG: facts, the store protocol, the in-memory store and the ARI operators."""
 
-from .base import KGStore, TimeQuery
+from .base import Hop, KGStore, TimeQuery
 from .fact import Fact, display_name
 from .linking import Candidate, EntityLinker, RelationLinker
 from .loaders import LoadReport, load_demo_kg, load_kg
@@ -26,6 +26,7 @@ __all__ = [
     "EntityLifetime",
     "EntityLinker",
     "Fact",
+    "Hop",
     "KGSnapshot",
     "KGStore",
     "LoadReport",

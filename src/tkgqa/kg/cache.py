@@ -26,8 +26,9 @@ import numpy.typing as npt
 
 from ..errors import DataError
 from ..home import tkgqa_home
+from .index import COLUMNS, INDEX_KINDS
 from .loaders import LoadReport
-from .memory import COLUMNS, INDEX_KINDS, TemporalKG
+from .memory import TemporalKG
 
 CACHE_VERSION = 1
 _NARROW = {

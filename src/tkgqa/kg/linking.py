@@ -26,10 +26,19 @@ _NON_WORD = re.compile(r"[\W_]+")
 
 
 def normalize(text: str) -> str:
-    """Matching form of a name or mention: casefolded, accents stripped, punctuation/``_`` → single spaces."""
-    if not text.isascii():
-        text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return _NON_WORD.sub(" ", text.casefold()).strip()
+    """The project's one text form of a name, mention or answer: accents stripped (NFKD), case folded,
+    ``_``/punctuation → single spaces, whitespace collapsed; idempotent (``Côte_d'Ivoire`` →
+    ``cote d ivoire``). Answers add a time rule on top: :func:`tkgqa.query.normalize.normalize_answer`."""
+    s = str(text)
+    if s.isascii():
+        return _NON_WORD.sub(" ", s.casefold()).strip()
+    for _ in range(4):  # NFKD/casefold can feed each other (e.g. "ℌ" → "H" → "h"); iterate to a fixpoint
+        folded = "".join(c for c in unicodedata.normalize("NFKD", s) if not unicodedata.combining(c))
+        folded = _NON_WORD.sub(" ", folded.casefold()).strip()
+        if folded == s:
+            break
+        s = folded
+    return s
 
 
 def _blend(a: str, b: str) -> float:

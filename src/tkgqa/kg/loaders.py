@@ -13,6 +13,10 @@ Formats (``format=`` of :func:`load_kg`; ``"auto"`` sniffs the first lines):
   4-column line is a point event, an empty end is ongoing (open).
 * ``csv`` / ``jsonl`` — generic tables with a column mapping (:func:`load_table`).
 
+Each format is one ``register_format(KGFormat(...))`` at the end of this module (name, suffixes, loader,
+detection); :func:`load_kg` dispatches through :data:`~tkgqa.kg.formats.KG_FORMATS`, where other
+distributions add formats through the ``tkgqa.kg_formats`` entry-point group.
+
 Every loader raises :class:`DataError` with ``file:line`` on malformed input (``strict=True``), or skips bad
 lines and counts them in the :class:`LoadReport` attached as ``kg.load_report`` (``strict=False``).
 """
@@ -23,181 +27,31 @@ import csv
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
+from ..errors import ConfigError, DataError, NotFoundError, TKGQAError
+from ..sanitize import clean_json, clean_text, shorten
+from ..time import TimePoint, parse_bound
+from .builder import FactBuilder, parse_delimited
+from .builder import LoadReport as LoadReport
+from .crlt import is_crlt, load_crlt
+from .formats import KG_FORMATS as KG_FORMATS
+from .formats import KGFormat as KGFormat
+from .formats import check_file, data_lines, get_format, not_utf8, register_format, resolve_format
+from .formats import format_names as format_names
+from .formats import sniff_format as sniff_format
+from .memory import TemporalKG
 
-from ..errors import ConfigError, DataError, NotFoundError
-from ..time import NEG_INF, POS_INF, TimePoint, parse_bound
-from .memory import COLUMNS, TemporalKG
+_Builder = FactBuilder  # the name kg.crlt imports
 
 PathLike = str | os.PathLike[str]
 LabelsArg = Mapping[str, str] | PathLike | Sequence[PathLike] | None
-FORMATS = ("quadruples", "icews_ids", "wikidata", "timequestions", "tsv", "csv", "jsonl")
-_ALIASES = {
-    "icews": "quadruples",
-    "multitq": "quadruples",
-    "cronquestions": "wikidata",
-    "quintuples": "wikidata",
-}
 WIKIDATA_LABEL_FILES = ("wd_id2entity_text.txt", "wd_id2relation_text.txt")
-_MAX_ERRORS = 10
 _WIKIDATA_ID = re.compile(r"^[QP]\d+$")
 _INT = re.compile(r"^-?\d+$")
-
-
-@dataclass(frozen=True)
-class LoadReport:
-    """What a loader read: lines seen, facts kept, bad lines skipped (lenient mode) and the first errors."""
-
-    path: str
-    format: str
-    n_lines: int = 0
-    n_facts: int = 0
-    n_skipped: int = 0
-    n_duplicates: int = 0
-    first_errors: tuple[str, ...] = ()
-    from_cache: bool = False
-
-
-class _Builder:
-    """Accumulates encoded columns, interning names and memoising time parses; reports bad lines."""
-
-    def __init__(self, path: str, fmt: str, strict: bool) -> None:
-        self.path, self.format, self.strict = path, fmt, strict
-        self.ent: dict[str, int] = {}
-        self.rel: dict[str, int] = {}
-        self.cols: tuple[list[int], ...] = ([], [], [], [], [], [], [])
-        self.times: dict[str, tuple[int, int, int] | None] = {}
-        self.labels: dict[str, str] = {}
-        self.n_lines = self.n_skipped = self.n_duplicates = 0
-        self.errors: list[str] = []
-
-    def fail(self, line: int | None, message: str) -> None:
-        """Raise (strict) or count a bad line (lenient)."""
-        if self.strict:
-            raise DataError(message + " (pass strict=False to skip bad lines)", path=self.path, line=line)
-        self.n_skipped += 1
-        if len(self.errors) < _MAX_ERRORS:
-            self.errors.append(str(DataError(message, path=self.path, line=line)))
-
-    def bound(self, text: str) -> tuple[int, int, int] | None:
-        """``(first day, last day, granularity)`` of one interval end (memoised); ``None`` = open.
-        Raises DataError."""
-        try:
-            return self.times[text]
-        except KeyError:
-            p = parse_bound(text)
-            found = self.times[text] = (p.first_day, p.last_day, int(p.granularity)) if p else None
-            return found
-
-    def add(self, line: int, s: str, r: str, o: str, start: str | None, end: str | None) -> None:
-        """Add one fact from raw text; ``end=None`` makes a point event (end = start)."""
-        if not s or not r or not o:
-            self.fail(line, "empty subject, relation or object")
-            return
-        try:
-            b0 = self.bound(start) if start is not None else None
-            b1 = b0 if end is None else self.bound(end)
-        except DataError as exc:
-            self.fail(line, exc.message)
-            return
-        t0, g0 = (b0[0], b0[2]) if b0 else (NEG_INF, 0)
-        t1, g1 = (b1[1], b1[2]) if b1 else (POS_INF, 0)
-        if t0 > t1:
-            self.fail(line, f"start {start} is after end {end}")
-            return
-        self.append(s, r, o, t0, t1, g0, g1)
-
-    def add_points(self, s: str, r: str, o: str, p0: TimePoint, p1: TimePoint) -> None:
-        self.append(s, r, o, p0.first_day, p1.last_day, int(p0.granularity), int(p1.granularity))
-
-    def append(self, s: str, r: str, o: str, t0: int, t1: int, g0: int, g1: int) -> None:
-        ent, rel, c = self.ent, self.rel, self.cols
-        si = ent.get(s)
-        if si is None:
-            si = ent[s] = len(ent)
-        ri = rel.get(r)
-        if ri is None:
-            ri = rel[r] = len(rel)
-        oi = ent.get(o)
-        if oi is None:
-            oi = ent[o] = len(ent)
-        c[0].append(si)
-        c[1].append(ri)
-        c[2].append(oi)
-        c[3].append(t0)
-        c[4].append(t1)
-        c[5].append(g0)
-        c[6].append(g1)
-
-    def build(self, name: str, labels: Mapping[str, str] | None = None) -> TemporalKG:
-        """The store, keeping the first of duplicate facts (same names and day span)."""
-        columns = {c: np.asarray(v, dtype=np.int64) for c, v in zip(COLUMNS, self.cols, strict=True)}
-        keep = _first_occurrences(np.stack([columns[c] for c in ("s", "r", "o", "t0", "t1")]))
-        if keep is not None:
-            self.n_duplicates += int(len(keep) - keep.sum())
-            columns = {c: v[keep] for c, v in columns.items()}
-        all_labels = dict(self.labels)
-        all_labels.update(labels or {})
-        kg = TemporalKG.from_arrays(list(self.ent), list(self.rel), columns, labels=all_labels, name=name)
-        kg.load_report = LoadReport(
-            self.path,
-            self.format,
-            self.n_lines,
-            len(kg),
-            self.n_skipped,
-            self.n_duplicates,
-            tuple(self.errors),
-        )
-        return kg
-
-
-def _first_occurrences(rows: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_] | None:
-    """Mask of the columns of ``rows`` (k × n) that repeat no earlier column; ``None`` if none repeats."""
-    n = rows.shape[1]
-    if n < 2:
-        return None
-    order = np.lexsort(rows[::-1])  # stable: equal rows stay in file order
-    ordered = rows[:, order]
-    repeat = (ordered[:, 1:] == ordered[:, :-1]).all(axis=0)
-    if not repeat.any():
-        return None
-    keep = np.ones(n, dtype=bool)
-    keep[order[1:][repeat]] = False
-    return keep
-
-
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    """``(line number, text without newline)`` of the data lines (blank lines and ``#`` comments skipped)."""
-    try:
-        with path.open(encoding="utf-8", newline="") as fh:
-            for lineno, raw in enumerate(fh, 1):
-                line = raw.rstrip("\r\n")
-                if line and not line.startswith("#") and line.strip():
-                    yield lineno, line
-    except FileNotFoundError:
-        raise NotFoundError(f"KG file {str(path)!r} does not exist") from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text ({exc.reason})", path=str(path)) from None
-
-
-def _parse_delimited(b: _Builder, rows: Iterable[tuple[int, str]], n_cols: tuple[int, ...]) -> None:
-    """``s r o start [end]`` rows; 4 columns = point event (if 4 is allowed), else end = 5th column."""
-    expected = " or ".join(map(str, n_cols))
-    for lineno, line in rows:
-        b.n_lines += 1
-        parts = line.split("\t")
-        n = len(parts)
-        if n not in n_cols:
-            b.fail(lineno, f"expected {expected} tab-separated columns, got {n}: {line[:80]!r}")
-            continue
-        b.add(lineno, parts[0], parts[1], parts[2], parts[3], parts[4] if n == 5 else None)
 
 
 # --- the formats ----------------------------------------------------------------------------------
@@ -206,8 +60,8 @@ def load_quadruples(
 ) -> TemporalKG:
     """MultiTQ / ICEWS quadruples ``subject\\trelation\\tobject\\tdate``."""
     p = Path(path)
-    b = _Builder(str(p), "quadruples", strict)
-    _parse_delimited(b, _lines(p), (4,))
+    b = FactBuilder(str(p), "quadruples", strict)
+    parse_delimited(b, data_lines(p), (4,))
     return b.build(name or p.stem, read_labels(labels))
 
 
@@ -216,8 +70,8 @@ def load_tsv(
 ) -> TemporalKG:
     """Our TSV format ``s r o start [end]`` (any ISO granularity, ``#`` comments, empty end = open)."""
     p = Path(path)
-    b = _Builder(str(p), "tsv", strict)
-    _parse_delimited(b, _lines(p), (4, 5))
+    b = FactBuilder(str(p), "tsv", strict)
+    parse_delimited(b, data_lines(p), (4, 5))
     return b.build(name or p.stem, read_labels(labels))
 
 
@@ -226,8 +80,8 @@ def load_wikidata(
 ) -> TemporalKG:
     """CronQuestions-style quintuples with Wikidata ids; labels from ``labels`` or the label files beside."""
     p = Path(path)
-    b = _Builder(str(p), "wikidata", strict)
-    _parse_delimited(b, _lines(p), (5,))
+    b = FactBuilder(str(p), "wikidata", strict)
+    parse_delimited(b, data_lines(p), (5,))
     return b.build(name or p.stem, read_labels(labels if labels is not None else wikidata_label_files(p)))
 
 
@@ -236,8 +90,8 @@ def load_timequestions(
 ) -> TemporalKG:
     """The TimeQuestions tkbc TSV (header ``split subject_id subject_label … start_year end_year``)."""
     p = Path(path)
-    b = _Builder(str(p), "timequestions", strict)
-    rows = _lines(p)
+    b = FactBuilder(str(p), "timequestions", strict)
+    rows = data_lines(p)
     header = next(rows, None)
     if header is None:
         raise DataError("empty file", path=str(p))
@@ -268,18 +122,28 @@ def read_id_map(path: PathLike) -> dict[int, str]:
     """An ``entity2id``/``relation2id`` map (``name\\tid`` lines or JSON ``{name: id}``) as ``{id: name}``."""
     p = Path(path)
     if p.suffix == ".json":
+        check_file(p, "id map")
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise DataError(f"invalid JSON id map: {exc}", path=str(p)) from None
+            data = json.loads(p.read_bytes().decode("utf-8-sig"))
+        except UnicodeDecodeError:
+            raise not_utf8(p, "id map") from None
+        except (ValueError, RecursionError) as exc:
+            raise DataError(f"invalid JSON id map: {str(exc)[:200]}", path=str(p)) from None
+        except OSError as exc:
+            raise DataError(f"cannot read this id map ({exc.strerror or exc})", path=str(p)) from None
         if not isinstance(data, dict):
             raise DataError("a JSON id map must be an object {name: id}", path=str(p))
-        return {int(i): str(n) for n, i in data.items()}
+        bad = next((n for n, i in data.items() if isinstance(i, bool) or not _INT.match(str(i))), None)
+        if bad is not None:
+            raise DataError(
+                f"the id of {shorten(bad)} is {shorten(str(data[bad]))}, not an integer", path=str(p)
+            )
+        return {int(i): clean_text(str(n)) for n, i in data.items()}
     out: dict[int, str] = {}
-    for lineno, line in _lines(p):
+    for lineno, line in data_lines(p, "id map"):
         name, sep, ident = line.rpartition("\t")
         if not sep or not _INT.match(ident.strip()):
-            raise DataError(f"expected 'name<TAB>id', got {line[:80]!r}", path=str(p), line=lineno)
+            raise DataError(f"expected 'name<TAB>id', got {shorten(line)}", path=str(p), line=lineno)
         out[int(ident)] = name
     return out
 
@@ -327,7 +191,12 @@ def load_icews_ids(
     days: dict[int, TimePoint] = {}
     if ts_file is not None:
         for i, text in read_id_map(ts_file).items():
-            point = parse_bound(text)
+            try:
+                point = parse_bound(text)
+            except DataError:
+                raise DataError(
+                    f"time id {i}: cannot parse time {shorten(text)}", path=str(ts_file)
+                ) from None
             if point is not None:
                 days[i] = point
     elif base is None:
@@ -335,23 +204,27 @@ def load_icews_ids(
     base_day = TimePoint.of(base).first_day if base is not None else 0
     if step < 1:
         raise ConfigError("step (time units per day) must be >= 1")
-    b = _Builder(str(p), "icews_ids", strict)
-    for lineno, line in _lines(p):
+    b = FactBuilder(str(p), "icews_ids", strict)
+    for lineno, line in data_lines(p):
         b.n_lines += 1
         parts = line.split()
         if len(parts) < 4 or not all(_INT.match(x) for x in parts[:4]):
-            b.fail(lineno, f"expected 4 integer columns 's r o t', got {line[:80]!r}")
+            b.fail(lineno, f"expected 4 integer columns 's r o t', got {shorten(line)}")
             continue
         s, r, o, t = (int(x) for x in parts[:4])
         if s not in ents or o not in ents or r not in rels:
-            b.fail(lineno, f"id not in the entity/relation maps: {line[:80]!r}")
+            b.fail(lineno, f"id not in the entity/relation maps: {shorten(line)}")
             continue
         point = days.get(t)
         if point is None:
             if ts_file is not None:
                 b.fail(lineno, f"time id {t} not in the ts2id map")
                 continue
-            point = days[t] = TimePoint.from_ordinal(base_day + (t - first_step) // step)
+            try:
+                point = days[t] = TimePoint.from_ordinal(base_day + (t - first_step) // step)
+            except (ValueError, OverflowError, DataError):
+                b.fail(lineno, f"time step {t} is out of range (base {base}, step {step})")
+                continue
         b.add_points(ents[s], rels[r], ents[o], point, point)
     return b.build(name or p.stem, read_labels(labels))
 
@@ -373,8 +246,9 @@ def load_table(
     point events; an empty/null end is open. ``delimiter`` defaults to tab for ``.tsv`` files or a header
     with tabs, else comma."""
     p = Path(path)
+    check_file(p)
     is_jsonl = p.suffix in {".jsonl", ".ndjson"}
-    b = _Builder(str(p), "jsonl" if is_jsonl else "csv", strict)
+    b = FactBuilder(str(p), "jsonl" if is_jsonl else "csv", strict)
     want = {"subject": subject, "relation": relation, "object": object}
 
     def add(lineno: int, row: Mapping[str, Any]) -> None:
@@ -396,12 +270,12 @@ def load_table(
         )
 
     if is_jsonl:
-        for lineno, line in _lines(p):
+        for lineno, line in data_lines(p):
             try:
-                row = json.loads(line)
-            except ValueError as exc:
+                row = clean_json(json.loads(line))
+            except (ValueError, RecursionError) as exc:
                 b.n_lines += 1
-                b.fail(lineno, f"invalid JSON: {exc}")
+                b.fail(lineno, f"invalid JSON: {str(exc)[:200]}")
                 continue
             if not isinstance(row, dict):
                 b.n_lines += 1
@@ -409,19 +283,39 @@ def load_table(
                 continue
             add(lineno, row)
     else:
-        with p.open(encoding="utf-8", newline="") as fh:
+        _read_csv(p, add, delimiter, (*want.values(), start))
+    return b.build(name or p.stem, read_labels(labels))
+
+
+def _read_csv(
+    p: Path,
+    add: Callable[[int, Mapping[str, Any]], None],
+    delimiter: str | None,
+    needed: Sequence[str],
+) -> None:
+    """Feed the rows of a CSV file with a header to ``add``; bad bytes and broken quoting are DataErrors."""
+    reader: csv.DictReader[str] | None = None
+    try:
+        with p.open(encoding="utf-8-sig", newline="") as fh:
             sep = delimiter or ("\t" if p.suffix == ".tsv" or "\t" in fh.readline() else ",")
             fh.seek(0)
             reader = csv.DictReader(fh, delimiter=sep)
             header = reader.fieldnames or []
-            absent = [c for c in (*want.values(), start) if c not in header]
+            absent = [c for c in needed if c not in header]
             if absent:
+                shown = shorten(str(header), 200)
                 raise DataError(
-                    f"header {header} lacks column(s) {absent}; map them with subject=…", path=str(p), line=1
+                    f"header {shown} lacks column(s) {absent}; map them with subject=…", path=str(p), line=1
                 )
             for row in reader:
                 add(reader.line_num, row)
-    return b.build(name or p.stem, read_labels(labels))
+    except UnicodeDecodeError:
+        raise not_utf8(p) from None
+    except csv.Error as exc:
+        line = reader.line_num if reader is not None else None
+        raise DataError(f"unreadable CSV ({str(exc)[:200]}); fix the line", path=str(p), line=line) from None
+    except OSError as exc:
+        raise DataError(f"cannot read this KG file ({exc.strerror or exc})", path=str(p)) from None
 
 
 # --- labels ---------------------------------------------------------------------------------------
@@ -434,10 +328,10 @@ def read_labels(labels: LabelsArg) -> dict[str, str]:
     files = [labels] if isinstance(labels, str | os.PathLike) else list(labels)
     out: dict[str, str] = {}
     for f in files:
-        for lineno, line in _lines(Path(f)):
+        for lineno, line in data_lines(Path(f), "labels file"):
             ident, sep, label = line.partition("\t")
             if not sep:
-                raise DataError(f"expected 'id<TAB>label', got {line[:80]!r}", path=str(f), line=lineno)
+                raise DataError(f"expected 'id<TAB>label', got {shorten(line)}", path=str(f), line=lineno)
             out[ident] = label
     return out
 
@@ -448,78 +342,119 @@ def wikidata_label_files(path: PathLike) -> list[Path]:
     return [p.parent / f for f in WIKIDATA_LABEL_FILES if (p.parent / f).exists()]
 
 
-# --- dispatch ---------------------------------------------------------------------------------------
-def sniff_format(path: PathLike) -> str:
-    """Guess the format of a KG file from its name and first data lines."""
-    p = Path(path)
-    if p.suffix in {".jsonl", ".ndjson"}:
-        return "jsonl"
-    if p.suffix == ".csv":
-        return "csv"
-    head: list[str] = []
-    for _, line in _lines(p):
-        head.append(line)
-        if len(head) >= 20:
-            break
-    if not head:
-        raise DataError("no data lines (empty file?)", path=str(p))
-    first = head[0].split("\t")
-    if {"subject_id", "relation_id", "object_id"} <= set(first):
-        return "timequestions"
-    if {"subject", "relation", "object"} <= set(first):
-        return "csv"
+# --- the format registry (one registration per format) ---------------------------------------------
+def _header(head: Sequence[str]) -> set[str]:
+    return set(re.split(r"[\t,]", head[0].strip()))
+
+
+def _widths(head: Sequence[str]) -> set[int]:
+    return {len(line.split("\t")) for line in head}
+
+
+def _is_icews_ids(head: Sequence[str]) -> bool:
+    return all(len(f := line.split()) >= 4 and all(_INT.match(x) for x in f[:4]) for line in head)
+
+
+def _is_wikidata(head: Sequence[str]) -> bool:
     rows = [line.split("\t") for line in head]
-    if all(len(f := line.split()) >= 4 and all(_INT.match(x) for x in f[:4]) for line in head):
-        return "icews_ids"
-    widths = {len(r) for r in rows}
-    if widths == {5} and all(_WIKIDATA_ID.match(r[0]) and _WIKIDATA_ID.match(r[1]) for r in rows):
-        return "wikidata"
-    if widths == {4}:
-        return "quadruples"
-    if widths <= {4, 5}:
-        return "tsv"
-    raise DataError(
-        f"cannot detect the KG format (rows of {sorted(widths)} tab-separated columns); "
-        f"pass format= one of {FORMATS}",
-        path=str(p),
+    return _widths(head) == {5} and all(_WIKIDATA_ID.match(r[0]) and _WIKIDATA_ID.match(r[1]) for r in rows)
+
+
+def _icews_files(path: Path, options: Mapping[str, Any]) -> list[Path]:
+    aux = icews_aux_files(path)
+    files = []
+    for key in ("entity2id", "relation2id", "ts2id"):
+        given = options.get(key)
+        if given is not None:
+            files.append(Path(given))
+        elif key in aux and not (key == "ts2id" and options.get("base") is not None):
+            files.append(aux[key])
+    return files
+
+
+def _wikidata_files(path: Path, options: Mapping[str, Any]) -> list[Path]:
+    return wikidata_label_files(path) if options.get("labels") is None else []
+
+
+TIMEQUESTIONS = register_format(
+    KGFormat(
+        "timequestions",
+        load_timequestions,
+        detect=lambda head: {"subject_id", "relation_id", "object_id"} <= _header(head),
+        priority=10,
     )
-
-
-def _normalise_format(fmt: str) -> str:
-    fmt = _ALIASES.get(fmt, fmt)
-    if fmt not in FORMATS and fmt != "auto":
-        raise ConfigError(f"unknown KG format {fmt!r}; use auto or one of {FORMATS}")
-    return fmt
+)
+CSV = register_format(
+    KGFormat(
+        "csv",
+        load_table,
+        suffixes=(".csv",),
+        detect=lambda head: {"subject", "relation", "object"} <= _header(head),
+        priority=20,
+    )
+)
+JSONL = register_format(
+    KGFormat(
+        "jsonl",
+        load_table,
+        suffixes=(".jsonl", ".ndjson"),
+    )
+)
+ICEWS_IDS = register_format(
+    KGFormat(
+        "icews_ids",
+        load_icews_ids,
+        detect=_is_icews_ids,
+        priority=30,
+        aux_files=_icews_files,
+    )
+)
+WIKIDATA = register_format(
+    KGFormat(
+        "wikidata",
+        load_wikidata,
+        aliases=("cronquestions", "quintuples"),
+        detect=_is_wikidata,
+        priority=40,
+        aux_files=_wikidata_files,
+    )
+)
+QUADRUPLES = register_format(
+    KGFormat(
+        "quadruples",
+        load_quadruples,
+        aliases=("icews", "multitq"),
+        detect=lambda head: _widths(head) == {4},
+        priority=80,
+    )
+)
+TSV = register_format(
+    KGFormat(
+        "tsv",
+        load_tsv,
+        detect=lambda head: _widths(head) <= {4, 5},
+        priority=90,
+    )
+)
+CRLT = register_format(
+    KGFormat(
+        "crlt",
+        load_crlt,
+        aliases=("crlt_kgqa",),
+        detect=is_crlt,
+        priority=5,
+        description="CR-LT-KGQA JSON (R3's data): the union of the entries' KG Triples (tkgqa.kg.crlt)",
+    )
+)
 
 
 def source_files(path: PathLike, fmt: str, labels: LabelsArg = None, **options: Any) -> list[Path]:
     """Every file a load reads (the KG file, id maps, label files): the cache key hashes their bytes."""
     p = Path(path)
-    files = [p]
-    if fmt == "icews_ids":
-        aux = icews_aux_files(p)
-        for key in ("entity2id", "relation2id", "ts2id"):
-            given = options.get(key)
-            if given is not None:
-                files.append(Path(given))
-            elif key in aux and not (key == "ts2id" and options.get("base") is not None):
-                files.append(aux[key])
-    if labels is None and fmt == "wikidata":
-        files.extend(wikidata_label_files(p))
-    elif labels is not None and not isinstance(labels, Mapping):
+    files = [p, *get_format(fmt).files(p, {**options, "labels": labels})]
+    if labels is not None and not isinstance(labels, Mapping):
         files.extend(Path(f) for f in ([labels] if isinstance(labels, str | os.PathLike) else labels))
     return files
-
-
-_LOADERS: dict[str, Callable[..., TemporalKG]] = {
-    "quadruples": load_quadruples,
-    "icews_ids": load_icews_ids,
-    "wikidata": load_wikidata,
-    "timequestions": load_timequestions,
-    "tsv": load_tsv,
-    "csv": load_table,
-    "jsonl": load_table,
-}
 
 
 def load_kg(
@@ -532,36 +467,49 @@ def load_kg(
 ) -> TemporalKG:
     """Load a KG file (``"demo"`` = the bundled demo KG), through the binary cache when ``cache``.
 
-    ``options`` go to the format's loader (e.g. ``base=``/``step=`` for ``icews_ids``, column names for
-    ``csv``/``jsonl``). The attached ``kg.load_report`` says what was read (``from_cache`` when cached)."""
+    ``format``: ``"auto"`` (sniffed), a name or alias registered in
+    :data:`~tkgqa.kg.formats.KG_FORMATS` (the built-ins of this module, or a plugin's). ``options`` go to
+    the format's loader (e.g. ``base=``/``step=`` for ``icews_ids``, column names for ``csv``/``jsonl``).
+    The attached ``kg.load_report`` says what was read (``from_cache`` when cached)."""
     if str(path) == "demo" and not Path(path).exists():
         return load_demo_kg()
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise NotFoundError(f"KG file {str(p)!r} does not exist")
-    if p.is_dir():
-        raise DataError("is a directory; pass the KG file inside it", path=str(p))
-    fmt = _normalise_format(format)
-    if fmt == "auto":
-        fmt = sniff_format(p)
-    loader = _LOADERS[fmt]
+    try:
+        p = Path(path).expanduser()
+    except RuntimeError:  # "~user" of an unknown user
+        p = Path(path)
+    check_file(p)
+    fmt = resolve_format(format, p)
     kwargs: dict[str, Any] = dict(options, strict=strict, labels=labels)
 
     def build() -> TemporalKG:
-        return loader(p, **kwargs)
+        try:
+            kg = fmt(p, **kwargs)
+        except TKGQAError:
+            raise
+        except (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError) as exc:
+            # the net under every format (a plugin's too): bad input is a DataError, never a traceback
+            raise DataError(
+                f"cannot read this file as {fmt.name} ({type(exc).__name__}: {shorten(str(exc), 200)})",
+                path=str(p),
+            ) from exc
+        except OSError as exc:
+            raise DataError(f"cannot read this KG file ({exc.strerror or exc})", path=str(p)) from None
+        if kg.load_report is None:  # a loader that does not report (a plugin's): what we know
+            kg.load_report = LoadReport(str(p), fmt.name, n_facts=len(kg))
+        return kg
 
     if not cache:
         return build()
     from .cache import cache_key, cached_build
 
     key_options = {
-        "format": fmt,
+        "format": fmt.name,
         "strict": strict,
         "options": {k: str(v) for k, v in sorted(options.items())},
     }
     if isinstance(labels, Mapping):
         key_options["labels"] = sorted(labels.items())
-    key = cache_key(source_files(p, fmt, labels, **options), key_options)
+    key = cache_key(source_files(p, fmt.name, labels, **options), key_options)
     kg = cached_build(key, build)
     kg.name = options.get("name") or p.stem
     return kg
@@ -578,11 +526,11 @@ def load_demo_kg() -> TemporalKG:
             f"the bundled demo KG {DEMO_KG_RESOURCE!r} is missing from the tkgqa.data package"
         )
     text = resource.read_text(encoding="utf-8")
-    b = _Builder(DEMO_KG_RESOURCE, "tsv", strict=True)
+    b = FactBuilder(DEMO_KG_RESOURCE, "tsv", strict=True)
     rows = (
         (i, line.rstrip("\r"))
         for i, line in enumerate(text.split("\n"), 1)
         if line.strip() and not line.startswith("#")
     )
-    _parse_delimited(b, rows, (4, 5))
+    parse_delimited(b, rows, (4, 5))
     return b.build("demo")

@@ -1,18 +1,21 @@
 """``TemporalKG``: the fast in-memory store.
 
-Layout: dictionary-encoded ids in numpy columns (subject, relation, object, first day, last day,
-granularities). Each index (``s``, ``o``, ``r``, ``sr``, ``ro``, ``sro``, ``t``) is a sort of the fact ids by
-(key, first day), so a lookup is two binary searches for the key and two for the time window: a few
-microseconds whatever the KG size. Appended facts go to a small delta (Python dicts) that every query also
-reads; the delta is folded into the columns once it grows past a fraction of the store, so appends never
-rebuild the index per call. ``as_of`` returns a view with a start-time cutoff applied inside each search.
+Layout (:mod:`tkgqa.kg.index`): dictionary-encoded ids in numpy columns (subject, relation, object, first
+day, last day, granularities). Each index (``s``, ``o``, ``r``, ``sr``, ``ro``, ``sro``, ``t``) is a sort of
+the fact ids by (key, first day), so a lookup is two binary searches for the key and two for the time
+window: a few microseconds whatever the KG size. Appended facts go to a small delta (Python dicts) that every
+query also reads; the delta is folded into the columns once it grows past a fraction of the store, so
+appends never rebuild the index per call. ``as_of`` returns a view (:class:`~tkgqa.kg.snapshot.KGSnapshot`)
+with a start-time cutoff applied inside each search and its facts clipped at the cutoff (an end on or after
+the cutoff's first day reads as open; :func:`_clipped_window` turns that into the index search). The
+:class:`~tkgqa.kg.base.KGStore` methods that neighbourhood walks need (``incident``, ``hop``,
+``relation_counts``, ``time_span``) run on these indexes, vectorised.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -20,50 +23,35 @@ import numpy.typing as npt
 
 from ..errors import ConfigError, NotFoundError
 from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, parse_time, span_of
-from .base import TimeQuery
+from .base import Hop, TimeQuery, entity_names
 from .fact import Fact, display_name
+from .index import (
+    COLUMNS,
+    INDEX_KINDS,
+    MAX_ENTITIES,
+    MAX_RELATIONS,
+    Index,
+    IntArray,
+    KnownOrder,
+    build_indexes,
+    index_key,
+)
+from .snapshot import KGSnapshot
 
 if TYPE_CHECKING:
     from .loaders import LoadReport
 
-IntArray = npt.NDArray[np.int64]
-INDEX_KINDS = ("s", "o", "r", "sr", "ro", "sro", "t")
-COLUMNS = ("s", "r", "o", "t0", "t1", "g0", "g1")
-_DENSE_KINDS = ("s", "o", "r")  # keys are entity/relation ids: offsets table instead of binary search
-_R_BITS, _E_BITS = 18, 22
-_MAX_E, _MAX_R = 1 << _E_BITS, 1 << _R_BITS
 _EMPTY = np.zeros(0, dtype=np.int64)
 _SPAN_CACHE_MAX = 4096
 _SCALAR_FILL = 8  # batches up to this size read columns element-wise
-_PRIME_MAX = (
-    100_000  # precompute the TimePoints of a store with at most this many distinct (day, granularity)
-)
+_PRIME_MAX = 100_000  # precompute the TimePoints of a store with at most this many (day, granularity) pairs
 
 
-def _key(kind: str, s: Any, r: Any, o: Any) -> Any:
-    """Integer key of an index; works on ints and on int64 arrays."""
-    if kind == "s":
-        return s
-    if kind == "o":
-        return o
-    if kind == "r":
-        return r
-    if kind == "sr":
-        return (s << _R_BITS) | r
-    if kind == "ro":
-        return (r << _E_BITS) | o
-    if kind == "sro":
-        return (((s << _R_BITS) | r) << _E_BITS) | o
-    return 0  # "t": one key, everything sorted by time
-
-
-@dataclass(frozen=True)
-class _Index:
-    keys: IntArray  # sorted
-    ids: IntArray  # fact ids in (key, first day) order
-    t0: IntArray  # first day of each fact in ``ids`` order
-    offsets: list[int] | None = None  # dense kinds: ids[offsets[k]:offsets[k + 1]] are the facts of key k
-    offsets_array: IntArray | None = None  # the same offsets as an array (vectorised gathers)
+def _clipped_window(lo_t: int, hi_t: int, cutoff: int) -> tuple[int, int]:
+    """The day window ``[lo_t, hi_t]`` as searched in the columns of an ``as_of`` view starting on day
+    ``cutoff``: a fact must start before the cutoff, and one whose stored end reaches the cutoff is open
+    there (clipped), so it meets every window from its start on — ``t1 >= min(lo_t, cutoff)``."""
+    return min(lo_t, cutoff), min(hi_t, cutoff - 1)
 
 
 class TemporalKG:
@@ -86,7 +74,7 @@ class TemporalKG:
         self._rel: list[str] = []
         self._rel_id: dict[str, int] = {}
         self._cols = {c: _EMPTY.copy() for c in COLUMNS}
-        self._index: dict[str, _Index] = {}
+        self._index: dict[str, Index] = {}
         self._seen: set[tuple[int, int, int, int, int]] = set()
         self._reset_delta()
         self._tp_cache: dict[int, TimePoint] = {}  # day * 4 + granularity → shared TimePoint
@@ -96,6 +84,7 @@ class TemporalKG:
         self._max_dur = 0  # largest ``t1 - t0`` of the main part: bounds the time-window search
         self._ordered = True
         self._n_main = 0
+        self._rank: IntArray | None = None  # entity id → position in name order (ties of ``hop``)
         self.add(facts)
         self.compact()
 
@@ -161,6 +150,10 @@ class TemporalKG:
     def relations(self) -> Sequence[str]:
         return self._rel
 
+    @property
+    def live(self) -> TemporalKG:
+        return self
+
     def has_entity(self, name: str) -> bool:
         return name in self._ent_id
 
@@ -210,9 +203,9 @@ class TemporalKG:
             self._seen_ready = True
         added = 0
         for f in facts:
-            s = self._intern(self._ent, self._ent_id, f.subject, _MAX_E, "entity")
-            r = self._intern(self._rel, self._rel_id, f.relation, _MAX_R, "relation")
-            o = self._intern(self._ent, self._ent_id, f.object, _MAX_E, "entity")
+            s = self._intern(self._ent, self._ent_id, f.subject, MAX_ENTITIES, "entity")
+            r = self._intern(self._rel, self._rel_id, f.relation, MAX_RELATIONS, "relation")
+            o = self._intern(self._ent, self._ent_id, f.object, MAX_ENTITIES, "entity")
             t0 = f.start.first_day if f.start else NEG_INF
             t1 = f.end.last_day if f.end else POS_INF
             sig = (s, r, o, t0, t1)
@@ -226,7 +219,7 @@ class TemporalKG:
             self._fcache.append(f)
             self._n_built += 1
             for kind in INDEX_KINDS:
-                self._delta_index[kind][_key(kind, s, r, o)].append(fid)
+                self._delta_index[kind][index_key(kind, s, r, o)].append(fid)
             added += 1
         if len(self._delta) > max(50_000, self._n_main // 4):
             self.compact()
@@ -246,52 +239,16 @@ class TemporalKG:
         self._seen, self._seen_ready = seen, ready
         self._build_index()
 
-    def _build_index(
-        self, orders: Mapping[str, IntArray | tuple[IntArray, IntArray, IntArray]] | None = None
-    ) -> None:
-        """(Re)build every index; ``orders`` gives known sort orders (from the cache) to skip sorting, or
-        whole ``(sorted keys, order, sorted starts)`` triples to skip the gathers too."""
-        t0, t1 = self._cols["t0"], self._cols["t1"]
-        n = len(t0)
-        self._index = {}
-        for kind in INDEX_KINDS:
-            sorted_keys, order, starts = self._sorted(kind, (orders or {}).get(kind))
-            offsets = None
-            if kind in _DENSE_KINDS:
-                size = len(self._rel) if kind == "r" else len(self._ent)
-                offsets = sorted_keys.searchsorted(np.arange(size + 1, dtype=np.int64))
-            self._index[kind] = _Index(
-                sorted_keys,
-                order,
-                starts,
-                None if offsets is None else offsets.tolist(),
-                offsets,
-            )
+    def _build_index(self, orders: Mapping[str, KnownOrder] | None = None) -> None:
+        """(Re)build every index (see :func:`~tkgqa.kg.index.build_indexes` for ``orders``)."""
+        self._index = build_indexes(self._cols, len(self._ent), len(self._rel), orders)
         self._prime_points()
         # A fact overlapping a window [a, b] starts at or after ``a - max_dur``; a negative duration
         # (start after end) or an open end makes the bound useless, hence the fallback to "unbounded".
-        durations = t1 - t0
+        durations = self._cols["t1"] - self._cols["t0"]
+        n = len(durations)
         self._max_dur = int(durations.max()) if n else 0
         self._ordered = not n or int(durations.min()) >= 0  # False if some fact ends before it starts
-
-    def _sorted(
-        self, kind: str, known: IntArray | tuple[IntArray, IntArray, IntArray] | None
-    ) -> tuple[IntArray, IntArray, IntArray]:
-        """``(sorted keys, order, sorted starts)`` of index ``kind``: taken as given when ``known`` is a whole
-        triple of the right length, gathered along a known order, or sorted from scratch."""
-        s, r, o, t0 = (self._cols[c] for c in ("s", "r", "o", "t0"))
-        n = len(s)
-        if isinstance(known, tuple):
-            if all(len(a) == n for a in known):
-                return known
-            known = known[1]
-        if known is None or len(known) != n:
-            keys = np.zeros(n, dtype=np.int64) if kind == "t" else _key(kind, s, r, o)
-            order = np.lexsort((t0, keys)).astype(np.int64)
-            return np.ascontiguousarray(keys[order]), order, np.ascontiguousarray(t0[order])
-        order = known
-        sorted_keys = np.zeros(n, dtype=np.int64) if kind == "t" else _key(kind, s[order], r[order], o[order])
-        return sorted_keys, order, np.ascontiguousarray(t0[order])
 
     def _prime_points(self) -> None:
         """Build the shared TimePoint of every distinct (day, granularity) now rather than on first use."""
@@ -348,10 +305,10 @@ class TemporalKG:
             kind = "r" if o < 0 else "ro"
         else:
             kind = "o" if o >= 0 else "t"
-        key = _key(kind, s, r, o)
+        key = index_key(kind, s, r, o)
         lo_t, hi_t = (NEG_INF, POS_INF) if time is None else self._span(time)
-        if cutoff is not None and cutoff - 1 < hi_t:
-            hi_t = cutoff - 1
+        if cutoff is not None:
+            lo_t, hi_t = _clipped_window(lo_t, hi_t, cutoff)
         result = self._main_ids(self._index[kind], key, lo_t, hi_t)
         if len(result) and kind == "s" and o >= 0:
             result = result[self._cols["o"][result] == o]
@@ -359,7 +316,7 @@ class TemporalKG:
             result = self._with_delta(result, kind, key, o if kind == "s" else -1, lo_t, hi_t)
         return result
 
-    def _main_ids(self, idx: _Index, key: int, lo_t: int, hi_t: int) -> IntArray:
+    def _main_ids(self, idx: Index, key: int, lo_t: int, hi_t: int) -> IntArray:
         """Ids of the main (compacted) part with ``key`` whose span meets ``[lo_t, hi_t]``."""
         if idx.offsets is not None:
             if key + 1 >= len(idx.offsets):
@@ -476,6 +433,15 @@ class TemporalKG:
         ids = self._ids(subject, relation, object, time, cutoff)
         if limit is not None:
             ids = ids[:limit]
+        id_list = ids.tolist()  # the body of _build, inlined: this is the hot path of every lookup
+        cache = self._fcache
+        if self._n_built == len(cache):
+            return cast(list[Fact], list(map(cache.__getitem__, id_list)))
+        fill = self._fill
+        return [cache[i] or fill(id_list, i) for i in id_list]
+
+    def _build(self, ids: IntArray) -> list[Fact]:
+        """The facts with ids ``ids``, in that order."""
         id_list = ids.tolist()
         cache = self._fcache
         if self._n_built == len(cache):  # all built (e.g. after materialize): no per-item check
@@ -524,107 +490,138 @@ class TemporalKG:
         if len(ids) and (span is not None or cutoff is not None):
             lo_t, hi_t = span if span is not None else (NEG_INF, POS_INF)
             if cutoff is not None:
-                hi_t = min(hi_t, cutoff - 1)
+                lo_t, hi_t = _clipped_window(lo_t, hi_t, cutoff)
             ids = ids[(self.column("t0", ids) <= hi_t) & (self.column("t1", ids) >= lo_t)]
         return ids
 
+    def _entity_ids(self, names: str | Iterable[str]) -> IntArray:
+        """Ids of the known entities among ``names`` (unknown names are dropped)."""
+        get = self._ent_id.get
+        return np.asarray([i for i in map(get, entity_names(names)) if i is not None], dtype=np.int64)
+
+    def _all_ids(self, cutoff: int | None = None) -> IntArray:
+        """Every fact id (those starting before day ``cutoff`` if given), in insertion order."""
+        if cutoff is None:
+            return np.arange(len(self), dtype=np.int64)
+        return np.sort(self._ids(None, None, None, None, cutoff))
+
+    def _name_rank(self) -> IntArray:
+        """Entity id → its position in name order (built once per vocabulary size)."""
+        rank = self._rank
+        if rank is None or len(rank) != len(self._ent):
+            order = np.asarray(sorted(range(len(self._ent)), key=self._ent.__getitem__), dtype=np.int64)
+            rank = np.empty(len(order), dtype=np.int64)
+            rank[order] = np.arange(len(order), dtype=np.int64)
+            self._rank = rank
+        return rank
+
+    def incident(
+        self,
+        entity: str,
+        *,
+        relation: str | None = None,
+        time: TimeQuery = None,
+        cutoff: int | None = None,
+    ) -> list[Fact]:
+        """Facts with ``entity`` as subject or object (self-loops once), by start time: two index searches."""
+        e = self._ent_id.get(entity)
+        if e is None:
+            return []
+        out = self._ids(entity, relation, None, time, cutoff)
+        inn = self._ids(None, relation, entity, time, cutoff)
+        if len(inn):
+            inn = inn[self.column("s", inn) != e]
+        if len(out) and len(inn):
+            ids = np.concatenate([out, inn])
+            ids = ids[np.lexsort((ids, self.column("t0", ids)))]  # by start, ties by insertion order
+        else:
+            ids = out if len(out) else inn
+        return self._build(ids)
+
+    def hop(
+        self,
+        frontier: str | Iterable[str],
+        *,
+        time: TimeQuery = None,
+        visited: str | Iterable[str] = (),
+        new_facts_only: bool = False,
+        max_neighbors: int | None = None,
+        cutoff: int | None = None,
+    ) -> Hop:
+        """One breadth-first step (see :meth:`tkgqa.kg.KGStore.hop`): a few numpy operations per call."""
+        front = self._entity_ids(frontier)
+        vis = self._entity_ids(visited)
+        span = None if time is None else self._span(time)
+        ids = self.incident_ids(front, span=span, cutoff=cutoff) if len(front) else _EMPTY
+        n_ent = len(self._ent)
+        s = o = _EMPTY
+        if len(ids) and ((new_facts_only and len(vis)) or max_neighbors != 0):
+            s, o = self.column("s", ids), self.column("o", ids)
+        if new_facts_only and len(vis) and len(ids):
+            touched = np.zeros(n_ent, dtype=bool)
+            touched[vis] = True
+            keep = ~(touched[s] | touched[o])
+            ids, s, o = ids[keep], s[keep], o[keep]
+        counts = np.bincount(self.column("r", ids), minlength=len(self._rel))
+        relations = {self._rel[i]: int(counts[i]) for i in np.flatnonzero(counts).tolist()}
+        neighbors: tuple[str, ...] = ()
+        if max_neighbors != 0 and len(ids):
+            seen = np.zeros(n_ent, dtype=bool)
+            seen[front] = True
+            seen[vis] = True
+            ends = np.concatenate([s, o])
+            ends = ends[~seen[ends]]
+            if len(ends):
+                ends_per_entity = np.bincount(ends, minlength=n_ent)
+                cand = np.flatnonzero(ends_per_entity)
+                cand = cand[np.lexsort((self._name_rank()[cand], -ends_per_entity[cand]))]
+                if max_neighbors is not None:
+                    cand = cand[:max_neighbors]
+                neighbors = tuple(self._ent[i] for i in cand.tolist())
+        return Hop(len(ids), relations, neighbors)
+
+    def relation_counts(self, entity: str | None = None, *, cutoff: int | None = None) -> dict[str, int]:
+        if entity is not None:
+            return self.hop(entity, max_neighbors=0, cutoff=cutoff).relations
+        counts = np.bincount(self.column("r", self._all_ids(cutoff)), minlength=len(self._rel))
+        return {self._rel[i]: int(n) for i, n in enumerate(counts.tolist()) if n}
+
     def __iter__(self) -> Iterator[Fact]:
-        for i in range(len(self)):
-            yield self.fact(i)
+        return self._iter_ids(np.arange(len(self), dtype=np.int64))
+
+    def _iter_ids(self, ids: IntArray, batch: int = 65536) -> Iterator[Fact]:
+        for lo in range(0, len(ids), batch):
+            yield from self._build(ids[lo : lo + batch])
 
     def as_of(self, cutoff: TimePoint | str) -> KGSnapshot:
         point = parse_time(cutoff) if isinstance(cutoff, str) else cutoff
         return KGSnapshot(self, point)
 
-    def time_span(self) -> tuple[TimePoint | None, TimePoint | None]:
-        if not len(self):
+    def time_span(
+        self, entity: str | None = None, *, cutoff: int | None = None
+    ) -> tuple[TimePoint | None, TimePoint | None]:
+        if entity is None:
+            ids = self._all_ids(cutoff)
+        else:
+            ids = self.incident_ids(self._entity_ids(entity), cutoff=cutoff)
+        if not len(ids):
             return (None, None)
-        ids = np.arange(len(self), dtype=np.int64)
-        t0, g0 = self._col("t0", ids), self._col("g0", ids)
-        t1, g1 = self._col("t1", ids), self._col("g1", ids)
+        t0, g0 = self.column("t0", ids), self.column("g0", ids)
+        t1, g1 = self.column("t1", ids), self.column("g1", ids)
         known0, known1 = g0 > 0, g1 > 0
-        first = last = None
+        if cutoff is not None:
+            known1 &= t1 < cutoff  # clipped at the cutoff: an open end (see ``as_of``)
+        first = None
         if known0.any():
-            i = int(np.argmin(np.where(known0, t0, POS_INF)))
-            first = self._point(int(t0[i]), int(g0[i]), False)
-        if known1.any() or known0.any():
-            ends = np.where(known1, t1, np.where(known0, t0, NEG_INF))
-            i = int(np.argmax(ends))
-            if known1[i]:
-                last = self._point(int(t1[i]), int(g1[i]), True)
-            else:
-                last = self._point(int(t0[i]), int(g0[i]), False)
-        return (first, last)
-
-    def relation_counts(self) -> dict[str, int]:
-        ids = np.arange(len(self), dtype=np.int64)
-        counts = np.bincount(self._col("r", ids), minlength=len(self._rel))
-        return {self._rel[i]: int(n) for i, n in enumerate(counts) if n}
-
-
-class KGSnapshot:
-    """Read-only view of a :class:`TemporalKG` holding only facts that start before ``cutoff``.
-
-    The view reads the live store, so facts appended to it later (and starting before the cutoff) appear.
-    """
-
-    def __init__(self, base: TemporalKG, cutoff: TimePoint) -> None:
-        self.base = base
-        self.cutoff = cutoff
-        self.name = f"{base.name}<{cutoff}"
-        self._cut = cutoff.first_day
-
-    def __len__(self) -> int:
-        return self.base.count(cutoff=self._cut)
-
-    @property
-    def entities(self) -> Sequence[str]:
-        return self.base.entities
-
-    @property
-    def relations(self) -> Sequence[str]:
-        return self.base.relations
-
-    def has_entity(self, name: str) -> bool:
-        return self.base.has_entity(name)
-
-    def has_relation(self, name: str) -> bool:
-        return self.base.has_relation(name)
-
-    def label(self, name: str) -> str:
-        return self.base.label(name)
-
-    def facts(
-        self,
-        subject: str | None = None,
-        relation: str | None = None,
-        object: str | None = None,
-        time: TimeQuery = None,
-        *,
-        limit: int | None = None,
-    ) -> list[Fact]:
-        return self.base.facts(subject, relation, object, time, limit=limit, cutoff=self._cut)
-
-    def count(
-        self,
-        subject: str | None = None,
-        relation: str | None = None,
-        object: str | None = None,
-        time: TimeQuery = None,
-    ) -> int:
-        return self.base.count(subject, relation, object, time, cutoff=self._cut)
-
-    def add(self, facts: Iterable[Fact]) -> int:
-        raise ConfigError("a snapshot is read-only; add facts to the live store it was taken from")
-
-    def as_of(self, cutoff: TimePoint | str) -> KGSnapshot:
-        point = parse_time(cutoff) if isinstance(cutoff, str) else cutoff
-        return KGSnapshot(self.base, min(point, self.cutoff))
-
-    def time_span(self) -> tuple[TimePoint | None, TimePoint | None]:
-        facts = self.facts()
-        if not facts:
-            return (None, None)
-        starts = [f.start for f in facts if f.start]
-        ends = [p for f in facts if (p := f.end or f.start) is not None]
-        return (min(starts) if starts else None, max(ends, key=lambda p: p.last_day) if ends else None)
+            i = int(np.argmin(np.where(known0, t0 * 4 + g0, np.iinfo(np.int64).max)))  # TimePoint order
+            first = self._point(int(t0[i]), int(g0[i]))
+        # The last point: each fact's end, or its start when the end is open (its last day is then within a
+        # year of ``t0``): only the facts that may reach the latest last day are turned into points.
+        has_last = known1 | known0
+        if not has_last.any():
+            return (first, None)
+        lowest = np.where(known1, t1, t0)[has_last].max()
+        near = has_last & (np.where(known1, t1, t0 + 366) >= lowest)
+        keys = np.unique(np.where(known1, t1 * 4 + g1, t0 * 4 + g0)[near]).tolist()
+        points = [cast(TimePoint, self._point(k >> 2, k & 3)) for k in keys]  # granularity > 0 here
+        return (first, max(points, key=lambda p: (p.last_day, p.first_day)))

@@ -3,7 +3,9 @@
 Entity lookups run against a store; the temporal filters (before/after/between/first/last) work on any list
 of facts, so every method can chain them. Time arguments accept a ``TimePoint``, an ``Interval`` or a string
 (``"2015"``, ``"2015-03"``, ``"2015-03-21"``, ``"Mar 2015"``) and honour granularity: *before 2015* means
-before 2015-01-01, and a month constraint matches the day facts inside that month.
+before 2015-01-01, and a month constraint matches the day facts inside that month. What before/after/
+between/during mean is defined once, in :mod:`tkgqa.time.semantics` (a fact is *before* ``t`` when it starts
+before ``t`` begins); these functions only apply it.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from ..time import Interval, TimePoint, span_of
+from ..time import Extreme, Interval, TemporalRelation, TimePoint, extreme, predicate, span_of
 from .base import KGStore, TimeQuery
 from .fact import Fact
 
@@ -58,61 +60,43 @@ def get_time(kg: KGStore, head: str, rel: str, tail: str, *, both_directions: bo
     return found
 
 
+def _keep(facts: Iterable[Fact], relation: TemporalRelation, lo: int, hi: int) -> list[Fact]:
+    test = predicate(relation)
+    return [f for f in facts if test(f.start, f.end, lo, hi)]
+
+
 def get_before(facts: Iterable[Fact], t: TimeArg) -> list[Fact]:
-    """Facts that end strictly before ``t`` begins (a fact with an open end counts by its start)."""
-    first = _span(t)[0]
-    return [f for f in facts if f.start is not None and (f.end or f.start).last_day < first]
+    """Facts that start before ``t`` begins (relation ``before``)."""
+    return _keep(facts, TemporalRelation.BEFORE, *_span(t))
 
 
 def get_after(facts: Iterable[Fact], t: TimeArg) -> list[Fact]:
-    """Facts that start strictly after ``t`` ends."""
-    last = _span(t)[1]
-    return [f for f in facts if f.start is not None and f.start.first_day > last]
+    """Facts that start after ``t`` ends (relation ``after``)."""
+    return _keep(facts, TemporalRelation.AFTER, *_span(t))
 
 
 def get_between(facts: Iterable[Fact], t1: TimeArg, t2: TimeArg) -> list[Fact]:
-    """Facts lying within ``[t1, t2]`` (inclusive, at each bound's granularity; an open end counts by the
-    start)."""
-    lo, hi = _span(t1)[0], _span(t2)[1]
-    return [
-        f
-        for f in facts
-        if f.start is not None and lo <= f.start.first_day and (f.end or f.start).last_day <= hi
-    ]
+    """Facts lying wholly within ``[t1, t2]``, inclusive at each bound's granularity (relation ``within``)."""
+    return _keep(facts, TemporalRelation.WITHIN, _span(t1)[0], _span(t2)[1])
 
 
 def get_during(facts: Iterable[Fact], t: TimeArg) -> list[Fact]:
-    """Facts that share at least one day with ``t`` (the "in/on" constraint; an open end runs on)."""
-    lo, hi = _span(t)
-    return [
-        f
-        for f in facts
-        if f.start is not None and f.start.first_day <= hi and (f.end is None or f.end.last_day >= lo)
-    ]
+    """Facts that share at least one day with ``t`` (relation ``in``; an open end runs on)."""
+    return _keep(facts, TemporalRelation.IN, *_span(t))
 
 
 def get_first(facts: Iterable[Fact]) -> list[Fact]:
     """The facts with the earliest start (all of them when tied)."""
-    return _extreme(facts, latest=False)
+    return extreme(facts, Extreme.FIRST, _start)
 
 
 def get_last(facts: Iterable[Fact]) -> list[Fact]:
     """The facts with the latest start (all of them when tied)."""
-    return _extreme(facts, latest=True)
+    return extreme(facts, Extreme.LAST, _start)
 
 
-def _extreme(facts: Iterable[Fact], *, latest: bool) -> list[Fact]:
-    best: int | None = None
-    out: list[Fact] = []
-    for f in facts:  # one pass: this runs on every first/last question
-        if f.start is None:
-            continue
-        day = f.start.first_day
-        if best is None or (day > best if latest else day < best):
-            best, out = day, [f]
-        elif day == best:
-            out.append(f)
-    return out
+def _start(fact: Fact) -> TimePoint | None:
+    return fact.start
 
 
 def other_entity(fact: Fact, entity: str) -> str:

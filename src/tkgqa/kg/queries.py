@@ -129,9 +129,7 @@ def _resolve(
 def kg_summary(kg: KGStore, path: str | None = None, top: int = 10) -> dict[str, Any]:
     """What ``tkgqa kg info --json`` prints: counts, time span and the ``top`` most frequent relations."""
     first, last = kg.time_span()
-    relation_counts = getattr(kg, "relation_counts", None)
-    counts_map: dict[str, int] = relation_counts() if callable(relation_counts) else {}
-    counts = sorted(counts_map.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+    counts = sorted(kg.relation_counts().items(), key=lambda kv: (-kv[1], kv[0]))[:top]
     report = getattr(kg, "load_report", None)
     return {
         "name": getattr(kg, "name", None),

@@ -1,13 +1,19 @@
 """The LLM layer: request/response types, backends (``openai:``, ``llamacpp:``, ``fake``), the SQLite
-cache and run log, offline token counting and robust output parsing.
+cache and run log (versioned schema), the one cost rule (:func:`usage_cost`), the helpers methods share
+(:func:`resolve_llm_arg`, :func:`usage_dict`, :func:`error_usage`, :func:`charge`), offline token counting
+and robust output parsing.
 
     llm = resolve_llm("llamacpp:smollm2")
     with llm_context(method="ari", question_id="q1"):
         answer = complete_parsed(llm, "Capital of France?", str.strip).value
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .base import (
     LLM_BACKENDS,
+    SECRET_FIELDS,
     LLMBackend,
     LLMRequest,
     LLMResponse,
@@ -19,20 +25,14 @@ from .base import (
     resolve_llm,
 )
 from .cache import (
-    PRICES_PER_MTOK,
     CachedLLM,
     LLMCache,
-    QuestionUsage,
-    UsageSummary,
     current_llm_context,
     default_cache_path,
     llm_context,
-    price_for,
     tkgqa_home,
-    usage_summary,
 )
-from .llamacpp_backend import LlamaCppBackend, choice_grammar, smollm2_path
-from .openai_backend import OpenAIBackend
+from .helpers import USAGE_KEYS, charge, error_usage, error_usage_dict, resolve_llm_arg, usage_dict
 from .parsing import (
     ParsedResponse,
     complete_parsed,
@@ -42,17 +42,46 @@ from .parsing import (
     extract_json_object,
     parse_string_list,
 )
+from .pricing import LOCAL_BACKENDS, PRICES_PER_MTOK, load_price_table, price_for, usage_cost
+from .schema import SCHEMA_VERSION
+from .summary import LogSummary, QuestionUsage, UsageSummary, summarize_log, usage_summary
 from .tokens import approx_tokens, count_message_tokens, count_tokens
+
+if TYPE_CHECKING:
+    from .llamacpp_backend import LlamaCppBackend, choice_grammar, smollm2_path
+    from .openai_backend import OpenAIBackend
+
+#: Names exported from the backend modules, imported on first access (``LLM_BACKENDS`` lists the backends
+#: without importing them).
+_LAZY = {
+    "LlamaCppBackend": "llamacpp_backend",
+    "choice_grammar": "llamacpp_backend",
+    "smollm2_path": "llamacpp_backend",
+    "OpenAIBackend": "openai_backend",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
 
 __all__ = [
     "LLM_BACKENDS",
+    "LOCAL_BACKENDS",
     "PRICES_PER_MTOK",
+    "SCHEMA_VERSION",
+    "SECRET_FIELDS",
+    "USAGE_KEYS",
     "CachedLLM",
     "LLMBackend",
     "LLMCache",
     "LLMRequest",
     "LLMResponse",
     "LlamaCppBackend",
+    "LogSummary",
     "Message",
     "OpenAIBackend",
     "ParsedResponse",
@@ -60,6 +89,7 @@ __all__ = [
     "Usage",
     "UsageSummary",
     "approx_tokens",
+    "charge",
     "choice_grammar",
     "choice_instruction",
     "complete_many",
@@ -68,16 +98,23 @@ __all__ = [
     "count_tokens",
     "current_llm_context",
     "default_cache_path",
+    "error_usage",
+    "error_usage_dict",
     "extract_choice",
     "extract_json",
     "extract_json_list",
     "extract_json_object",
     "llm_context",
+    "load_price_table",
     "make_request",
     "parse_string_list",
     "price_for",
     "resolve_llm",
+    "resolve_llm_arg",
     "smollm2_path",
+    "summarize_log",
     "tkgqa_home",
+    "usage_cost",
+    "usage_dict",
     "usage_summary",
 ]

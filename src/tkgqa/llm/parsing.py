@@ -9,8 +9,9 @@ from typing import Any, Generic, TypeVar
 
 from rapidfuzz import fuzz, process
 
-from ..errors import ParseError
+from ..errors import LLMError, ParseError
 from .base import LLMBackend, Message, Usage, make_request
+from .helpers import charge
 
 T = TypeVar("T")
 
@@ -44,41 +45,50 @@ def complete_parsed(
     """Call ``llm`` and parse the text with ``parser`` (which raises :class:`ParseError`).
 
     On a parse failure, retries up to ``retries`` times with the model's output and the error appended to
-    the conversation; then raises :class:`ParseError` carrying the last raw text (and ``.usage``).
-    Each failure counts in ``usage.parse_failures`` and is logged when ``llm`` has ``record_parse_failure``.
+    the conversation; then raises :class:`ParseError` carrying the last raw text and, in ``usage``, the
+    usage of all attempts. Each failure counts in ``usage.parse_failures`` and is logged when ``llm`` has
+    ``record_parse_failure``. A backend that rejects its own reply (a ParseError with ``usage``, e.g. a
+    reply outside ``choices``) counts that call's usage too. An :class:`LLMError` is not retried here (the
+    backend has its own retries): it propagates with the usage of the earlier attempts added to its own.
     """
     msgs = [Message.user(messages)] if isinstance(messages, str) else list(messages)
     usage = Usage()
     last: ParseError | None = None
+    text = ""
     for attempt in range(1, retries + 2):
-        text = ""
         try:
             resp = llm.complete(make_request(msgs, **request_kw))
+        except ParseError as exc:  # the backend validated its reply itself (e.g. choices)
+            last, text = exc, exc.raw
+            usage = usage + (exc.usage or Usage())
+        except LLMError as exc:  # infrastructure: propagates, carrying what the earlier attempts spent
+            charge(exc, usage)
+            raise
+        else:
             usage = usage + resp.usage
             text = resp.text
-            return ParsedResponse(parser(text), text, usage, attempt)
-        except ParseError as exc:  # from the parser, or from a backend validating e.g. choices itself
-            last = exc
-            text = text or exc.raw
-            usage = usage + Usage(parse_failures=1)
-            record = getattr(llm, "record_parse_failure", None)
-            if callable(record):
-                record()
-            hint = f" Expected {exc.expected}." if exc.expected else ""
-            msgs = [
-                *msgs,
-                Message.assistant(text),
-                Message.user(f"Your answer could not be parsed: {_reason(exc)}.{hint} "
-                             "Reply again with only the answer in the required format."),
-            ]  # fmt: skip
+            try:
+                return ParsedResponse(parser(text), text, usage, attempt)
+            except ParseError as exc:
+                last = exc
+        usage = usage + Usage(parse_failures=1)
+        record = getattr(llm, "record_parse_failure", None)
+        if callable(record):
+            record()
+        hint = f" Expected {last.expected}." if last.expected else ""
+        msgs = [
+            *msgs,
+            Message.assistant(text),
+            Message.user(f"Your answer could not be parsed: {_reason(last)}.{hint} "
+                         "Reply again with only the answer in the required format."),
+        ]  # fmt: skip
     assert last is not None
-    err = ParseError(
+    raise ParseError(
         f"could not parse the model's output after {retries + 1} attempt(s): {_reason(last)}",
         raw=text,
         expected=last.expected,
+        usage=usage,
     )
-    err.usage = usage  # type: ignore[attr-defined]
-    raise err
 
 
 def _reason(exc: ParseError) -> str:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import inspect
+import json
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -15,6 +16,7 @@ from ..errors import ConfigError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
 from ..registry import Registry
+from ._builtin import BUILTIN_METHODS
 
 
 def empty_usage() -> dict[str, float]:
@@ -111,6 +113,46 @@ def merge_config(cls: type[C], base: C | None, overrides: Mapping[str, Any]) -> 
         raise ConfigError(f"invalid {cls.__name__} settings ({problems}); valid settings: {valid}") from None
 
 
+def parse_option_pairs(pairs: Iterable[str], *, option: str = "--method-option") -> dict[str, Any]:
+    """``KEY=VALUE`` pairs (repeatable CLI options) as a dict for :func:`resolve_method`.
+
+    Keys are lower-cased with ``-`` read as ``_``; a dotted key nests (``fallback_options.policy=llm`` →
+    ``{"fallback_options": {"policy": "llm"}}``); a value starting with ``{`` or ``[`` is parsed as JSON;
+    other values stay strings (the method's config converts ``"10"``/``"true"``)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        path = [k.strip().lower().replace("-", "_") for k in key.split(".")]
+        if not sep or not all(k.isidentifier() for k in path):
+            raise ConfigError(f"bad {option} {pair!r}: use KEY=VALUE (KEY a name, dotted to nest: a.b=1)")
+        value: Any = raw.strip()
+        if value and value[0] in "{[":
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise ConfigError(f"bad {option} {pair!r}: the value is not valid JSON ({exc.msg})") from None
+        node = out
+        for part in path[:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise ConfigError(f"bad {option} {pair!r}: {part!r} is already set to a value")
+            node = child
+        node[path[-1]] = value
+    return out
+
+
+def merge_options(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` updated with ``override``, nested dicts merged key by key (override wins)."""
+    out = dict(base)
+    for key, value in override.items():
+        current = out.get(key)
+        if isinstance(current, Mapping) and isinstance(value, Mapping):
+            out[key] = merge_options(current, value)
+        else:
+            out[key] = value
+    return out
+
+
 class Method(ABC):
     """A QA method: ``answer(question, kg)`` → :class:`Answer`. Stateless across questions unless noted."""
 
@@ -123,19 +165,26 @@ class Method(ABC):
     def describe(self) -> dict[str, Any]:
         return {"method": self.name, "config": self.config.model_dump(mode="json")}
 
+    def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Method-specific aggregates of an evaluation's ``results.jsonl`` rows, written to ``report.json`` as
+        ``method_metrics`` (e.g. LPKG's plan parse rate); none by default."""
+        return {}
+
 
 METHODS: Registry[Method] = Registry("method", Method)
+for _name, (_target, _extra) in BUILTIN_METHODS.items():
+    METHODS.add_lazy(_name, _target, extra=_extra)
 
 
-def resolve_method(spec: str | type | Method, /, **kwargs: Any) -> Method:
-    """Resolve a method from a name (``"symbolic"``, ``"ari"``…), a class or an instance.
+def resolve_method(spec: str | type | Method, /, **options: Any) -> Method:
+    """Resolve a method from a name (``"symbolic"``, ``"ari"``…), a class or an instance, configured with
+    ``options`` (the dict form: ``resolve_method("hybrid", fallback="ari", fallback_options={"policy":
+    "llm"})``; values are validated by the method's config, unknown settings are errors).
 
-    Options may follow the name: ``"symbolic:relax=false"``, ``"ari:oracle"``, ``"timer4:no_rerank"``. A
-    method whose constructor takes ``spec`` parses them itself (flags, a positional value); for any other
-    they are parsed as ``key=value`` pairs by :func:`parse_options` and passed as keyword arguments. Either
-    way they are validated by the method's config (unknown settings are errors)."""
-    from . import _builtin  # noqa: F401  (registers the built-in methods)
-
+    The short string form puts options after the name: ``"symbolic:relax=false"``, ``"ari:oracle"``,
+    ``"timer4:no_rerank"``. A method whose constructor takes ``spec`` parses them itself (flags, a positional
+    value); for any other they are parsed as ``key=value`` pairs by :func:`parse_options`. Keyword
+    ``options`` win over the same settings in the string."""
     if isinstance(spec, str) and ":" in spec:
         name, _, arg = spec.partition(":")
         factory = METHODS.factory(name)
@@ -144,5 +193,5 @@ def resolve_method(spec: str | type | Method, /, **kwargs: Any) -> Method:
         except (TypeError, ValueError):
             takes_spec = True
         if not takes_spec:
-            return METHODS.resolve(name, **{**parse_options(arg, method=name.strip()), **kwargs})
-    return METHODS.resolve(spec, **kwargs)
+            return METHODS.resolve(name, **{**parse_options(arg, method=name.strip()), **options})
+    return METHODS.resolve(spec, **options)

@@ -9,12 +9,19 @@ default), which gets the ``llm`` (and ``policy``) options. The answer's trace st
      "fallback": "ari", "fallback_reason": str}        # the last two only when the fallback ran
 
 followed by the primary's steps and then the fallback's, each tagged ``"stage": "primary"|"fallback"``.
-Usage is the sum of both. Specs (``--method``)::
+Usage is the sum of both. The primary and the fallback each take their own options as a dict
+(``primary_options`` / ``fallback_options``), so nothing needs escaping::
+
+    resolve_method("hybrid", fallback="ari", fallback_options={"policy": "llm", "t_max": 3}, llm=...)
+    tkgqa eval --method hybrid --method-option fallback=ari --fallback-option policy=llm \
+        --fallback-option t_max=3 --llm SPEC
+
+The short string form stays for ``--method``::
 
     hybrid                                   # symbolic → ari (policy llm); needs --llm
     hybrid:llm_only                          # symbolic → llm_only
-    hybrid:fallback=ari:policy=llm;t_max=3   # ';' separates the fallback's own options
     hybrid:primary=symbolic,fallback=kg_rag,llm=llamacpp:smollm2
+    hybrid:fallback=ari:policy=llm;t_max=3   # legacy: ';' separates the fallback's own options
 """
 
 from __future__ import annotations
@@ -36,9 +43,13 @@ class HybridConfig(MethodConfig):
 
     model_config = ConfigDict(extra="forbid")
 
-    primary: str = Field(default="symbolic", description="method tried first (built without options)")
-    fallback: str = Field(
-        default="ari", description="method spec used when the primary abstains; ';' separates its options"
+    primary: str = Field(default="symbolic", description="method tried first")
+    primary_options: dict[str, Any] = Field(
+        default_factory=dict, description="options of the primary method (its config's settings)"
+    )
+    fallback: str = Field(default="ari", description="method used when the primary abstains")
+    fallback_options: dict[str, Any] = Field(
+        default_factory=dict, description="options of the fallback method (win over llm/policy below)"
     )
     llm: str | None = Field(default=None, description="LLM spec handed to the fallback")
     policy: str | None = Field(
@@ -48,7 +59,8 @@ class HybridConfig(MethodConfig):
 
 def parse_hybrid_spec(spec: str) -> dict[str, str]:
     """``"llm_only"`` → ``{"fallback": "llm_only"}``; ``"fallback=ari:policy=llm;t_max=3,llm=fake"`` →
-    ``{"fallback": "ari:policy=llm;t_max=3", "llm": "fake"}``."""
+    ``{"fallback": "ari:policy=llm;t_max=3", "llm": "fake"}`` (the legacy nested form: the fallback's own
+    options after ``:``, separated by ``;``; prefer ``fallback_options``)."""
     if "=" not in spec.partition(":")[0]:
         return {"fallback": spec.strip()}
     return parse_options(spec, method="hybrid")
@@ -101,23 +113,34 @@ class HybridMethod(Method):
         self.config: HybridConfig = merge_config(HybridConfig, config, overrides)
         if self.config.fallback.partition(":")[0].strip().lower() == self.name:
             raise ConfigError("the hybrid method's fallback cannot be 'hybrid' itself")
-        self.primary: Method = primary if isinstance(primary, Method) else resolve_method(self.config.primary)
+        self.primary: Method = (
+            primary if isinstance(primary, Method) else self._build("primary", self.config.primary, {})
+        )
         self.fallback: Method = (
             fallback if isinstance(fallback, Method) else self._build_fallback(llm or self.config.llm)
         )
 
     def _build_fallback(self, llm: str | LLMBackend | None) -> Method:
-        options: dict[str, Any] = {}
+        given: dict[str, Any] = {}
         if llm is not None:
-            options["llm"] = llm
+            given["llm"] = llm
         if self.config.policy is not None:
-            options["policy"] = self.config.policy
-        spec = self.config.fallback.replace(";", ",")
+            given["policy"] = self.config.policy
         try:
-            return resolve_method(spec, **options)
+            return self._build("fallback", self.config.fallback, given)
         except ConfigError as exc:
-            hint = "" if llm is not None else "; pass an LLM (--llm SPEC) or a fallback that needs none"
-            raise ConfigError(f"hybrid: cannot build the fallback {spec!r}: {exc}{hint}") from exc
+            if llm is not None:
+                raise
+            raise ConfigError(f"{exc}; pass an LLM (--llm SPEC) or a fallback that needs none") from exc
+
+    def _build(self, role: str, spec: str, given: dict[str, Any]) -> Method:
+        """The ``role`` method from its spec (a name, or the legacy ``name:a=1;b=2``), the options handed
+        down (``given``) and its own ``<role>_options`` (which win)."""
+        own: dict[str, Any] = getattr(self.config, f"{role}_options")
+        try:
+            return resolve_method(spec.replace(";", ","), **{**given, **own})
+        except ConfigError as exc:
+            raise ConfigError(f"hybrid: cannot build the {role} {spec!r}: {exc}") from exc
 
     def answer(self, question: Question, kg: KGStore) -> Answer:
         first = self.primary.answer(question, kg)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from ..errors import ParseError
 from ..llm.base import Message
@@ -40,8 +41,98 @@ Pinpoint entities with the earliest occurrence by using the $get_first(ENTITY_LI
 Identify entities with the latest occurrence by using the $get_last(ENTITY_LIST)$ function.
 To provide your answer, use the $answer(YOUR_ANSWER)$ function."""
 
-# Hand-written worked examples (invented for this library; not benchmark questions).
-EXAMPLES: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
+# The sentence of Fig. 8 (and of the authors' DECISION_INSTRUCTION) missing from the Fig. 9 task definition.
+FIG8_GUIDE = (
+    "To solve this question, you need to first identify the entities and relationships in the question, "
+    "selecting the appropriate actions to retrieve the required information, and finally, providing the "
+    "correct answer."
+)
+
+
+class ExampleSet(StrEnum):
+    """Worked examples in the action-selection prompt (Fig. 8 ``{examples}``): ``paper`` — the paper's
+    own MultiTQ exemplars (Table 8); ``ours`` — examples invented for this library."""
+
+    PAPER = "paper"
+    OURS = "ours"
+
+
+Example = tuple[str, tuple[tuple[str, str, str], ...]]  # question, (action, response, reason) per step
+
+# The paper's exemplars for MultiTQ (Table 8), verbatim except: function names as Fig. 8 writes them
+# (get_time, not getTime), "no time" written as the action template's "no time constraints", and the answer
+# step's response "Correct!" (as in the table). The elided lists ("...") are the paper's.
+PAPER_EXAMPLES: tuple[Example, ...] = (
+    (
+        "In which month did the City Mayor of Philippines first praise Ona?",
+        (
+            (
+                "get_time(City_Mayor_(Philippines),Praise_or_endorse,Ona)",
+                "entities = [('City_Mayor_(Philippines)', '2014-10-07')]",
+                "",
+            ),
+            ("get_first({entities})", "entities = [('City_Mayor_(Philippines)', '2014-10-07')]", ""),
+            ("answer(2014-10)", "", ""),
+        ),
+    ),
+    (
+        "Before Mali's militant, which country was the last to criticise France?",
+        (
+            (
+                "get_time(Militant_(Mali),Criticize_or_denounce,France)",
+                "entities = [('Militant_(Mali)', '2013-01-21')]",
+                "",
+            ),
+            ("get_first({entities})", 'entities = [("Government_(Cote_d\'Ivoire)", ...]', ""),
+            ("get_last({entities})", "entities = [('Royal_Administration_(Spain)', '2015-12-24')]", ""),
+            ("answer(Royal_Administration_(Spain))", "", ""),
+        ),
+    ),
+    (
+        "Who was the last to give a criticism to Iran before Pervez Musharraf did?",
+        (
+            (
+                "get_time(Pervez_Musharraf,Criticize_or_denounce,Iran)",
+                "entities = [('Pervez_Musharraf', '2006-01-17')]",
+                "",
+            ),
+            (
+                "get_head_entity(Iran,Criticize_or_denounce,no time constraints)",
+                "entities = [('Shirin_Ebadi', '2005-01-05'), ...]",
+                "",
+            ),
+            ("get_before({entities},2006-01-17)", "entities = [('Shirin_Ebadi', '2005-01-05'),...]", ""),
+            ("get_last({entities})", "entities = [('Angela_Merkel', '2006-01-16')]", ""),
+            ("answer(Angela_Merkel)", "", ""),
+        ),
+    ),
+    (
+        "At what time did Xi Jinping first make optimistic remarks on Japan?",
+        (
+            (
+                "get_time(Xi_Jinping,Make_optimistic_comment,Japan)",
+                "entities = [('Xi_Jinping', '2008-04-18'), ...]",
+                "",
+            ),
+            ("get_first({entities})", "entities = [('Xi_Jinping', '2008-04-18')]", ""),
+            ("answer(2008-04-18)", "", ""),
+        ),
+    ),
+    (
+        "Who wanted to cooperate with Japan in November, 2005?",
+        (
+            (
+                "get_head_entity(Japan,Express_intent_to_cooperate,2005-11)",
+                "entities = [('Government_Official_(Russia)', ...]",
+                "",
+            ),
+            ("answer(South_Korea)", "", ""),
+        ),
+    ),
+)
+
+# Hand-written worked examples (invented for this library; not benchmark questions), with reasons (CoT KB).
+EXAMPLES: tuple[Example, ...] = (
     (
         "Who was the last to host a visit from Angela Merkel before 2016?",
         (
@@ -95,14 +186,16 @@ EXAMPLES: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
 )
 
 
-def format_examples(n: int, *, with_reasons: bool = False) -> str:
-    """The first ``n`` worked examples in the prompt's action/response format."""
+def format_examples(n: int, *, with_reasons: bool = False, source: ExampleSet = ExampleSet.OURS) -> str:
+    """The first ``n`` worked examples of ``source`` in the prompt's action/response format (reasons only
+    where the examples have them: the paper's have none)."""
     blocks = []
-    for i, (question, steps) in enumerate(EXAMPLES[:n]):
+    examples = PAPER_EXAMPLES if source is ExampleSet.PAPER else EXAMPLES
+    for i, (question, steps) in enumerate(examples[:n]):
         lines = [f"Example {i}:", f"Question: {question}"]
         for k, (action, response, reason) in enumerate(steps):
             lines.append(f"Action {k}: ${action}$")
-            if with_reasons:
+            if with_reasons and reason:
                 lines.append(f"Reason: {reason}")
             lines.append(f"Response {k}: {response or 'Correct!'}")
         blocks.append("\n".join(lines))
@@ -135,8 +228,9 @@ def build_action_messages(
     by the backend (choices), so the list and output format are replaced by a one-line instruction.
     ``react``: ReAct-style output (Thought, then Action). ``schema``: instead of a list of actions, what the
     model is told about the KB (CoT KB writes its actions itself)."""
+    head, _, rest = TASK_DEFINITION.partition("\n\n")
     parts = [
-        TASK_DEFINITION,
+        f"{head}\n\n{FIG8_GUIDE}\n\n{rest}",
         "Note: Always enclose the selected action in $ and provide a reason for your choice if necessary.",
         f"Examples for your reference:\n{examples}\n(end of examples)",
         "Current Challenge:",

@@ -2,9 +2,11 @@
 (answering from the evidence set, Listing 2).
 
 Both follow the listings' wording and examples. Our changes, for parsing and for our evidence format:
-Π_esg asks for the output list only; Π_rog describes the interval keys (``START/END``), the compressed
-evidence tree (facts without times, the group's entity as an empty slot; :mod:`tkgqa.methods.cik.evidence`)
-and asks to end with ``Final answer: [...]``.
+Π_esg asks for the output list only; Π_rog describes the interval keys (``START/END``) and asks to end with
+``Final answer: [...]``. Π_rog has three layouts: ``flat`` — the paper's compressed form (Listing 2:
+``R1(X1,e1,1990,1992)``, the times in every term; the default), ``plain`` — uncompressed (Table 2's "w/o
+compression"), and ``tree`` — ours, the compressed evidence tree (facts without times, the group's entity as
+an empty slot; :mod:`tkgqa.methods.cik.evidence`), described in the prompt when it is used.
 """
 
 from __future__ import annotations
@@ -214,8 +216,8 @@ _EXAMPLES = {
 
 
 def rog_instructions(layout: str) -> str:
-    """The fixed part of Π_rog for an evidence ``layout``: ``tree`` (compressed, our default), ``flat``
-    (compressed, the paper's exact form) or ``plain`` (no compression)."""
+    """The fixed part of Π_rog for an evidence ``layout``: ``flat`` (compressed, the paper's exact form and
+    the default), ``tree`` (compressed, our time tree) or ``plain`` (no compression)."""
     if layout not in _EXAMPLES:
         raise ValueError(f"unknown evidence layout {layout!r}")
     meaning, example = _EXAMPLES[layout]
@@ -226,8 +228,8 @@ def rog_instructions(layout: str) -> str:
 
 def build_rog(context: Context) -> list[Message]:
     """Context: ``question``, ``evidence`` (text), ``map`` (associative map text, empty when uncompressed),
-    ``layout`` (``tree``/``flat``/``plain``; default from ``map``)."""
-    layout = context.get("layout") or ("tree" if context.get("map") else "plain")
+    ``layout`` (``flat``/``tree``/``plain``; default: ``flat`` with a map, else ``plain``)."""
+    layout = context.get("layout") or ("flat" if context.get("map") else "plain")
     parts = [rog_instructions(layout), f"Question: {context['question']}"]
     if context.get("map"):
         parts.append(_block("Associative map:", context["map"]))

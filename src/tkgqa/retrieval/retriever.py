@@ -5,10 +5,10 @@ fact sentences (the whole KG through a persisted vector index, or only ``candida
 a BM25 ranking by RRF, then rerank the pool by ``μ · sim + (1 − μ) · φ_t`` (Eq. 10) when a time constraint
 is given, and return the best ``k`` as :class:`ScoredFact`.
 
-Fact ids are positions in :class:`FactTable` — for :class:`~tkgqa.kg.TemporalKG` its own fact ids
-(iteration order), for other stores the order of ``kg.facts()``. Scoping dense scoring to the facts around
-the linked entities (:meth:`Retriever.candidates_around`) avoids embedding a whole large KG with a slow
-model: MiniLM encodes ~280 facts/s on 2 cores, i.e. ~14 minutes for MultiTQ's 227k facts (once, cached).
+Fact ids are positions in :class:`FactTable`: the store's iteration (insertion) order, which appends only
+extend. Scoping dense scoring to the facts around the linked entities (:meth:`Retriever.candidates_around`)
+avoids embedding a whole large KG with a slow model: MiniLM encodes ~280 facts/s on 2 cores, i.e. ~14
+minutes for MultiTQ's 227k facts (once, cached).
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError
-from ..kg import Fact, KGStore, TemporalKG
+from ..kg import Fact, KGStore
 from ..kg.base import TimeQuery
 from .cache import CachedEmbedder, EmbeddingCache
 from .embedders import Embedder, resolve_embedder
 from .index import IndexKind, VectorIndex, build_index, load_index, resolve_index_kind
 from .lexical import BM25Retriever, rrf
 from .paths import embeddings_dir, safe_name
-from .temporal import DEFAULT_MU, TimeConstraint, fuse, parse_time_constraint, time_scores
+from .temporal import DEFAULT_MU, Proximity, TimeConstraint, fuse, parse_time_constraint, time_scores
 from .verbalize import DEFAULT_VERBALIZER, Verbalizer
 
 
@@ -52,7 +52,7 @@ class FactTable:
     def __init__(self, kg: KGStore, verbalizer: Verbalizer = DEFAULT_VERBALIZER) -> None:
         self.kg = kg
         self.verbalizer = verbalizer
-        self.facts: list[Fact] = list(kg) if isinstance(kg, TemporalKG) else kg.facts()
+        self.facts: list[Fact] = list(kg)
         self._texts: list[str] | None = None
         self._ids: dict[Fact, int] | None = None
         self._fingerprint: str | None = None
@@ -99,7 +99,11 @@ class Retriever:
     """Dense / hybrid fact retriever with TimeR4 time-aware reranking.
 
     ``embedder``: a name for :func:`resolve_embedder` or an instance; fact vectors go through the on-disk
-    cache unless ``cache=False``. ``pool_size`` facts are reranked; ``hybrid`` adds BM25 via RRF."""
+    cache unless ``cache=False``. ``pool_size`` facts are reranked; ``hybrid`` adds BM25 via RRF.
+    ``rerank_extremes``: also rerank questions whose ``"auto"`` constraint is a bare first/last (no question
+    time) by the first/last analogue of φ_t — off by default, as in the paper; ``proximity``: whether
+    before/after facts are ranked by nearness to ``t_q`` (Eq. 9) for every question (``paper``) or only
+    for first/last questions (``ordinal``; see :mod:`.temporal`)."""
 
     def __init__(
         self,
@@ -112,6 +116,8 @@ class Retriever:
         hybrid: bool = False,
         rrf_k: int = 60,
         horizon_days: float | None = None,
+        rerank_extremes: bool = False,
+        proximity: Proximity | str = Proximity.ORDINAL,
         verbalizer: Verbalizer = DEFAULT_VERBALIZER,
         persist_index: bool = True,
         progress: bool = False,
@@ -132,6 +138,12 @@ class Retriever:
         self.hybrid = hybrid
         self.rrf_k = rrf_k
         self.horizon_days = horizon_days
+        self.rerank_extremes = rerank_extremes
+        try:
+            self.proximity = Proximity(proximity)
+        except ValueError:
+            valid = ", ".join(p.value for p in Proximity)
+            raise ConfigError(f"unknown proximity {proximity!r}; use one of: {valid}") from None
         self.verbalizer = verbalizer
         self.persist_index = persist_index
         self.progress = progress
@@ -202,10 +214,12 @@ class Retriever:
         rerank: bool = True,
     ) -> list[ScoredFact]:
         """The ``k`` best facts for the question. ``time_constraint``: a :class:`TimeConstraint`, a string
-        like ``"before 2015-03"``, or ``"auto"`` (read from the question by :func:`parse_time_constraint`)."""
+        like ``"before 2015-03"``, or ``"auto"`` (read from the question by :func:`parse_time_constraint`; a
+        bare first/last reading is dropped unless ``rerank_extremes``). ``rerank=False`` or no constraint:
+        the pool order (cosine, or RRF when hybrid)."""
         state = self._state(kg)
         table = state.table
-        constraint = self._constraint(question_text, time_constraint)
+        constraint = self.resolve_constraint(question_text, time_constraint)
         qv = self.embedder.encode([question_text], batch_size=1)[0]
         pool = max(self.pool_size, k)
         ids, sims, order_scores = (
@@ -219,7 +233,8 @@ class Retriever:
         tscores: npt.NDArray[np.float64] | None = None
         scores = order_scores
         if rerank and constraint is not None:
-            tscores = time_scores(constraint, facts, horizon_days=self.horizon_days)
+            nearest = self.proximity.nearest(question_text)
+            tscores = time_scores(constraint, facts, horizon_days=self.horizon_days, nearest=nearest)
             scores = fuse(sims.astype(np.float64), tscores, self.mu)
         best = np.argsort(-scores, kind="stable")[:k]
         return [
@@ -234,11 +249,15 @@ class Retriever:
             for j in best
         ]
 
-    def _constraint(self, text: str, given: TimeConstraint | str | None) -> TimeConstraint | None:
+    def resolve_constraint(self, text: str, given: TimeConstraint | str | None) -> TimeConstraint | None:
+        """The constraint :meth:`retrieve` reranks ``text`` by, for ``given`` (see there)."""
         if given is None or isinstance(given, TimeConstraint):
             return given
         if given.strip().lower() == "auto":
-            return parse_time_constraint(text)
+            found = parse_time_constraint(text)
+            if found is not None and found.time is None and not self.rerank_extremes:
+                return None  # first/last without a question time: no φ_t (paper §4.5)
+            return found
         kind, _, when = given.strip().partition(" ")
         return TimeConstraint.of(kind, when.strip() or None)
 

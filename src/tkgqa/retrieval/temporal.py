@@ -5,27 +5,44 @@ day spans (a point covers its year/month/day, so *before 2015* means before 2015
 in days and ``D`` the normaliser: the largest ``d`` among the candidate facts (as in Eq. 9, "normalize the
 time differences within the range") or a fixed ``horizon_days``.
 
-* **before** (Eq. 9): ``d = t_q.first_day − fact.last_day``; ``φ_t = 1 − d / D`` if ``d > 0`` else ``penalty``
-  (−100 in the paper: facts on the wrong side are filtered out). The closest fact before ``t_q`` scores
-  highest, so *before_last* questions need nothing more.
-* **after** (mirror of Eq. 9): ``d = fact.first_day − t_q.last_day``; same formula. The closest fact after
-  ``t_q`` scores highest (*after_first*).
+* **before** (Eq. 9): ``d = t_q.first_day − start.last_day`` (days from the fact's start to ``t_q``);
+  ``φ_t = 1 − d / D`` if the fact is *before* ``t_q`` in the project's one time semantics
+  (:mod:`tkgqa.time.semantics`: it starts before ``t_q`` begins, i.e. ``d > 0``) else ``penalty`` (−100 in
+  the paper: facts on the wrong side are filtered out). The closest fact before ``t_q`` scores highest, so
+  *before_last* questions need nothing more. For point events (the paper's ICEWS facts) start = end.
+* **after** (mirror of Eq. 9): ``d = start.first_day − t_q.last_day``; same formula, *after* = starts after
+  ``t_q`` ends. The closest fact after ``t_q`` scores highest (*after_first*).
+* **proximity** (:class:`Proximity`): the ``1 − d / D`` decay says "the fact nearest ``t_q`` is the most
+  relevant" — right for "who was the *last* to … before t" / "the *first* … after t", not for "who … before
+  t", whose answers are every fact on that side. ``paper`` applies Eq. 9 to every before/after question;
+  ``ordinal`` (the default) only to questions with a first/last word, and scores the others ``1`` on the
+  right side (Eq. 9's filter without its ranking: the cosine orders them). MultiTQ coverage@15 with the
+  offline rewrite: 0.600 (paper) → 0.606 (ordinal), not lower at any n on either half (odd/even quid).
 * **equal** / **in** (our analogue, one rule): ``d`` = days between the fact's span and ``t_q``'s span, 0
   when they share a day (a day fact *in* the asked month counts as inside). ``φ_t = 1`` inside and decays
   linearly ``1 − d / D`` outside; never the penalty, so a time stated at the wrong granularity still ranks.
 * **first** / **last** (our analogue, no question time): ``d`` = days from the earliest (first) or latest
   (last) candidate start; ``φ_t = 1 − d / D`` with ``D`` the candidates' start-day range (all equal → 1).
-  Facts are ordered by start, so for intervals *last* favours the most recently begun.
+  Facts are ordered by start, so for intervals *last* favours the most recently begun. **Off by default**
+  (:class:`~tkgqa.retrieval.Retriever` ``rerank_extremes=False``), as in the paper, which applies φ_t only
+  to questions with a time ``t_q`` (§4.5): the pool is the semantic neighbourhood of the question, not the
+  facts of its entities and relation, and with μ = 0.4 a φ_t spread over the pool's whole date range
+  outweighs the cosine differences (~0.05–0.1 within a pool), so "When did X last visit Y?" ranked the latest
+  visit *by anyone* first. On MultiTQ (350 gold questions, model2vec, scope kg) it cut first_last coverage@15
+  from 0.50 to 0.29 and the overall figure from 0.520 (FKS) to 0.500.
 
-Facts without a time get ``missing`` (0). With a fixed horizon ``φ_t`` is clipped at 0 beyond it.
-Fusion (Eq. 10): ``φ = μ · sim + (1 − μ) · φ_t`` with ``μ = 0.4`` by default.
+:func:`parse_time_constraint` never returns first/last for a question that also refers to a time through
+an event ("After X, who was the first to…"): *first* is relative to that reference, whose time only the
+rewrite knows. Facts without a time get ``missing`` (0). With a fixed horizon ``φ_t`` is clipped at 0 beyond
+it. Fusion (Eq. 10): ``φ = μ · sim + (1 − μ) · φ_t`` with ``μ = 0.4`` by default (μ hardly matters once
+first/last are off: 0.2–0.8 move MultiTQ coverage@15 by ≤ 0.006).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Literal, TypeVar, get_args
 
 import numpy as np
@@ -33,7 +50,10 @@ import numpy.typing as npt
 
 from ..errors import ConfigError
 from ..kg import Fact
-from ..time import NEG_INF, POS_INF, Interval, TimePoint, span_of, try_parse_time
+from ..query.frame import AFTER_WORDS, BEFORE_WORDS, FIRST_WORDS, LAST_WORDS
+from ..query.timeref import find_times
+from ..query.words import tokenize
+from ..time import NEG_INF, POS_INF, Interval, TemporalRelation, TimePoint, span_of
 
 ConstraintKind = Literal["before", "after", "equal", "in", "first", "last"]
 CONSTRAINT_KINDS: tuple[str, ...] = get_args(ConstraintKind)
@@ -76,37 +96,45 @@ class TimeConstraint:
         return self.kind if self.time is None else f"{self.kind} {self.time}"
 
 
-def _fact_span(t: FactTime) -> tuple[int, int] | None:
+def _fact_span(t: FactTime) -> tuple[int, int, int] | None:
+    """(first day, last day of the start, last day) of a fact's time; ``None`` when it has none."""
     if isinstance(t, Fact):
         if t.start is None and t.end is None:
             return None
-        return t.interval.span
+        f0, f1 = t.interval.span
+        return f0, t.start.last_day if t.start is not None else NEG_INF, f1
     if t is None:
         return None
-    return span_of(t)
+    if isinstance(t, Interval):
+        f0, f1 = t.span
+        return f0, t.start.last_day if t.start is not None else NEG_INF, f1
+    return t.first_day, t.last_day, t.last_day
 
 
-def _spans(
-    times: Sequence[FactTime],
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+_Days = npt.NDArray[np.int64]
+
+
+def _spans(times: Sequence[FactTime]) -> tuple[_Days, _Days, _Days, npt.NDArray[np.bool_]]:
     spans = [_fact_span(t) for t in times]
     has = np.array([s is not None for s in spans], dtype=bool)
     f0 = np.array([s[0] if s else 0 for s in spans], dtype=np.int64)
-    f1 = np.array([s[1] if s else 0 for s in spans], dtype=np.int64)
-    return f0, f1, has
+    s1 = np.array([s[1] if s else 0 for s in spans], dtype=np.int64)
+    f1 = np.array([s[2] if s else 0 for s in spans], dtype=np.int64)
+    return f0, s1, f1, has
 
 
 def _distances(
-    c: TimeConstraint, f0: npt.NDArray[np.int64], f1: npt.NDArray[np.int64]
+    c: TimeConstraint, f0: _Days, s1: _Days, f1: _Days
 ) -> tuple[FloatArray, npt.NDArray[np.bool_]]:
-    """Per-fact distance ``d`` (days, before normalising) and whether the fact may satisfy ``c``."""
+    """Per-fact distance ``d`` (days, before normalising) and whether the fact may satisfy ``c`` (the
+    vectorised form of :func:`tkgqa.time.holds` for before/after: the fact's *start* decides)."""
     if c.kind in ("first", "last"):
         raise AssertionError("first/last use start days, not distances")
     assert c.time is not None
     q0, q1 = span_of(c.time)
     if c.kind == "before":
-        d = (q0 - f1).astype(np.float64)
-        ok = (d > 0) & (f1 < POS_INF)
+        d = (q0 - s1).astype(np.float64)
+        ok = (d > 0) & (s1 > NEG_INF)
     elif c.kind == "after":
         d = (f0 - q1).astype(np.float64)
         ok = (d > 0) & (f0 > NEG_INF)
@@ -116,6 +144,20 @@ def _distances(
     return d, ok
 
 
+class Proximity(StrEnum):
+    """Whether φ_t ranks the facts on the right side of a before/after constraint by nearness to ``t_q``."""
+
+    PAPER = "paper"  # Eq. 9 for every before/after question: 1 − d / D, the nearest fact first
+    ORDINAL = "ordinal"  # Eq. 9 for questions asking the first/last such fact; else 1 (a pure filter)
+
+    def nearest(self, question: str) -> bool:
+        """Whether ``question`` is scored by nearness (see the module docstring)."""
+        if self is Proximity.PAPER:
+            return True
+        words = {t.text for t in tokenize(question)}
+        return bool(words & (FIRST_WORDS.keys() | LAST_WORDS.keys()))
+
+
 def time_scores(
     constraint: TimeConstraint | None,
     fact_times: Sequence[FactTime],
@@ -123,14 +165,16 @@ def time_scores(
     horizon_days: float | None = None,
     penalty: float = PAPER_PENALTY,
     missing: float = 0.0,
+    nearest: bool = True,
 ) -> FloatArray:
     """φ_t for each fact (facts, points or intervals) against ``constraint``; ``D`` from the candidates
-    themselves unless ``horizon_days`` is given (see the module docstring). No constraint → all zeros."""
+    themselves unless ``horizon_days`` is given (see the module docstring). No constraint → all zeros.
+    ``nearest=False``: before/after facts on the right side all score 1 (Eq. 9's filter, no ranking)."""
     n = len(fact_times)
     out = np.full(n, float(missing), dtype=np.float64)
     if constraint is None or n == 0:
         return np.zeros(n, dtype=np.float64) if constraint is None else out
-    f0, f1, has = _spans(fact_times)
+    f0, s1, f1, has = _spans(fact_times)
     if not has.any():
         return out
     if constraint.kind in ("first", "last"):
@@ -143,7 +187,10 @@ def time_scores(
         scale = float(horizon_days) if horizon_days else hi - lo
         out[has] = _linear(d, scale)
         return out
-    d, ok = _distances(constraint, f0[has], f1[has])
+    d, ok = _distances(constraint, f0[has], s1[has], f1[has])
+    if not nearest and constraint.kind in ("before", "after"):
+        out[has] = np.where(ok, 1.0, penalty)
+        return out
     scale = float(horizon_days) if horizon_days else (float(d[ok].max()) if ok.any() else 0.0)
     out[has] = np.where(ok, _linear(d, scale), penalty)
     return out
@@ -173,13 +220,14 @@ def phi_t(
     if span is None:
         return float(missing)
     f0 = np.array([span[0]], dtype=np.int64)
-    f1 = np.array([span[1]], dtype=np.int64)
+    s1 = np.array([span[1]], dtype=np.int64)
+    f1 = np.array([span[2]], dtype=np.int64)
     if constraint.kind in ("first", "last"):
         if reference_day is None:
             raise ConfigError(f"phi_t for '{constraint.kind}' needs reference_day (the extreme start day)")
         d = float(span[0] - reference_day if constraint.kind == "first" else reference_day - span[0])
         return float(_linear(np.array([max(d, 0.0)]), scale_days)[0])
-    d_arr, ok = _distances(constraint, f0, f1)
+    d_arr, ok = _distances(constraint, f0, s1, f1)
     return float(_linear(d_arr, scale_days)[0]) if ok[0] else float(penalty)
 
 
@@ -190,39 +238,30 @@ def fuse(sim: Num, time_score: Num, mu: float = DEFAULT_MU) -> Num:
     return mu * sim + (1.0 - mu) * time_score  # type: ignore[no-any-return]
 
 
-# --- a light reader of constraints from question text ------------------------------------------------
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
-    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
-_TIME_RE = re.compile(
-    rf"\b(\d{{4}}-\d{{1,2}}-\d{{1,2}}|\d{{4}}-\d{{1,2}}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}|"
-    rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+\d{{4}}|{_MONTH},?\s+(?:of\s+)?\d{{4}}|\d{{4}})\b",
-    re.IGNORECASE,
-)
-_BEFORE = re.compile(r"\b(?:before|prior to|until|till|earlier than|up to)\s*$", re.IGNORECASE)
-_AFTER = re.compile(r"\b(?:after|since|following|later than|from)\s*$", re.IGNORECASE)
-_FIRST = re.compile(r"\b(?:first|earliest|initially)\b", re.IGNORECASE)
-_LAST = re.compile(r"\b(?:last|latest|most recent(?:ly)?|final)\b", re.IGNORECASE)
-
-
+# --- the question's constraint, read by the one question-time reader ----------------------------------------
 def parse_time_constraint(text: str) -> TimeConstraint | None:
-    """Best-effort constraint from a question: the first time expression and the word before it
-    (``before``/``after`` …, otherwise *in*), else ``first``/``last`` keywords, else ``None``.
+    """The constraint a question puts on time, read by :func:`tkgqa.query.find_times` (the project's one
+    question-time reader, so "until 1998" means here what it means to the symbolic parser): the first time
+    mention and its cue (before → ``before``, after → ``after``, anything else → ``equal``); else a
+    first/last word (:data:`tkgqa.query.frame.FIRST_WORDS` / ``LAST_WORDS``); else ``None``.
 
-    ``"After 2015, who was the first…"`` gives ``after 2015`` (φ_t then favours the earliest fact
-    after it)."""
-    for m in _TIME_RE.finditer(text):
-        point = try_parse_time(m.group(1))
-        if point is None:
-            continue
-        head = text[: m.start()]
-        if _BEFORE.search(head):
-            return TimeConstraint("before", point)
-        if _AFTER.search(head):
-            return TimeConstraint("after", point)
-        return TimeConstraint("equal", point)
-    first, last = _FIRST.search(text), _LAST.search(text)
+    ``"After 2015, who was the first…"`` gives ``after 2015`` (φ_t then favours the earliest fact after
+    it); ``"After the Danish ministry, who was the first…"`` gives ``None`` (first *after an event* whose time
+    is unknown here)."""
+    tokens = tokenize(text)
+    mentions = find_times(text, tokens)
+    for mention in mentions:
+        match mention.relation:
+            case TemporalRelation.BEFORE:
+                return TimeConstraint("before", mention.point)
+            case TemporalRelation.AFTER:
+                return TimeConstraint("after", mention.point)
+            case _:
+                return TimeConstraint("equal", mention.point)
+    words = {t.text for t in tokens}
+    if words & (BEFORE_WORDS | AFTER_WORDS | {"same"}):
+        return None  # no time mention, so the before/after/same word refers to an event
+    first, last = bool(words & FIRST_WORDS.keys()), bool(words & LAST_WORDS.keys())
     if first and not last:
         return TimeConstraint("first")
     if last and not first:

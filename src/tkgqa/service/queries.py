@@ -61,9 +61,8 @@ def method_catalog() -> list[dict[str, Any]]:
 
 def llm_backends() -> list[str]:
     """Names of the registered LLM backends (``fake``, ``openai``, ``llamacpp``…)."""
-    from ..llm.base import LLM_BACKENDS, _load_builtin_backends
+    from ..llm.base import LLM_BACKENDS
 
-    _load_builtin_backends()
     return LLM_BACKENDS.names()
 
 

@@ -2,8 +2,9 @@
 
 Every time is a closed span of days ``[first_day, last_day]``: a point covers its year/month/day, an interval
 runs from its start's first day to its end's last day, and an open end extends to ±infinity.
-Relations between points honour granularity: ``before(2015-03-21, 2015)`` is False (the day lies *in* 2015),
-``before(2014-12-31, 2015)`` is True.
+Span comparisons honour granularity: ``precedes(2015-03-21, 2015)`` is False (the day lies *in* 2015),
+``precedes(2014-12-31, 2015)`` is True. These compare two time *spans* (Allen order); how a *fact* relates to
+a reference time in a question ("before 2015", "after X did") is defined once, in :mod:`.semantics`.
 """
 
 from __future__ import annotations
@@ -87,13 +88,14 @@ def span_of(t: TimeLike) -> Span:
 
 
 # --- point-style comparisons (granularity aware) ------------------------------------------------
-def before(a: TimeLike, b: TimeLike) -> bool:
-    """``a`` ends strictly before ``b`` starts."""
+def precedes(a: TimeLike, b: TimeLike) -> bool:
+    """Span ``a`` ends strictly before span ``b`` starts (Allen *before* or *meets*). Not a fact filter:
+    see :func:`tkgqa.time.semantics.holds`."""
     return span_of(a)[1] < span_of(b)[0]
 
 
-def after(a: TimeLike, b: TimeLike) -> bool:
-    """``a`` starts strictly after ``b`` ends."""
+def follows(a: TimeLike, b: TimeLike) -> bool:
+    """Span ``a`` starts strictly after span ``b`` ends (Allen *after* or *met by*)."""
     return span_of(a)[0] > span_of(b)[1]
 
 

@@ -6,14 +6,21 @@
 * :mod:`.policies` — who chooses: the LLM (Figure 8 prompt), the oracle search (upper bound);
   :mod:`.symbolic_policy` — the offline symbolic reasoner's program compiled to actions;
 * :mod:`.memory` — history memory, K-means clusters, methodology induction (Figure 9), JSON persistence;
-* :mod:`.method` — ``ARIMethod`` registered as ``"ari"``; :mod:`.build` — building a memory.
+* :mod:`.method` — ``ARIMethod`` registered as ``"ari"``; :mod:`.build` — building a memory;
+* :mod:`.kb_baselines` — the paper's KB-interaction baselines ``react_kb`` and ``cot_kb`` on the same agent.
+
+Question linking (:class:`~tkgqa.query.QuestionLinker`) and the offline reasoner behind the ``symbolic``
+policy come from the shared query layer; similarity from :mod:`tkgqa.retrieval.similarity`.
 """
 
-from .actions import Action, AgentState, Item, QuestionAnchors
+from ...query.linking import QuestionAnchors
+from ...retrieval.similarity import Similarity
+from .actions import Action, AgentState, Item
 from .agent import Episode, StepRecord, run_episode
 from .build import build_memory
 from .config import ARIConfig, variant_key
-from .environment import ARIEnvironment, FilterSettings, Similarity
+from .environment import ARIEnvironment, FilterSettings
+from .kb_baselines import CoTKB, ReActKB
 from .memory import ARIMemory, HistoryRecord, HistoryStep, kmeans
 from .method import ARIMethod
 from .policies import Decision, LLMPolicy, OraclePolicy, Policy, PromptStyle, StepView
@@ -25,6 +32,7 @@ __all__ = [
     "ARIMethod",
     "Action",
     "AgentState",
+    "CoTKB",
     "Decision",
     "Episode",
     "FilterSettings",
@@ -36,6 +44,7 @@ __all__ = [
     "Policy",
     "PromptStyle",
     "QuestionAnchors",
+    "ReActKB",
     "Similarity",
     "StepRecord",
     "StepView",

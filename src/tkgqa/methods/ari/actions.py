@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from ...kg.base import KGStore
 from ...kg.fact import Fact
-from ...time import Granularity, TimePoint
+from ...time import Extreme, Granularity, TemporalRelation, TimePoint, extreme, holds_span
 
 LOOKUPS = ("get_time", "get_tail_entity", "get_head_entity")
 LIST_OPS = ("get_before", "get_after", "get_between", "get_first", "get_last")
@@ -89,8 +89,8 @@ def _iso(t: TimePoint | None) -> str:
 
 @dataclass(frozen=True)
 class AgentState:
-    """Where an episode stands: the current result list, the actions taken, the relation in focus (after a
-    lookup, later lookups stay on its relation, as in the reference implementation) and the temporal
+    """Where an episode stands: the current result list, the actions taken, the relation in focus (with
+    ``action_space=reference`` later lookups stay on it, as in the authors' code) and the temporal
     anchors seen so far (earliest and latest time of each result list, usable as time arguments)."""
 
     items: tuple[Item, ...] = ()
@@ -107,25 +107,6 @@ class AgentState:
     def key(self) -> tuple[object, ...]:
         """Identity for search: what determines the future candidates (not the path taken)."""
         return (self.items, self.relation, self.anchors, self.spans)
-
-
-@dataclass(frozen=True)
-class QuestionAnchors:
-    """What the knowledge-based part starts from: linked entities (subject first), question times and the
-    relations of the entities' 1-hop subgraph (with the directions in which they occur)."""
-
-    entities: tuple[str, ...]
-    times: tuple[TimePoint, ...] = ()
-    out_relations: dict[str, tuple[str, ...]] = field(default_factory=dict)  # entity -> relations as subject
-    in_relations: dict[str, tuple[str, ...]] = field(default_factory=dict)  # entity -> relations as object
-
-    def relations(self) -> list[str]:
-        seen: dict[str, None] = {}
-        for table in (self.out_relations, self.in_relations):
-            for e in self.entities:
-                for r in table.get(e, ()):
-                    seen.setdefault(r, None)
-        return list(seen)
 
 
 # --- execution --------------------------------------------------------------------------------------
@@ -156,35 +137,29 @@ def lookup_items(kg: KGStore, action: Action) -> list[Item]:
     return [Item(f.subject, f) for f in facts]  # get_head_entity: the heads; get_time: (head, time)
 
 
+_LIST_RELATIONS = {
+    "get_before": TemporalRelation.BEFORE,
+    "get_after": TemporalRelation.AFTER,
+    "get_between": TemporalRelation.WITHIN,
+}
+
+
 def filter_items(items: Sequence[Item], action: Action) -> list[Item]:
-    """The temporal list operators on the items' facts, with the semantics of :mod:`tkgqa.kg.operators`
-    (before: ends before ``t`` begins; after: starts after ``t`` ends; between: lies within
-    ``[t1, t2]``; first/last: earliest/latest start), computed on day numbers."""
+    """The temporal list operators on the items' facts, with the one time semantics of
+    :mod:`tkgqa.time.semantics` (before: starts before ``t`` begins; after: starts after ``t`` ends;
+    between: lies within ``[t1, t2]``; first/last: earliest/latest start)."""
     k = action.kind
-    dated = [it for it in items if it.fact.start is not None]
     if k in ("get_first", "get_last"):
-        if not dated:
-            return []
-        days = [it.fact.start.first_day for it in dated]  # type: ignore[union-attr]
-        target = min(days) if k == "get_first" else max(days)
-        return [it for it, d in zip(dated, days, strict=True) if d == target]
-    t1, t2 = action.time, action.time2
-    if k == "get_before" and t1 is not None:
-        lo = t1.first_day
-        return [it for it in dated if _end_day(it.fact) < lo]
-    if k == "get_after" and t1 is not None:
-        hi = t1.last_day
-        return [it for it in dated if it.fact.start.first_day > hi]  # type: ignore[union-attr]
-    if k == "get_between" and t1 is not None and t2 is not None:
-        lo, hi = t1.first_day, t2.last_day
-        return [it for it in dated if lo <= it.fact.start.first_day and _end_day(it.fact) <= hi]  # type: ignore[union-attr]
-    raise ValueError(f"not a list operator (or a missing time): {action.text}")
-
-
-def _end_day(fact: Fact) -> int:
-    end = fact.end or fact.start
-    assert end is not None
-    return end.last_day
+        return extreme(items, Extreme.FIRST if k == "get_first" else Extreme.LAST, lambda it: it.fact.start)
+    relation, t1 = _LIST_RELATIONS.get(k), action.time
+    if relation is None or t1 is None:
+        raise ValueError(f"not a list operator (or a missing time): {action.text}")
+    lo, hi = t1.first_day, t1.last_day
+    if relation is TemporalRelation.WITHIN:
+        if action.time2 is None:
+            raise ValueError(f"get_between needs two times: {action.text}")
+        hi = action.time2.last_day
+    return [it for it in items if holds_span(relation, it.fact.start, it.fact.end, lo, hi)]
 
 
 def execute(kg: KGStore, state: AgentState, action: Action) -> tuple[AgentState, list[Item]]:
@@ -286,14 +261,15 @@ def answer_candidates(items: Sequence[Item], n_entities: int = 3, n_times: int =
     return out
 
 
-def format_items(items: Sequence[Item], max_items: int = 3) -> str:
-    """The result list as the model sees it (reference format): time-sorted, the first ``max_items - 1``
-    entries, ``'...'`` and the last one, with the total count when truncated."""
+def format_items(items: Sequence[Item], max_items: int | None = 3) -> str:
+    """The result list as the model sees it: time-sorted; truncated (``max_items`` set, the authors' code)
+    to the first ``max_items - 1`` entries, ``'...'`` and the last one, with the total count; ``None``:
+    every entry."""
     if not items:
         return "entities = [] (no results)"
     ordered = sorted(items, key=lambda it: (it.time.first_day if it.time else 0, it.value))
     pairs = [f"({it.value!r}, {it.time.iso() if it.time else 'no time'!r})" for it in ordered]
-    if max_items >= 1 and len(pairs) > max_items:
+    if max_items is not None and max_items >= 1 and len(pairs) > max_items:
         shown = [*pairs[: max(max_items - 1, 0)], "'...'", pairs[-1]]
         return f"entities = [{', '.join(shown)}] ({len(pairs)} results)"
     return f"entities = [{', '.join(pairs)}]"

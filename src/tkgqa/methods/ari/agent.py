@@ -1,5 +1,7 @@
 """The ARI agent loop (paper Algorithm 1, lines 5-15): offer candidates, let the policy choose, execute,
-feed the truncated result back, until ``answer(...)`` or ``t_max`` actions."""
+feed the result back (truncated to ``max_result_items`` entries when set), until ``answer(...)`` or ``t_max``
+actions. ``fallback_answer`` (ours) answers from the current list when the loop ends without an answer; the
+paper's loop then has none."""
 
 from __future__ import annotations
 
@@ -8,8 +10,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...datasets.base import Question
+from ...errors import LLMError
 from ...kg.fact import Fact
 from ...llm.base import Usage
+from ...llm.helpers import charge
 from ...time import Granularity
 from .actions import (
     ANSWER,
@@ -100,7 +104,7 @@ def run_episode(
     *,
     t_max: int = 5,
     methodology: str | None = None,
-    max_result_items: int = 3,
+    max_result_items: int | None = 3,
     fallback_answer: bool = True,
 ) -> Episode:
     state = AgentState()
@@ -115,7 +119,11 @@ def run_episode(
             stop = "no_candidates"
             break
         view = StepView(question, i, t_max, state, candidates, list(history), methodology, env)
-        decision = policy.choose(view)
+        try:
+            decision = policy.choose(view)
+        except LLMError as exc:  # the backend failed: the question's error row carries the steps' usage
+            charge(exc, usage)
+            raise
         usage = usage + decision.usage
         texts = [a.text for a in candidates]
         if decision.action is None:

@@ -1,7 +1,10 @@
 """Building a history memory: run ARI (without guidance) over history questions with gold answers, record
 each process and its correctness, cluster the masked questions and induce the methodologies.
 
-History questions must never be the test questions evaluated later: :class:`ARIMethod` refuses to answer a
+Where a benchmark ships no dev split with gold answers (the shared MultiTQ copy), the history questions can be
+generated from the KG (:mod:`tkgqa.query.generate`: MultiTQ-style questions whose gold the executor computes);
+the memory's ``meta`` records which source was used. History questions must never be the test questions
+evaluated later: :class:`ARIMethod` refuses to answer a
 question whose id and text are in its memory (unless ``allow_memory_overlap``).
 """
 
@@ -54,7 +57,11 @@ def build_memory(
     usage = Usage()
     correct = sum(1 for r in memory.records if r.correct)
     memory.meta.update(
-        n_records=len(memory), n_correct=correct, policy=method.config.policy, embedder=embedder.name
+        n_records=len(memory),
+        n_correct=correct,
+        policy=method.config.policy,
+        embedder=embedder.name,
+        preset=str(getattr(method.config, "preset", "")),
     )
     if induce_with is not None:
         for clustered, incorrect in variants:
@@ -63,6 +70,7 @@ def build_memory(
                 clustered=clustered,
                 incorrect=incorrect,
                 per_kind=per_kind,
+                with_candidates=bool(getattr(method.config, "induction_candidates", False)),
                 on_cluster=(lambda c: progress("induce", c + 1, n_clusters))
                 if progress is not None
                 else None,

@@ -1,7 +1,8 @@
 """Matching answers against gold answers (for the oracle, the history memory's correctness and tests).
 
-Entity answers compare their KG label and name, normalised (case, ``_``/spaces, accents, punctuation);
-time answers compare ISO strings at the gold's granularity (``2014-10`` matches ``2014-10-07``'s month).
+Answers are compared by the project's one answer normaliser (:func:`tkgqa.query.normalize_answer`: times as
+ISO at the granularity written, names by their text form), entity answers by their KG label and name; an
+item's time also matches a gold time at the gold's granularity (``2014-10`` matches ``2014-10-07``'s month).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ...kg.base import KGStore
-from ...kg.linking import normalize
+from ...query.normalize import normalize_answer
 from ...time import try_parse_time
 from .actions import Item
 
@@ -25,10 +26,10 @@ def _is_time(text: str) -> bool:
 
 def value_matches_gold(kg: KGStore, value: str, gold: Sequence[str]) -> bool:
     """An answer string (entity name, label or ISO time) equals one of the gold answers."""
-    if _is_time(value):
-        return value.strip() in {g.strip() for g in gold}
-    keys = {normalize(value), normalize(kg.label(value)) if kg.has_entity(value) else normalize(value)}
-    return any(normalize(g) in keys for g in gold)
+    keys = {normalize_answer(value)}
+    if kg.has_entity(value):
+        keys.add(normalize_answer(kg.label(value)))
+    return any(normalize_answer(g) in keys for g in gold)
 
 
 def item_matches_gold(kg: KGStore, item: Item, gold: Sequence[str]) -> bool:

@@ -18,12 +18,12 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import DataError, ParseError
-from ...llm.base import LLMBackend, Usage
-from ...llm.parsing import complete_parsed
+from ...llm import LLMBackend, Usage, complete_parsed, error_usage
 from ...prompts.ari import build_methodology_messages, parse_methodology
 from ...retrieval.embedders import Embedder
 
 GLOBAL_CLUSTER = -1
+UNASSIGNED = -2
 FORMAT_VERSION = 1
 
 
@@ -49,12 +49,14 @@ class HistoryRecord(BaseModel):
     correct: bool | None = None
     qtype: str | None = None
 
-    def example_text(self, max_candidates: int = 0) -> str:
-        """The record as an induction example (reference format: actions, retrievals, verdict)."""
+    def example_text(self, with_candidates: bool = False) -> str:
+        """The record as an induction sample: per step the candidate set P_t (``with_candidates``: Eq. 4
+        stores ``(q, t_i, P_t_i, a_t_i)``), the action and what it retrieved, then the verdict (the authors'
+        format)."""
         lines = [f"Question: {self.question}"]
         for i, step in enumerate(self.steps):
-            if max_candidates and step.candidates:
-                lines.append(f"Candidate actions {i}: {step.candidates[:max_candidates]}")
+            if with_candidates and step.candidates:
+                lines.append(f"Candidate actions {i}: {step.candidates}")
             lines.append(f"LLM Action {i}: ${step.action}$" if step.action else f"LLM Action {i}: (invalid)")
             lines.append(f"Retrieval {i}: {step.result or 'Wrong action, unable to get data.'}")
         if self.correct:
@@ -126,6 +128,7 @@ class ARIMemory:
         self.labels = labels
         self.methodologies: dict[str, dict[int, str]] = {k: dict(v) for k, v in (methodologies or {}).items()}
         self.meta = dict(meta or {})
+        self.pending = 0  # online additions since the last refresh
 
     def __len__(self) -> int:
         return len(self.records)
@@ -133,6 +136,37 @@ class ARIMemory:
     def add(self, record: HistoryRecord) -> None:
         self.records.append(record)
         self.centroids = self.labels = None  # clusters are stale
+        self.pending = 0
+
+    def add_online(self, record: HistoryRecord) -> None:
+        """Algorithm 1 line 16: add a processed question to H_q while keeping the current clusters and
+        methodologies in use until :meth:`refresh` (re-clustering and re-inducing is costly)."""
+        self.records.append(record)
+        if self.labels is not None:
+            self.labels.append(UNASSIGNED)  # not an induction sample of any cluster until the next refresh
+        self.pending += 1
+
+    def refresh(
+        self,
+        embedder: Embedder,
+        llm: LLMBackend | None,
+        *,
+        variant: tuple[bool, bool] = (True, True),
+        per_kind: int = 3,
+        with_candidates: bool = False,
+        seed: int = 0,
+    ) -> Usage:
+        """Re-cluster every record and re-induce the ``(clustered, incorrect)`` methodology variant (the
+        authors' ``add_memory``): after online additions."""
+        self.fit(embedder, seed=seed)
+        self.pending = 0
+        if llm is None:
+            return Usage()
+        clustered, incorrect = variant
+        _, usage = self.induce(
+            llm, clustered=clustered, incorrect=incorrect, per_kind=per_kind, with_candidates=with_candidates
+        )
+        return usage
 
     # --- clustering ---------------------------------------------------------------------------------
     def fit(self, embedder: Embedder, *, seed: int = 0) -> None:
@@ -195,14 +229,18 @@ class ARIMemory:
         clustered: bool = True,
         incorrect: bool = True,
         per_kind: int = 3,
+        with_candidates: bool = False,
         retries: int = 1,
         max_tokens: int = 600,
         on_cluster: Callable[[int], None] | None = None,
     ) -> tuple[dict[int, str], Usage]:
-        """Ask the LLM for one methodology per cluster (Figure 9) and store them under the variant key."""
+        """Ask the LLM for one methodology per cluster (Figure 9) and store them under the variant key.
+
+        ``per_kind`` correct and ``per_kind`` incorrect samples per cluster (3 + 3 is ours, as in the authors'
+        code: the paper gives no number); ``with_candidates`` shows each step's candidate set P_t."""
         from .config import variant_key
 
-        clusters = sorted(set(self.labels or [])) if clustered else [GLOBAL_CLUSTER]
+        clusters = sorted(c for c in set(self.labels or []) if c >= 0) if clustered else [GLOBAL_CLUSTER]
         if clustered and self.labels is None:
             raise DataError("cluster the memory (fit) before inducing per-cluster methodologies")
         found: dict[int, str] = {}
@@ -212,14 +250,15 @@ class ARIMemory:
             if not good and not bad:
                 continue
             messages = build_methodology_messages(
-                [r.example_text() for r in good], [r.example_text() for r in bad] if incorrect else None
+                [r.example_text(with_candidates) for r in good],
+                [r.example_text(with_candidates) for r in bad] if incorrect else None,
             )
             try:
                 parsed = complete_parsed(
                     llm, messages, parse_methodology, retries=retries, max_tokens=max_tokens
                 )
             except ParseError as exc:
-                usage = usage + (getattr(exc, "usage", None) or Usage(parse_failures=1))
+                usage = usage + error_usage(exc)
                 continue
             usage = usage + parsed.usage
             found[c] = parsed.value
@@ -293,6 +332,12 @@ class ARIMemory:
             )
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise DataError(f"invalid JSON: {exc}", path=str(p)) from exc
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+            raise DataError(f"invalid JSON: {str(exc)[:200]}", path=str(p)) from exc
+        if not isinstance(data, dict):
+            raise DataError(
+                f"an ARI memory file holds a JSON object, not a {type(data).__name__}; "
+                "build one with `tkgqa ari build-memory`",
+                path=str(p),
+            )
         return cls.from_dict(data, path=str(p))

@@ -1,52 +1,36 @@
 """``ARIMethod`` (registered as ``"ari"``): link → enumerate/filter → policy loop → answer, with the
-methodology of the nearest history cluster injected into the prompt."""
+methodology of the nearest history cluster injected into the prompt.
+
+The configuration runs under a preset (``paper`` by default, or ``ours``); :meth:`ARIMethod.describe` (what
+``report.json`` records) names the preset, the effective settings, every deviation from the paper in force
+and the settings the paper leaves open."""
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from ...datasets.base import Question
 from ...errors import ConfigError, DataError
 from ...kg.base import KGStore
-from ...llm.base import LLMBackend, Usage
-from ...llm.cache import llm_context, price_for
+from ...llm import LLMBackend, llm_context, resolve_llm_arg, usage_dict
+from ...query import PerKG, Reasoner
+from ...query.linking import LinkedQuestion, QuestionLinker
 from ...retrieval.embedders import Embedder
+from ...retrieval.similarity import Similarity
 from ..base import METHODS, Answer, Method, merge_config, parse_options
 from .agent import Episode, run_episode
-from .config import ARIConfig
-from .environment import ARIEnvironment, FilterSettings, Similarity
-from .linking import LinkedQuestion, QuestionLinker
+from .config import ARIConfig, EmbedderName, deviations, embedder_fallback, embedder_kind, unspecified
+from .environment import ARIEnvironment, FilterSettings
 from .memory import ARIMemory, HistoryRecord, HistoryStep
 from .policies import LLMPolicy, OraclePolicy, Policy, PromptStyle
 
 PolicyFactory = Callable[[Question, KGStore], Policy]
 
 
-def resolve_llm_arg(llm: str | LLMBackend | None) -> LLMBackend | None:
-    """A spec string is resolved (cached + logged); a backend instance is used as given."""
-    if llm is None or isinstance(llm, LLMBackend):
-        return llm
-    from ...llm.base import resolve_llm
-
-    return resolve_llm(llm)
-
-
 def parse_spec(spec: str) -> dict[str, Any]:
     """``"oracle"`` → ``{"policy": "oracle"}``; ``"a=1,b=x"`` → ``{"a": "1", "b": "x"}`` (validated later)."""
     return parse_options(spec, method="ari", positional="policy")
-
-
-def usage_dict(usage: Usage, model: str = "") -> dict[str, float]:
-    price_in, price_out = price_for(model) if model else (0.0, 0.0)
-    return {
-        "llm_calls": usage.calls,
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-        "parse_failures": usage.parse_failures,
-        "cost_usd": (usage.prompt_tokens * price_in + usage.completion_tokens * price_out) / 1e6,
-    }
 
 
 @METHODS.register("ari")
@@ -78,7 +62,10 @@ class ARIMethod(Method):
             overrides["llm"] = f"{llm.name}:{llm.model_id}"
         if isinstance(memory, str):
             overrides["memory"] = memory
-        self.config: ARIConfig = merge_config(ARIConfig, base, overrides)
+        self.requested: ARIConfig = merge_config(ARIConfig, base, overrides)
+        if self.requested.embedder is not None:
+            self.requested.embedder.check_available()
+        self.config: ARIConfig = self.requested.effective()
         self.llm = llm if isinstance(llm, LLMBackend) else resolve_llm_arg(self.config.llm)
         if self.config.policy == "llm" and self.llm is None:
             raise ConfigError(
@@ -87,10 +74,14 @@ class ARIMethod(Method):
         self.memory: ARIMemory | None = memory if isinstance(memory, ARIMemory) else None
         if self.memory is None and self.config.memory:
             self.memory = ARIMemory.load(self.config.memory)
+        self._notes: list[str] = []
+        self._adopt_memory_embedder()
         self._embedder: Embedder | None = None
         self._embedder_ready = False
-        self._linkers: OrderedDict[int, tuple[KGStore, QuestionLinker]] = OrderedDict()
-        self._symbolic: Any = None
+        self._linkers: PerKG[QuestionLinker] = PerKG(
+            lambda kg: QuestionLinker(kg, self.config.max_entities), size=4
+        )
+        self._symbolic: Reasoner | None = None
 
     # --- resources ----------------------------------------------------------------------------------
     @property
@@ -101,38 +92,60 @@ class ARIMethod(Method):
         return self._embedder
 
     def _resolve_embedder(self) -> Embedder | None:
-        spec = self.config.embedder
-        if spec == "lexical":
-            return None
-        from ...retrieval.embedders import resolve_embedder
+        from .embedding import shared_embedder
 
-        try:
-            return resolve_embedder(spec)
-        except (ImportError, ConfigError):
-            return None
+        spec = self.config.embedder
+        assert isinstance(spec, EmbedderName)
+        return shared_embedder(spec)  # errors are raised: never run silently without the embedder
+
+    def _adopt_memory_embedder(self) -> None:
+        """With the embedder unset, use the kind the memory was clustered with (clusters and questions must
+        be embedded alike); recorded in :meth:`describe`."""
+        if self.requested.embedder is not None or self.memory is None or not self.memory.embedder_name:
+            return
+        kind = embedder_kind(self.memory.embedder_name)
+        if kind is not None and kind is not self.config.embedder:
+            kind.check_available()
+            self.config = self.config.model_copy(update={"embedder": kind})
+            self._notes.append(
+                f"embedder={kind.value}: taken from the memory (clustered with {self.memory.embedder_name!r})"
+            )
+
+    def describe(self) -> dict[str, Any]:
+        """The method, its effective settings (``config``: the preset's values filled in), the preset, the
+        deviations from the paper in force and the settings the paper leaves open (our choices)."""
+        out: dict[str, Any] = {
+            **super().describe(),
+            "preset": self.config.preset.value,
+            "deviations": deviations(self.requested, self.config),
+            "unspecified_by_paper": unspecified(self.config),
+        }
+        notes = [*self._notes]
+        fallback = embedder_fallback(self.requested, self.config)
+        if fallback:
+            notes.append(fallback)
+        if notes:
+            out["fallbacks"] = notes
+        return out
 
     def linker(self, kg: KGStore) -> QuestionLinker:
-        key = id(kg)
-        found = self._linkers.get(key)
-        if found is not None and found[0] is kg:
-            return found[1]
-        linker = QuestionLinker(kg, self.config.max_entities)
-        self._linkers[key] = (kg, linker)
-        while len(self._linkers) > 4:
-            self._linkers.popitem(last=False)
-        return linker
+        return self._linkers.get(kg)
 
     def environment(
         self, question: Question, kg: KGStore, linked: LinkedQuestion | None = None
     ) -> ARIEnvironment:
         linked = linked or self.linker(kg).link(question)
         c = self.config
+        assert c.action_space is not None and c.filter_mode is not None
         settings = FilterSettings(
             enabled=not c.no_filter,
             top_k=c.top_k,
             max_candidates=c.max_candidates,
             n_answer_entities=c.n_answer_entities,
             n_answer_times=c.n_answer_times,
+            action_space=c.action_space,
+            mode=c.filter_mode,
+            max_new_subjects=c.max_new_subjects,
         )
         return ARIEnvironment(kg, linked.anchors, Similarity(question.text, self.embedder), settings)
 
@@ -144,14 +157,15 @@ class ARIMethod(Method):
             from .symbolic_policy import SymbolicPolicy
 
             if self._symbolic is None:
-                from ..symbolic import SymbolicReasoner
-
-                self._symbolic = SymbolicReasoner()
+                self._symbolic = Reasoner()
             parsed = self._symbolic.parse(question, kg)
             return SymbolicPolicy(parsed.program, reason=parsed.reason, allow_free_answer=c.allow_free_answer)
         assert self.llm is not None
+        assert c.n_examples is not None and c.examples is not None
+        assert c.choice_mode is not None and c.retries is not None
         style = PromptStyle(
             n_examples=c.n_examples,
+            examples=c.examples,
             reasons_in_examples=self.style.reasons_in_examples,
             react=self.style.react,
             show_candidates=self.style.show_candidates,
@@ -167,8 +181,8 @@ class ARIMethod(Method):
 
     def methodology(self, linked: LinkedQuestion) -> tuple[int | None, str | None]:
         """(cluster, text) of the methodology for this question; (None, None) without guidance."""
-        if self.config.no_guidance or self.memory is None:
-            return None, None
+        if self.config.no_guidance or self.memory is None or self.memory.labels is None:
+            return None, None  # no memory, or an online memory not yet clustered
         variant = self.config.methodology_variant()
         if variant not in self.memory.methodologies:
             if self.llm is None:
@@ -180,6 +194,7 @@ class ARIMethod(Method):
                 clustered=not self.config.no_clustering,
                 incorrect=not self.config.no_incorrect,
                 per_kind=self.config.examples_per_kind,
+                with_candidates=bool(self.config.induction_candidates),
             )
         embedder = self.embedder
         if embedder is None:
@@ -211,13 +226,15 @@ class ARIMethod(Method):
                 policy,
                 t_max=self.config.t_max,
                 methodology=methodology,
-                max_result_items=self.config.max_result_items,
-                fallback_answer=self.config.fallback_answer,
+                max_result_items=self.config.max_result_items if self.config.truncate_results else None,
+                fallback_answer=bool(self.config.fallback_answer),
             )
         return ep, linked, cluster, methodology
 
     def answer(self, question: Question, kg: KGStore) -> Answer:
         ep, linked, cluster, methodology = self.episode(question, kg)
+        if self.config.online_memory:
+            self._remember(question, kg, ep, linked)
         setup: dict[str, Any] = {
             "type": "setup",
             "policy": self.config.policy,
@@ -232,7 +249,7 @@ class ARIMethod(Method):
         trace.append(
             {"type": "final", "stop": ep.stop_reason, "forced": ep.forced, "n_actions": ep.n_actions}
         )
-        usage = usage_dict(ep.usage, self.llm.model_id if self.llm is not None else "")
+        usage = usage_dict(ep.usage, self.llm)
         raw = next((s.raw_output for s in reversed(ep.steps) if s.raw_output), "")
         if not linked.anchors.entities:
             return Answer.abstain("no KG entity linked in the question", trace=trace, usage=usage)
@@ -242,19 +259,42 @@ class ARIMethod(Method):
 
     def record(self, question: Question, kg: KGStore) -> tuple[HistoryRecord, Answer]:
         """Answer ``question`` and return its history record (correctness against its gold answers)."""
-        from .gold import answers_correct
-
         ep, linked, _, _ = self.episode(question, kg)
-        steps = [HistoryStep(candidates=s.candidates, action=s.action, result=s.result) for s in ep.steps]
-        rec = HistoryRecord(
-            qid=question.qid,
-            question=question.text,
-            masked=linked.masked,
-            steps=steps,
-            answers=ep.answers,
-            gold=list(question.answers),
-            correct=answers_correct(kg, ep.answers, question.answers),
-            qtype=question.qtype,
+        usage = usage_dict(ep.usage, self.llm)
+        return _history_record(question, kg, ep, linked), Answer(
+            ep.answers, evidence=ep.evidence, usage=usage
         )
-        usage = usage_dict(ep.usage, self.llm.model_id if self.llm is not None else "")
-        return rec, Answer(ep.answers, evidence=ep.evidence, usage=usage)
+
+    def _remember(self, question: Question, kg: KGStore, ep: Episode, linked: LinkedQuestion) -> None:
+        """``online_memory`` (Algorithm 1 line 16): the processed question joins H_q; every
+        ``online_refresh`` additions the memory is re-clustered and its methodologies re-induced."""
+        if self.memory is None:
+            self.memory = ARIMemory(n_clusters=self.config.n_clusters, meta={"source": "online"})
+        self.memory.add_online(_history_record(question, kg, ep, linked))
+        if self.memory.pending < self.config.online_refresh or self.embedder is None:
+            return
+        c = self.config
+        self.memory.refresh(
+            self.embedder,
+            self.llm,
+            variant=(not c.no_clustering, not c.no_incorrect),
+            per_kind=c.examples_per_kind,
+            with_candidates=bool(c.induction_candidates),
+            seed=c.seed,
+        )
+
+
+def _history_record(question: Question, kg: KGStore, ep: Episode, linked: LinkedQuestion) -> HistoryRecord:
+    from .gold import answers_correct
+
+    steps = [HistoryStep(candidates=s.candidates, action=s.action, result=s.result) for s in ep.steps]
+    return HistoryRecord(
+        qid=question.qid,
+        question=question.text,
+        masked=linked.masked,
+        steps=steps,
+        answers=ep.answers,
+        gold=list(question.answers),
+        correct=answers_correct(kg, ep.answers, question.answers),
+        qtype=question.qtype,
+    )

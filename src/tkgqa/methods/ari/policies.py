@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ...datasets.base import Question
-from ...errors import LLMError, ParseError
-from ...llm.base import LLMBackend, Message, Usage
-from ...llm.parsing import complete_parsed
+from ...errors import ContextWindowError, ParseError
+from ...llm import LLMBackend, Message, Usage, complete_parsed, error_usage
 from ...prompts.ari import (
     ActionChoice,
+    ExampleSet,
     build_action_messages,
     format_examples,
     format_history,
@@ -25,7 +25,7 @@ from ...prompts.ari import (
     parse_constrained_choice,
 )
 from .actions import ANSWER, Action, AgentState, Item, lookup_items
-from .environment import ARIEnvironment
+from .environment import ActionSpace, ARIEnvironment
 from .gold import item_matches_gold, value_matches_gold
 
 
@@ -67,6 +67,7 @@ class PromptStyle:
     """How the action-selection prompt looks (ARI, ReAct KB and CoT KB differ only here)."""
 
     n_examples: int = 2
+    examples: ExampleSet = ExampleSet.OURS
     reasons_in_examples: bool = False
     react: bool = False
     show_candidates: bool = True
@@ -110,7 +111,7 @@ class LLMPolicy:
             [a.text for a in view.candidates] if s.show_candidates else [],
             history=format_history(view.history),
             methodology=view.methodology,
-            examples=format_examples(s.n_examples, with_reasons=s.reasons_in_examples),
+            examples=format_examples(s.n_examples, with_reasons=s.reasons_in_examples, source=s.examples),
             constrained=self.constrained,
             react=s.react,
         )
@@ -135,10 +136,10 @@ class LLMPolicy:
         try:
             parsed = complete_parsed(self.llm, self.messages(view), parser, retries=self.retries, **kw)
         except ParseError as exc:
-            usage = getattr(exc, "usage", None) or Usage(parse_failures=1)
+            usage = error_usage(exc)
             return Decision(None, raw=exc.raw, usage=usage, parse_failed=True, error=str(exc)[:300])
-        except LLMError as exc:
-            return Decision(None, error=f"LLM error: {exc}"[:300])
+        except ContextWindowError as exc:  # the prompt outgrew the model; any other LLMError propagates
+            return Decision(None, usage=error_usage(exc), error=f"context window: {exc}"[:300])
         choice = parsed.value
         if choice.index is not None:
             action = view.candidates[choice.index]
@@ -154,7 +155,11 @@ class OraclePolicy:
 
     Pruning keeps it cheap and exact for the action space: temporal operators only filter the current list,
     so they are expanded only from lists that contain a gold answer; lookups are expanded only from lists
-    that do not. ``max_nodes`` bounds the search per step."""
+    that do not. With ``action_space=reference`` a lookup's relation must reach the gold somewhere (later
+    lookups stay on it). With ``action_space=paper`` a lookup that misses the gold is expanded only when two
+    more actions fit (another lookup and the answer), and the search first tries the question entities'
+    lookups alone, then (when that fails) chained lookups from result entities too. ``max_nodes`` bounds
+    each search."""
 
     name = "oracle"
 
@@ -185,7 +190,24 @@ class OraclePolicy:
         gold: list[str],
         first: Sequence[Action] | None = None,
     ) -> list[Action] | None:
+        if env.settings.action_space is ActionSpace.PAPER:
+            found = self._bfs(env, start, budget, gold, first, chain=False)
+            return found if found is not None else self._bfs(env, start, budget, gold, first, chain=True)
+        return self._bfs(env, start, budget, gold, first, chain=True)
+
+    def _bfs(
+        self,
+        env: ARIEnvironment,
+        start: AgentState,
+        budget: int,
+        gold: list[str],
+        first: Sequence[Action] | None,
+        *,
+        chain: bool,
+    ) -> list[Action] | None:
         kg = env.kg
+        paper = env.settings.action_space is ActionSpace.PAPER
+        question_entities = set(env.anchors.entities)
         queue: deque[tuple[AgentState, list[Action], Sequence[Action] | None]] = deque([(start, [], first)])
         seen = {start.key()}
         nodes = 0
@@ -201,16 +223,26 @@ class OraclePolicy:
             if len(path) + 2 > budget:  # no room for another action before the answer
                 continue
             has_gold = any(item_matches_gold(kg, it, gold) for it in state.items)
+            narrowing = paper and chain and not has_gold and len(path) + 3 <= budget
             for a in cands:
-                if a.kind == ANSWER or a.is_lookup == has_gold:
-                    continue  # a list with the gold is only filtered; one without it only replaced
-                if a.is_lookup and not self._relation_reaches_gold(env, a.relation, gold, useful):
+                if a.kind == ANSWER or (a.is_lookup == has_gold and (a.is_lookup or not narrowing)):
+                    continue  # a list with the gold is only filtered; one without it only replaced …
+                if a.is_lookup and paper and not chain and not _from_question(a, question_entities):
+                    continue  # first pass: no chaining through result entities
+                if (
+                    a.is_lookup
+                    and not paper
+                    and not self._relation_reaches_gold(env, a.relation, gold, useful)
+                ):
                     continue  # later lookups stay on this relation: it must lead to the gold somewhere
                 nxt, items = env.step(state, a)
                 if not items or nxt.key() in seen:
                     continue
-                if not a.is_lookup and not _keeps_gold(kg, items, gold):
-                    continue
+                lost = not a.is_lookup and not _keeps_gold(kg, items, gold)
+                if lost and not (narrowing and _identifies(env, nxt, state)):
+                    continue  # … unless (paper, chaining) it names new subjects for a further lookup
+                if paper and a.is_lookup and len(path) + 3 > budget and not _keeps_gold(kg, items, gold):
+                    continue  # a lookup missing the gold needs room for another lookup and the answer
                 seen.add(nxt.key())
                 queue.append((nxt, [*path, a], None))
         self.searched_nodes += nodes
@@ -233,6 +265,17 @@ class OraclePolicy:
             )
             memo[relation] = found
         return found
+
+
+def _identifies(env: ARIEnvironment, nxt: AgentState, before: AgentState) -> bool:
+    """Whether a filter made the list name new subjects (action_space=paper)."""
+    return env.settings.action_space is ActionSpace.PAPER and len(env.subjects(nxt)) > len(
+        env.subjects(before)
+    )
+
+
+def _from_question(action: Action, entities: set[str]) -> bool:
+    return action.entity in entities and (action.other is None or action.other in entities)
 
 
 def _keeps_gold(kg: Any, items: Sequence[Item], gold: list[str]) -> bool:

@@ -18,8 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ...errors import TKGQAError
-from ...time import Granularity, TimePoint
-from ..symbolic.program import (
+from ...query.program import (
     Const,
     Entities,
     Exclude,
@@ -32,6 +31,7 @@ from ..symbolic.program import (
     TimeOf,
     Times,
 )
+from ...time import Granularity, TimePoint
 from .actions import ANSWER, Action, AgentState, Item, filter_items, ranked_times, ranked_values
 from .environment import ARIEnvironment
 from .policies import Decision, StepView

@@ -7,13 +7,10 @@ from typing import Any
 from pydantic import Field
 
 from ...datasets.base import Question
-from ...errors import ConfigError, LLMError, ParseError
+from ...errors import ConfigError, ParseError
 from ...kg.base import KGStore
-from ...llm.base import LLMBackend, Message, Usage
-from ...llm.cache import llm_context
-from ...llm.parsing import complete_parsed
+from ...llm import LLMBackend, Message, complete_parsed, error_usage, llm_context, resolve_llm_arg, usage_dict
 from ...prompts.baselines import build_llm_only_messages, parse_answer_list
-from ..ari.method import resolve_llm_arg, usage_dict
 from ..base import METHODS, Answer, Method, MethodConfig, merge_config
 
 
@@ -32,22 +29,21 @@ def ask_for_answers(
     max_tokens: int,
     trace: list[dict[str, Any]],
 ) -> Answer:
-    """One prompt → a parsed answer list (shared by the single-prompt baselines)."""
-    model = llm.model_id
+    """One prompt → a parsed answer list (shared by the single-prompt baselines). Unparsable output is an
+    abstention; an :class:`~tkgqa.errors.LLMError` (the backend failed) propagates."""
     with llm_context(method=method.name, question_id=question.qid):
         try:
             parsed = complete_parsed(llm, messages, parse_answer_list, retries=retries, max_tokens=max_tokens)
         except ParseError as exc:
-            usage = getattr(exc, "usage", None) or Usage(parse_failures=1)
             trace.append({"type": "parse_failure", "error": str(exc)[:300]})
             return Answer.abstain(
-                "unparsable model output", trace=trace, usage=usage_dict(usage, model), raw_output=exc.raw
+                "unparsable model output",
+                trace=trace,
+                usage=usage_dict(error_usage(exc), llm),
+                raw_output=exc.raw,
             )
-        except LLMError as exc:
-            trace.append({"type": "llm_error", "error": str(exc)[:300]})
-            return Answer.abstain(f"LLM error: {exc}", trace=trace)
     trace.append({"type": "answer", "answers": parsed.value, "attempts": parsed.attempts})
-    return Answer(parsed.value, trace=trace, usage=usage_dict(parsed.usage, model), raw_output=parsed.text)
+    return Answer(parsed.value, trace=trace, usage=usage_dict(parsed.usage, llm), raw_output=parsed.text)
 
 
 def _llm_for(config: Any, llm: str | LLMBackend | None) -> LLMBackend:

@@ -8,7 +8,6 @@ the question, and the best ``max_facts`` (20 in the paper) are listed in time or
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
 from pydantic import Field
@@ -19,9 +18,9 @@ from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...llm.base import LLMBackend
 from ...prompts.baselines import build_kg_rag_messages
+from ...query import PerKG, QuestionLinker
 from ...retrieval.embedders import Embedder
-from ..ari.environment import Similarity
-from ..ari.linking import QuestionLinker
+from ...retrieval.similarity import Similarity
 from ..base import METHODS, Answer, Method, MethodConfig, merge_config
 from .llm_only import _llm_for, ask_for_answers
 
@@ -54,18 +53,13 @@ class KGRAG(Method):
             overrides["llm"] = llm
         self.config: KGRAGConfig = merge_config(KGRAGConfig, config, overrides)
         self.llm = _llm_for(self.config, llm)
-        self._linkers: OrderedDict[int, tuple[KGStore, QuestionLinker]] = OrderedDict()
+        self._linkers: PerKG[QuestionLinker] = PerKG(
+            lambda kg: QuestionLinker(kg, self.config.max_entities), size=4
+        )
         self._embedder: Embedder | None = None
 
     def _linker(self, kg: KGStore) -> QuestionLinker:
-        found = self._linkers.get(id(kg))
-        if found is not None and found[0] is kg:
-            return found[1]
-        linker = QuestionLinker(kg, self.config.max_entities)
-        self._linkers[id(kg)] = (kg, linker)
-        while len(self._linkers) > 4:
-            self._linkers.popitem(last=False)
-        return linker
+        return self._linkers.get(kg)
 
     def _similarity(self, text: str) -> Similarity:
         if self._embedder is None and self.config.embedder != "lexical":

@@ -1,6 +1,10 @@
 """CIK-LLM (Di Maio et al., "Tomorrow Brings Greater Knowledge"): in-context TKG question answering over a
-stream of temporal KGs — relation paths, evidence pruning, prompt compression. Registered as ``"cik"``."""
+stream of temporal KGs — relation paths, evidence pruning, prompt compression. Registered as ``"cik"``.
 
+Presets (:mod:`.config`): ``paper`` (default) and ``ours``; ``docs/cik_paper_vs_ours.md`` compares them."""
+
+from ...query.grounding import QuestionEntities, answer_covered, normalize_answer
+from .config import CIKConfig, Delta2Rule, Preset, TimePruning
 from .evidence import (
     AssociativeMap,
     RenderedEvidence,
@@ -10,11 +14,25 @@ from .evidence import (
     time_key,
     token_counts,
 )
-from .grounding import QuestionEntities, answer_covered, normalize_answer
-from .method import CIKConfig, CIKMethod, EvidenceStages
-from .obfuscate import obfuscate_kg, obfuscate_label, obfuscate_question, obfuscate_word
+from .method import CIKMethod, EvidenceStages
+from .obfuscate import (
+    ObfuscatedSetting,
+    obfuscate_kg,
+    obfuscate_label,
+    obfuscate_question,
+    obfuscate_setting,
+    obfuscate_word,
+)
 from .paths import EntityRelations, LexicalPathPolicy, relations_at_distance, traverse, validate_path
-from .pruning import EvidenceFact, cap_facts, multi_hop_truncation, time_aware_prune
+from .pruning import (
+    EvidenceFact,
+    anchor_spans,
+    cap_facts,
+    multi_hop_truncation,
+    near_anchors,
+    time_aware_prune,
+    truncate_hops,
+)
 from .stream import CIKStream, StreamResult
 
 __all__ = [
@@ -22,21 +40,28 @@ __all__ = [
     "CIKConfig",
     "CIKMethod",
     "CIKStream",
+    "Delta2Rule",
     "EntityRelations",
     "EvidenceFact",
     "EvidenceStages",
     "LexicalPathPolicy",
+    "ObfuscatedSetting",
+    "Preset",
     "QuestionEntities",
     "RenderedEvidence",
     "StreamResult",
+    "TimePruning",
+    "anchor_spans",
     "answer_covered",
     "cap_facts",
     "decompress_evidence",
     "multi_hop_truncation",
+    "near_anchors",
     "normalize_answer",
     "obfuscate_kg",
     "obfuscate_label",
     "obfuscate_question",
+    "obfuscate_setting",
     "obfuscate_word",
     "relations_at_distance",
     "render_compressed",
@@ -45,5 +70,6 @@ __all__ = [
     "time_key",
     "token_counts",
     "traverse",
+    "truncate_hops",
     "validate_path",
 ]

@@ -1,4 +1,5 @@
-"""Offline measurements of the CIK-LLM evidence pipeline (the paper's Table 3 and Figure 5).
+"""Offline measurements of the CIK-LLM evidence pipeline (the paper's Table 3 and Figure 5), and the run
+summary that ``report.json`` carries (:func:`run_summary`).
 
 Per question (:func:`question_stats`): facts and tokens after retrieval / multi-hop truncation / time-aware
 pruning and the δ2 cap (tokens of the plain rendering, as Table 3 counts the prompt before compression),
@@ -7,12 +8,16 @@ included; ``compressed_map``: the map's share; ``compressed_paper``: the paper's
 only), whether a gold answer is among the facts of each stage, and the Figure 5 curve: the renderings of
 the first ``n`` facts of the truncated set. :func:`summarize` averages over questions. Tokens:
 :func:`tkgqa.llm.count_tokens` (a given tokenizer, e.g. SmolLM2's; cl100k when cached offline; else its
-approximation).
+approximation). Each question also records whether its path selection failed for some entity / for all
+of them, whether the 1-hop fallback was used and whether more than δ2 facts remained.
+
+:func:`run_summary` counts the same from an evaluation's ``results.jsonl`` rows (their ``evidence`` trace
+step): path selection failures, fallbacks, abstentions for a failed path or a token limit, sets above δ2.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean, pstdev
 from typing import Any
@@ -20,11 +25,11 @@ from typing import Any
 from ...datasets.base import Question
 from ...kg import KGStore
 from ...llm.tokens import Tokenizer, counter_name
+from ...query.grounding import answer_covered
 from .evidence import render_plain, token_counts
-from .grounding import answer_covered
 from .method import CIKMethod, EvidenceStages
 
-STAGES = ("retrieved", "truncated", "pruned")
+STAGES = ("retrieved", "truncated", "time_pruned", "pruned")
 RENDERINGS = ("uncompressed", "compressed", "compressed_map", "compressed_paper")
 CURVE_SIZES = (5, 10, 20, 30, 50, 100, 200, 300)
 
@@ -38,6 +43,9 @@ class QuestionStats:
     covered: dict[str, bool]
     curve: dict[int, dict[str, int]]  # n facts → token counts of the renderings (and the map's share)
     qtype: str = ""
+    path_failed: int = 0  # question entities whose path selection failed
+    fallback: int = 0  # of those, how many used the 1-hop fallback
+    over_delta2: bool = False
 
 
 def question_stats(
@@ -51,9 +59,13 @@ def question_stats(
 ) -> QuestionStats:
     """Facts, tokens, coverage and compression curve of one question (no LLM unless ``stages`` used one)."""
     st = stages or method.evidence(question, kg, use_llm=False)
-    by_stage = {"retrieved": st.retrieved, "truncated": st.truncated, "pruned": st.pruned}
+    by_stage = {
+        "retrieved": st.retrieved,
+        "truncated": st.truncated,
+        "time_pruned": st.time_pruned,
+        "pruned": st.pruned,
+    }
     facts = {k: len(v) for k, v in by_stage.items()}
-    facts["time_pruned"] = len(st.time_pruned)
     tokens = {k: (render_plain(v, kg).tokens(tokenizer) if v else 0) for k, v in by_stage.items()}
     tokens.update(token_counts(st.pruned, kg, st.entities, tokenizer))
     covered = {k: answer_covered(question.answers, [it.fact for it in v], kg) for k, v in by_stage.items()}
@@ -62,7 +74,18 @@ def question_stats(
         for n in curve_sizes
         if len(st.truncated) >= n
     }
-    return QuestionStats(question.qid, len(st.entities), facts, tokens, covered, curve, question.qtype or "")
+    return QuestionStats(
+        question.qid,
+        len(st.entities),
+        facts,
+        tokens,
+        covered,
+        curve,
+        question.qtype or "",
+        len(st.path_failed),
+        sum(t.fallback for t in st.traversals),
+        st.over_delta2,
+    )
 
 
 def _mean_std(values: Iterable[float]) -> dict[str, float]:
@@ -85,7 +108,7 @@ def summarize(
 ) -> dict[str, Any]:
     """The ``coverage.json`` body for CIK: means over questions, stds, per-stage coverage, the curve."""
     n = len(stats)
-    facts = {k: _mean_std(s.facts[k] for s in stats) for k in (*STAGES, "time_pruned")}
+    facts = {k: _mean_std(s.facts[k] for s in stats) for k in STAGES}
     tokens = {k: _mean_std(s.tokens[k] for s in stats) for k in (*STAGES, *RENDERINGS)}
     curve: dict[str, dict[str, float]] = {}
     for size in sorted({k for s in stats for k in s.curve}):
@@ -110,6 +133,44 @@ def summarize(
         },
         "questions": n,
         "questions_with_entities": sum(1 for s in stats if s.n_entities),
+        "path_selection_failed": sum(1 for s in stats if s.path_failed),
+        "path_selection_failed_all": sum(1 for s in stats if s.n_entities and s.path_failed == s.n_entities),
+        "fallback_used": sum(1 for s in stats if s.fallback),
+        "over_delta2": sum(1 for s in stats if s.over_delta2),
+        "over_delta2_fraction": fmean(s.over_delta2 for s in stats) if n else 0.0,
         "token_counter": token_counter or counter_name(),
         "config": method.config.model_dump(mode="json") if method is not None else {},
+    }
+
+
+def _evidence_step(row: Mapping[str, Any]) -> Mapping[str, Any]:
+    for step in row.get("trace") or ():
+        if isinstance(step, Mapping) and step.get("step") == "evidence":
+            return step
+    return {}
+
+
+def run_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Counts over an evaluation's rows for ``report.json`` (``method_summary``): questions whose path
+    selection failed (for some / every question entity), that used the 1-hop fallback, that abstained
+    because no path yielded facts or because of a token limit (a Π_esg prompt over the model's context
+    counts in both), and whose evidence exceeded δ2. With the
+    fallback off (the paper's preset) failed paths are unanswered questions, so ``answered`` is comparable
+    to the paper's Table 2 (which reports hits@1 on the questions answered without such errors)."""
+    from .method import PATH_FAILED
+
+    steps = [_evidence_step(r) for r in rows]
+    some = [s for s in steps if s.get("path_failed")]
+    every = [s for s in some if set(s.get("path_failed") or ()) >= set(s.get("entities") or ())]
+    reasons = [str(r.get("reason") or "") for r in rows]
+    pruned = [int((s.get("counts") or {}).get("pruned", 0)) for s in steps if s]
+    return {
+        "questions": len(rows),
+        "path_selection_failed": len(some),
+        "path_selection_failed_all_entities": len(every),
+        "fallback_used": sum(1 for s in steps if s.get("fallback")),
+        "abstained_path_selection_failed": sum(r.startswith(PATH_FAILED) for r in reasons),
+        "abstained_token_limit": sum(("context window" in r) or ("exceeds the limit" in r) for r in reasons),
+        "over_delta2": sum(1 for s in steps if s.get("over_delta2")),
+        "evidence_facts_mean": fmean(pruned) if pruned else 0.0,
     }

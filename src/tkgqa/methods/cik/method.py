@@ -1,30 +1,36 @@
 """CIK-LLM (Di Maio et al.): relation paths chosen per question entity, evidence collected along them,
-pruned (δ1 = 300, δ2 = 30, ±1 year), compressed, and answered by the LLM through Π_rog.
+pruned (δ1 = 300, then time-aware pruning; δ2 = 30), compressed, and answered by the LLM through Π_rog.
 
-The paper publishes no code; choices it leaves open are documented where they are made
-(:mod:`.paths`, :mod:`.pruning`, :mod:`.evidence`). Without an LLM the evidence pipeline still runs
-(:meth:`CIKMethod.evidence`) with the deterministic :class:`~.paths.LexicalPathPolicy` choosing the paths.
+The configuration runs under a preset (:mod:`.config`: ``paper`` by default, or ``ours``);
+:meth:`CIKMethod.describe` (what ``report.json`` records) names the preset, the effective settings, every
+deviation from the paper in force and the settings the paper leaves open. The paper publishes no code;
+choices it leaves open are documented where they are made (:mod:`.paths`, :mod:`.pruning`,
+:mod:`.evidence`). Without an LLM the evidence pipeline still runs (:meth:`CIKMethod.evidence`) with the
+deterministic :class:`~.paths.LexicalPathPolicy` choosing the paths.
+
+*Path selection failed* (no valid relation at hop 1 for an entity, or a path yielding no fact) is shown
+in the trace (``path_failed``) and counted in ``report.json`` (:func:`.analysis.run_summary`); the
+paper's preset then has no evidence from that entity and abstains when no entity has any, so the
+``answered`` rate is comparable to the paper's Table 2; ``fallback=true`` (ours) uses the 1-hop facts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-from pydantic import Field
+from typing import Any, assert_never
 
 from ...datasets.base import Question
 from ...errors import ConfigError, ContextWindowError, LLMError, ParseError
 from ...kg import KGStore
-from ...llm.base import LLMBackend, Usage
-from ...llm.cache import llm_context
+from ...llm import LLMBackend, Usage, charge, error_usage, llm_context, resolve_llm_arg, usage_dict
 from ...prompts.base import run_prompt
 from ...prompts.cik import ESG_PROMPT, ROG_PROMPT
+from ...query.grounding import QuestionEntities
 from ...retrieval.temporal import TimeConstraint, parse_time_constraint
-from ..base import METHODS, Answer, Method, MethodConfig, merge_config, parse_options
+from ..base import METHODS, Answer, Method, merge_config, parse_options
+from .config import CIKConfig, Delta2Rule, TimePruning, deviations, unspecified
 from .evidence import RenderedEvidence, render_compressed, render_plain
-from .grounding import QuestionEntities
-from .llm_support import error_usage, resolve_backend, usage_dict
 from .paths import (
     EntityRelations,
     LexicalPathPolicy,
@@ -36,35 +42,17 @@ from .paths import (
 )
 from .pruning import (
     EvidenceFact,
+    anchor_spans,
     cap_facts,
     dedupe,
     flatten,
     lifetime_window,
     multi_hop_truncation,
     time_aware_prune,
+    truncate_hops,
 )
 
-
-class CIKConfig(MethodConfig):
-    """CIK-LLM settings; defaults are the paper's (n = 3 hops, δ1 = 300, δ2 = 30, ±1 year)."""
-
-    hops: int = Field(default=3, ge=1, le=5)
-    delta1: int = Field(default=300, ge=1)
-    delta2: int = Field(default=30, ge=1)
-    margin_days: int = Field(default=365, ge=0)
-    longest_per_tail: bool = True
-    compress: bool = True
-    elide_times: bool = True
-    path_policy: Literal["llm", "lexical"] = "llm"
-    policy_hops: int = Field(default=1, ge=1, le=5)
-    policy_min_score: float = 0.5
-    max_relations_per_hop: int = Field(default=60, ge=1)
-    max_frontier: int = Field(default=1000, ge=1)
-    max_retrieved: int = Field(default=20_000, ge=1)
-    max_entities: int = Field(default=3, ge=1)
-    max_tokens: int = Field(default=512, ge=16)
-    esg_max_tokens: int = Field(default=128, ge=16)
-    prompt_token_limit: int | None = None
+PATH_FAILED = "path selection failed"
 
 
 @dataclass(frozen=True)
@@ -84,6 +72,17 @@ class EvidenceStages:
     constraint: TimeConstraint | None
     usage: Usage = field(default_factory=Usage)
     selection_error: str = ""
+    delta2: int = 30
+
+    @property
+    def path_failed(self) -> tuple[str, ...]:
+        """The question entities whose path selection failed (no valid path, or no fact along it)."""
+        return tuple(t.entity for t in self.traversals if t.failed)
+
+    @property
+    def over_delta2(self) -> bool:
+        """More than δ2 facts went to the prompt (possible when the δ2 rule is ``none`` or ``hops``)."""
+        return len(self.pruned) > self.delta2
 
     def counts(self) -> dict[str, int]:
         return {
@@ -102,8 +101,10 @@ class EvidenceStages:
                 {"entity": p.entity, "path": list(p.path), "dropped": [list(d) for d in p.dropped]}
                 for p in self.paths
             ],
+            "path_failed": list(self.path_failed),
             "fallback": [t.entity for t in self.traversals if t.fallback],
             "counts": self.counts(),
+            "over_delta2": self.over_delta2,
             "constraint": str(self.constraint) if self.constraint else None,
             "selection_error": self.selection_error,
         }
@@ -111,8 +112,9 @@ class EvidenceStages:
 
 @METHODS.register("cik")
 class CIKMethod(Method):
-    """CIK-LLM. ``llm``: a spec (``"openai:gpt-4o-mini"``) or backend; ``spec`` (``"cik:nocompress"``) or
-    keyword overrides adjust :class:`CIKConfig`."""
+    """CIK-LLM. ``llm``: a spec (``"openai:gpt-4o-mini"``) or backend; ``spec`` (``"cik:nocompress"``,
+    ``"cik:ours"``) or keyword overrides adjust :class:`CIKConfig`. ``requested`` is the configuration as
+    given, ``config`` the effective one (the preset's values filled in)."""
 
     name = "cik"
 
@@ -124,13 +126,29 @@ class CIKMethod(Method):
         **overrides: Any,
     ) -> None:
         updates = {**parse_options(spec, method="cik", flags=_SPEC_FLAGS), **overrides}
-        self.config: CIKConfig = merge_config(CIKConfig, config, updates)
-        self.llm = resolve_backend(llm)
+        self.requested: CIKConfig = merge_config(CIKConfig, config, updates)
+        self.config: CIKConfig = self.requested.effective()
+        self.llm = resolve_llm_arg(llm)
         self.linker = QuestionEntities(self.config.max_entities)
 
     def describe(self) -> dict[str, Any]:
+        """The method, its effective settings (``config``), the preset, the deviations from the paper in
+        force and the settings the paper leaves open (our choices)."""
         llm = None if self.llm is None else getattr(self.llm, "cache_namespace", lambda: None)()
-        return {**super().describe(), "llm": llm}
+        return {
+            **super().describe(),
+            "llm": llm,
+            "preset": self.config.preset.value,
+            "deviations": deviations(self.config),
+            "unspecified_by_paper": unspecified(self.config),
+        }
+
+    @staticmethod
+    def summarize_results(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """Run-level counts for ``report.json`` (path selection failures, fallbacks, δ2, token limits)."""
+        from .analysis import run_summary
+
+        return run_summary(rows)
 
     # --- evidence ---------------------------------------------------------------------------------
     def _labels(self, kg: KGStore, names: Any) -> dict[str, str]:
@@ -140,6 +158,8 @@ class CIKMethod(Method):
         self, question: str, kg: KGStore, rels: list[EntityRelations], use_llm: bool
     ) -> tuple[list[list[str]], Usage, str]:
         cfg = self.config
+        if not rels:  # no question entity in the KG: nothing to choose from, no LLM call
+            return [], Usage(), ""
         if not use_llm or self.llm is None:
             policy = LexicalPathPolicy(cfg.policy_hops, cfg.policy_min_score)
             return (
@@ -150,10 +170,11 @@ class CIKMethod(Method):
                 Usage(),
                 "",
             )
+        cap = cfg.max_relations_per_hop
         markers = [
             (
                 kg.label(r.entity),
-                [[kg.label(x) for x in hop[: cfg.max_relations_per_hop]] for hop in r.by_hop],
+                [[kg.label(x) for x in (hop[:cap] if cap else hop)] for hop in r.by_hop],
             )
             for r in rels
         ]
@@ -164,7 +185,7 @@ class CIKMethod(Method):
                 {"question": question, "markers": markers},
                 max_tokens=cfg.esg_max_tokens,
             )
-        except (ParseError, LLMError) as exc:
+        except (ParseError, ContextWindowError) as exc:  # no paths proposed; other LLM errors propagate
             return [[] for _ in rels], error_usage(exc), f"{type(exc).__name__}: {exc}"[:300]
         paths = list(parsed.value[: len(rels)])
         paths += [[] for _ in range(len(rels) - len(paths))]
@@ -187,16 +208,16 @@ class CIKMethod(Method):
             labels = self._labels(kg, {x for h in r.by_hop for x in h})
             check = validate_path(r.entity, proposal, r, labels)
             checks.append(check)
-            walk = traverse(kg, r.entity, check.path, max_facts=cfg.max_retrieved)
+            walk = traverse(
+                kg, r.entity, check.path, max_facts=cfg.max_retrieved, fallback=bool(cfg.fallback)
+            )
             traversals.append(walk)
             retrieved += flatten(r.entity, walk.hops, walk.reached)
             truncated += flatten(r.entity, multi_hop_truncation(walk.hops, cfg.delta1), walk.reached)
         retrieved, truncated = dedupe(retrieved), dedupe(truncated)
-        window = lifetime_window(kg, present, cfg.margin_days)
-        several = len(present) > 1 and cfg.longest_per_tail
-        time_pruned = time_aware_prune(truncated, window, several_entities=several)
+        time_pruned = self.time_prune(kg, present, truncated)
         constraint = parse_time_constraint(text)
-        pruned = cap_facts(time_pruned, cfg.delta2, constraint)
+        pruned = self.apply_delta2(time_pruned, constraint)
         return EvidenceStages(
             text,
             tuple(present),
@@ -211,13 +232,50 @@ class CIKMethod(Method):
             constraint,
             usage,
             error,
+            cfg.delta2,
         )
+
+    def time_prune(self, kg: KGStore, present: list[str], items: list[EvidenceFact]) -> list[EvidenceFact]:
+        """Stage 2 with the configured time rule (:class:`~.config.TimePruning`)."""
+        cfg = self.config
+        several = len(present) > 1 and cfg.longest_per_tail
+        rule = cfg.time_pruning
+        assert rule is not None
+        match rule:
+            case TimePruning.FOOTNOTE:
+                anchors = anchor_spans(kg, present, cfg.margin_days)
+                return time_aware_prune(items, several_entities=several, anchors=anchors)
+            case TimePruning.LIFETIME:
+                window = lifetime_window(kg, present, cfg.margin_days)
+                return time_aware_prune(items, window, several_entities=several)
+            case TimePruning.OFF:
+                return time_aware_prune(items, several_entities=several)
+            case _:
+                assert_never(rule)
+
+    def apply_delta2(
+        self, items: list[EvidenceFact], constraint: TimeConstraint | None
+    ) -> list[EvidenceFact]:
+        """What happens above δ2 (:class:`~.config.Delta2Rule`)."""
+        cfg = self.config
+        rule = cfg.delta2_rule
+        assert rule is not None
+        match rule:
+            case Delta2Rule.NONE:
+                return items
+            case Delta2Rule.HOPS:
+                return truncate_hops(items, cfg.delta2)
+            case Delta2Rule.PHI_T:
+                return cap_facts(items, cfg.delta2, constraint)
+            case _:
+                assert_never(rule)
 
     def render(
         self, stages: EvidenceStages, kg: KGStore, *, compress: bool | None = None
     ) -> RenderedEvidence:
         if self.config.compress if compress is None else compress:
-            return render_compressed(stages.pruned, kg, stages.entities, elide_times=self.config.elide_times)
+            elide = bool(self.config.elide_times)
+            return render_compressed(stages.pruned, kg, stages.entities, elide_times=elide)
         return render_plain(stages.pruned, kg)
 
     # --- answering --------------------------------------------------------------------------------
@@ -240,9 +298,20 @@ class CIKMethod(Method):
             )
             return Answer.abstain(reason, trace, usage=usage_dict(usage, llm))
         if not stages.pruned:
-            return Answer.abstain("the evidence set is empty", trace, usage=usage_dict(usage, llm))
+            failed = stages.path_failed
+            reason = "the evidence set is empty"
+            if failed and not any(t.n_facts for t in stages.traversals):
+                error = stages.selection_error
+                if error.startswith("ContextWindowError"):
+                    why = "the Π_esg prompt does not fit the model's context window"
+                elif error:
+                    why = f"Π_esg gave no usable path ({error.split(':', 1)[0]})"
+                else:
+                    why = f"no relation path yields facts for {', '.join(kg.label(e) for e in failed)}"
+                reason = f"{PATH_FAILED}: {why}"
+            return Answer.abstain(reason, trace, usage=usage_dict(usage, llm))
         rendered = self.render(stages, kg)
-        layout = "plain" if rendered.map is None else ("tree" if self.config.elide_times else "flat")
+        layout = self.config.layout
         context = {
             "question": stages.question,
             "evidence": rendered.text,
@@ -250,7 +319,9 @@ class CIKMethod(Method):
             "layout": layout,
         }
         tokens = rendered.tokens()
-        trace.append({"step": "render", "compressed": rendered.map is not None, "tokens": tokens})
+        trace.append(
+            {"step": "render", "compressed": rendered.map is not None, "layout": layout, "tokens": tokens}
+        )
         limit = self.config.prompt_token_limit
         if limit is not None and tokens > limit:
             return Answer.abstain(
@@ -269,6 +340,9 @@ class CIKMethod(Method):
                 usage=usage_dict(usage, llm),
                 evidence=[it.fact for it in stages.pruned],
             )
+        except LLMError as exc:  # the backend failed: an error, carrying the path selection's usage
+            charge(exc, usage)
+            raise
         except ParseError as exc:
             usage = usage + error_usage(exc)
             trace.append({"step": "answer", "error": str(exc)[:300]})
@@ -305,6 +379,11 @@ _SPEC_FLAGS: dict[str, tuple[str, Any]] = {
     "nocompress": ("compress", False),
     "no_compress": ("compress", False),
     "keep_times": ("elide_times", False),
+    "tree": ("elide_times", True),
     "lexical": ("path_policy", "lexical"),
     "keep_all_tails": ("longest_per_tail", False),
+    "paper": ("preset", "paper"),
+    "ours": ("preset", "ours"),
+    "fallback": ("fallback", True),
+    "no_fallback": ("fallback", False),
 }

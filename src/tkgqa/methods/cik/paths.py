@@ -6,28 +6,28 @@ traversal that collects the evidence set hop by hop.
   entity (distance 1 = its own facts; 2 = its neighbours' other facts, …). Unlike
   :func:`tkgqa.kg.neighborhood.relations_by_hop` ("relations first met") a relation may appear at several
   distances, as in the paper's Listing 1 (``D2: [award received, winner]``), so a path may repeat a
-  relation. At most ``max_frontier`` entities (most connected first) are expanded per hop, which bounds
-  the cost on hubs.
+  relation. At most ``max_frontier`` entities (most connected first, ties by name) are expanded per hop,
+  which bounds the cost on hubs. Each hop is one :meth:`KGStore.hop` call, answered by the store's indexes.
 * :func:`validate_path` — keeps a chosen path up to its first relation that is not in the right ``Dk`` (those
   dropped are reported); ``""`` ends a path early.
 * :func:`traverse` — follows ``r1 → … → rk`` from the entity (both directions at each hop) and returns the
-  facts of each hop.
+  facts of each hop. When the path is empty or yields no fact, *path selection failed* (``failed``): the
+  paper then has no evidence for the entity (§3.1.1: invalid relations "do not yield any collectable
+  facts"); with ``fallback`` (ours) the entity contributes every 1-hop fact instead.
 * :class:`LexicalPathPolicy` — the offline policy: relations ranked by word overlap with the question (a light
   suffix-stripping stemmer); hop 1 takes the best matching relation of ``D1``, further hops only a relation
-  scoring at least ``min_score``, up to ``hops`` hops. No match → no path → the 1-hop fallback.
+  scoring at least ``min_score``, up to ``hops`` hops. No match → no path → path selection failed.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from ...kg import Fact, KGSnapshot, KGStore, TemporalKG
+from ...kg import Fact, KGStore
 from ...kg.linking import normalize
+from ...kg.neighborhood import ranked
 
 DEFAULT_MAX_FRONTIER = 1000
 _WORD = re.compile(r"[a-z0-9]+")
@@ -62,94 +62,39 @@ class PathCheck:
 
 @dataclass(frozen=True)
 class Traversal:
-    """Facts collected along a path: ``hops[k - 1]`` = facts at hop ``k``; ``fallback`` if the 1-hop
-    fallback was used."""
+    """Facts collected along a path: ``hops[k - 1]`` = facts at hop ``k``. ``failed``: the path was empty
+    or yielded no fact (path selection failed); ``fallback``: the 1-hop fallback then supplied the facts."""
 
     entity: str
     path: tuple[str, ...]
     hops: tuple[tuple[Fact, ...], ...] = field(default_factory=tuple)
     fallback: bool = False
     reached: Mapping[Fact, str] = field(default_factory=dict)  # the entity each fact led to
+    failed: bool = False
 
     @property
     def n_facts(self) -> int:
         return sum(len(h) for h in self.hops)
 
 
-def _fast(kg: KGStore) -> tuple[TemporalKG, int | None] | None:
-    if isinstance(kg, TemporalKG):
-        return kg, None
-    if isinstance(kg, KGSnapshot):
-        return kg.base, kg.cutoff.first_day
-    return None
-
-
-def _incident(kg: KGStore, entity: str, relation: str | None = None) -> list[Fact]:
-    out = kg.facts(subject=entity, relation=relation)
-    out += [f for f in kg.facts(relation=relation, object=entity) if f.subject != entity]
-    return out
-
-
 def relations_at_distance(
     kg: KGStore, entity: str, hops: int = 3, *, max_frontier: int = DEFAULT_MAX_FRONTIER
 ) -> EntityRelations:
     """``D1..D_hops`` around ``entity`` (see the module docstring)."""
-    fast = _fast(kg)
-    if fast is not None and fast[0].has_entity(entity):
-        return _relations_fast(fast[0], fast[1], entity, hops, max_frontier)
-    seen = {entity}
-    seen_facts: set[Fact] = set()
+    visited: set[str] = set()  # entities expanded at earlier hops: their facts were met nearer
     frontier = [entity]
     by_hop: list[tuple[str, ...]] = []
-    for _ in range(hops):
-        rel_counts: Counter[str] = Counter()
-        next_counts: Counter[str] = Counter()
-        for e in frontier:
-            for f in _incident(kg, e):
-                if f in seen_facts:
-                    continue
-                seen_facts.add(f)
-                rel_counts[f.relation] += 1
-                for other in (f.subject, f.object):
-                    if other not in seen:
-                        next_counts[other] += 1
-        by_hop.append(tuple(r for r, _ in sorted(rel_counts.items(), key=lambda kv: (-kv[1], kv[0]))))
-        frontier = [e for e, _ in sorted(next_counts.items(), key=lambda kv: (-kv[1], kv[0]))][:max_frontier]
-        seen.update(frontier)
-    return EntityRelations(entity, tuple(by_hop))
-
-
-def _relations_fast(
-    kg: TemporalKG, cutoff: int | None, entity: str, hops: int, max_frontier: int
-) -> EntityRelations:
-    seen = np.zeros(len(kg.entities), dtype=bool)
-    seen_facts = np.zeros(len(kg), dtype=bool)
-    start = kg.entity_id(entity)
-    seen[start] = True
-    frontier = np.asarray([start], dtype=np.int64)
-    by_hop: list[tuple[str, ...]] = []
     for hop in range(hops):
-        if not len(frontier):
+        if not frontier:
             by_hop.append(())
             continue
-        ids = kg.incident_ids(frontier, cutoff=cutoff)
-        ids = ids[~seen_facts[ids]]  # facts at distance k, not those already met nearer
-        seen_facts[ids] = True
-        counts = np.bincount(kg.column("r", ids), minlength=len(kg.relations))
-        rels = np.flatnonzero(counts)
-        rels = rels[np.lexsort((rels, -counts[rels]))]
-        by_hop.append(tuple(kg.relations[i] for i in rels.tolist()))
-        if hop == hops - 1:
-            break
-        ends = np.concatenate([kg.column("s", ids), kg.column("o", ids)])
-        ends = ends[~seen[ends]]
-        if not len(ends):
-            frontier = ends
-            continue
-        ent_counts = np.bincount(ends, minlength=len(seen))
-        cand = np.flatnonzero(ent_counts)
-        frontier = cand[np.lexsort((cand, -ent_counts[cand]))][:max_frontier]
-        seen[frontier] = True
+        last = hop == hops - 1
+        step = kg.hop(
+            frontier, visited=visited, new_facts_only=True, max_neighbors=0 if last else max_frontier
+        )
+        by_hop.append(tuple(r for r, _ in ranked(step.relations)))
+        visited.update(frontier)
+        frontier = list(step.neighbors)
     return EntityRelations(entity, tuple(by_hop))
 
 
@@ -188,9 +133,11 @@ def validate_path(
     return PathCheck(entity, tuple(path), tuple(dropped))
 
 
-def traverse(kg: KGStore, entity: str, path: Sequence[str], *, max_facts: int = 20_000) -> Traversal:
-    """Facts along ``path`` from ``entity``; with no path, or a path yielding nothing, the facts of every
-    1-hop relation (the fallback)."""
+def traverse(
+    kg: KGStore, entity: str, path: Sequence[str], *, max_facts: int = 20_000, fallback: bool = True
+) -> Traversal:
+    """Facts along ``path`` from ``entity``. With no path, or a path yielding nothing, the traversal has
+    ``failed``; with ``fallback`` it then holds the facts of every 1-hop relation, else none."""
     hops: list[tuple[Fact, ...]] = []
     frontier = [entity]
     seen_ent = {entity}
@@ -200,7 +147,7 @@ def traverse(kg: KGStore, entity: str, path: Sequence[str], *, max_facts: int = 
         facts: list[Fact] = []
         nxt: list[str] = []
         for e in frontier:
-            for f in _incident(kg, e, rel):
+            for f in kg.incident(e, relation=rel):
                 if f in reached:
                     continue
                 other = f.object if f.subject == e else f.subject
@@ -218,9 +165,11 @@ def traverse(kg: KGStore, entity: str, path: Sequence[str], *, max_facts: int = 
         hops.append(tuple(facts))
         frontier = nxt
     if not hops:
-        one_hop = tuple(_incident(kg, entity)[:max_facts])
+        if not fallback:
+            return Traversal(entity, tuple(path), failed=True)
+        one_hop = tuple(kg.incident(entity)[:max_facts])
         ends = {f: (f.object if f.subject == entity else f.subject) for f in one_hop}
-        return Traversal(entity, tuple(path), (one_hop,), fallback=True, reached=ends)
+        return Traversal(entity, tuple(path), (one_hop,), fallback=True, reached=ends, failed=True)
     return Traversal(entity, tuple(path), tuple(hops), reached=reached)
 
 

@@ -1,27 +1,36 @@
-"""CIK-LLM §3.1.1 "Pruning the Evidence Set": two rule-based stages and the final cap.
+"""CIK-LLM §3.1.1 "Pruning the Evidence Set": two rule-based stages and what happens above δ2.
 
 1. :func:`multi_hop_truncation` (per question entity) — drop the farthest hop, then the next, until fewer
    than ``δ1`` facts remain; a 1-hop set is left alone.
-2. :func:`time_aware_prune` — keep the facts that lie within ``margin`` days (one year) of the lifetime of
-   the question entities (footnote 2: facts more than a year away from every question-entity fact go). With
-   several question entities the window is the intersection of their (widened) lifetimes, or their union
-   when they never meet; then, per ``(relation, tail)``, only the longest-lasting fact is kept. The *tail*
-   is the second entity of the triple as read from the question entity, i.e. the entity the traversal
-   reached through the fact (so facts met in the inverse direction group by their subject).
-3. :func:`cap_facts` — at most ``δ2`` facts. The paper does not say which ones survive; we keep the nearest
-   hops first and, within a hop, the facts best satisfying the question's time constraint (TimeR4's φ_t on
-   ``before/after/in/first/last`` read from the question); without a constraint the most recent ones.
+2. Time-aware pruning (:func:`time_aware_prune`) with one of two time rules (:class:`~.config.TimePruning`):
+
+   * :func:`anchor_spans` + :func:`near_anchors` — the paper's (footnote 2): a fact is kept when it lies
+     within ``margin`` days (one year) of at least one fact involving a question entity, i.e. discarded
+     when "distant in time more than one year from any fact that involves a question entity";
+   * :func:`lifetime_window` — ours: the question entities' lifetimes widened by the margin, their
+     intersection (their union when they never meet).
+
+   Then, with several question entities, per ``(relation, tail)`` only the longest-lasting fact is kept.
+   The *tail* is the second entity of the triple as read from the question entity, i.e. the entity the
+   traversal reached through the fact (so facts met in the inverse direction group by their subject).
+3. Above ``δ2`` (:class:`~.config.Delta2Rule`): nothing (the paper: no selection rule, Table 3's 21 ± 36
+   facts); :func:`truncate_hops` (stage 1's rule with δ2); or :func:`cap_facts` (ours: at most δ2, the
+   nearest hops first and, within a hop, the facts best satisfying the question's time constraint — TimeR4's
+   φ_t on ``before/after/in/first/last`` read from the question; without a constraint the most recent).
+
+Times are closed day spans; an open end runs on (still true), an open start reaches back without bound; a
+fact with no time at all is kept by every time rule (nothing to measure).
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ...kg import Fact, KGStore
-from ...kg.neighborhood import entity_lifetime
 from ...retrieval.temporal import TimeConstraint, time_scores
 from ...time import NEG_INF, POS_INF
 
@@ -60,25 +69,78 @@ def multi_hop_truncation(hops: Sequence[Sequence[Fact]], delta1: int) -> list[Se
 
 
 def _span(fact: Fact) -> tuple[int, int]:
+    """The fact's day span: open ends unbounded (``tkgqa.time.semantics``)."""
     lo = fact.start.first_day if fact.start else NEG_INF
-    hi = fact.end.last_day if fact.end else (fact.start.last_day if fact.start else POS_INF)
+    hi = fact.end.last_day if fact.end else POS_INF
     return lo, hi
+
+
+def truncate_hops(items: Sequence[EvidenceFact], delta: int) -> list[EvidenceFact]:
+    """Stage 1's rule on a flat set: drop the farthest hop while at least ``delta`` facts remain and more
+    than one hop is left (the 1-hop facts are never cut)."""
+    kept = list(items)
+    while len(kept) >= delta:
+        far = max((it.hop for it in kept), default=1)
+        if far <= 1:
+            break
+        kept = [it for it in kept if it.hop < far]
+    return kept
+
+
+Spans = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def anchor_spans(kg: KGStore, entities: Iterable[str], margin_days: int = ONE_YEAR_DAYS) -> Spans | None:
+    """Footnote 2's anchors: the day spans of every fact involving a question entity, widened by
+    ``margin_days`` and merged, as ``(starts, ends)`` of disjoint sorted spans; ``None`` when no such fact
+    has a time (nothing to measure distance from: no pruning)."""
+    spans: list[tuple[int, int]] = []
+    for e in entities:
+        for f in kg.incident(e):
+            if f.start is None and f.end is None:
+                continue
+            lo, hi = _span(f)
+            spans.append(
+                (lo - margin_days if lo > NEG_INF else NEG_INF, hi + margin_days if hi < POS_INF else POS_INF)
+            )
+    if not spans:
+        return None
+    spans.sort()
+    starts, ends = [spans[0][0]], [spans[0][1]]
+    for lo, hi in spans[1:]:
+        if lo <= ends[-1]:
+            ends[-1] = max(ends[-1], hi)
+        else:
+            starts.append(lo)
+            ends.append(hi)
+    return tuple(starts), tuple(ends)
+
+
+def near_anchors(fact: Fact, anchors: Spans) -> bool:
+    """The fact's span meets a widened anchor span (it lies within the margin of a question-entity fact)."""
+    if fact.start is None and fact.end is None:
+        return True
+    lo, hi = _span(fact)
+    starts, ends = anchors
+    i = bisect_right(starts, hi) - 1  # the last anchor starting no later than the fact ends
+    return i >= 0 and ends[i] >= lo
 
 
 def lifetime_window(
     kg: KGStore, entities: Iterable[str], margin_days: int = ONE_YEAR_DAYS
 ) -> tuple[int, int] | None:
-    """Day window of the question entities' lifetimes widened by ``margin_days`` (see the module doc)."""
+    """Day window of the question entities' lifetimes widened by ``margin_days`` (see the module doc): from
+    the earliest known start to the latest end of their facts, an open end running on (a membership still
+    true in a snapshot keeps the entity alive)."""
     spans: list[tuple[int, int]] = []
     for e in entities:
-        if not kg.has_entity(e):
+        timed = [f for f in kg.incident(e) if f.start is not None or f.end is not None]
+        if not timed:
             continue
-        life = entity_lifetime(kg, e)
-        if life.n_facts == 0 or (life.first is None and life.last is None):
-            continue
-        lo = life.first.first_day - margin_days if life.first else NEG_INF
-        hi = life.last.last_day + margin_days if life.last else POS_INF
-        spans.append((lo, hi))
+        starts = [f.start.first_day for f in timed if f.start is not None]
+        lo = min(starts) - margin_days if starts else NEG_INF
+        hi = max(_span(f)[1] for f in timed)
+        spans.append((lo, hi + margin_days if hi < POS_INF else POS_INF))
     if not spans:
         return None
     lo, hi = max(s[0] for s in spans), min(s[1] for s in spans)
@@ -101,13 +163,20 @@ def longest_per_relation_tail(items: Sequence[EvidenceFact]) -> list[EvidenceFac
 
 
 def time_aware_prune(
-    items: Sequence[EvidenceFact], window: tuple[int, int] | None, *, several_entities: bool
+    items: Sequence[EvidenceFact],
+    window: tuple[int, int] | None = None,
+    *,
+    several_entities: bool,
+    anchors: Spans | None = None,
 ) -> list[EvidenceFact]:
-    """Stage 2: facts meeting ``window``; with several question entities, longest per (relation, tail)."""
+    """Stage 2: facts meeting ``window`` (the lifetime rule) and near ``anchors`` (the footnote rule), each
+    when given; with several question entities, the longest per (relation, tail)."""
     kept = list(items)
     if window is not None:
         lo, hi = window
         kept = [it for it in kept if _span(it.fact)[1] >= lo and _span(it.fact)[0] <= hi]
+    if anchors is not None:
+        kept = [it for it in kept if near_anchors(it.fact, anchors)]
     if several_entities:
         kept = longest_per_relation_tail(kept)
     return kept
@@ -116,7 +185,7 @@ def time_aware_prune(
 def cap_facts(
     items: Sequence[EvidenceFact], delta2: int, constraint: TimeConstraint | None
 ) -> list[EvidenceFact]:
-    """At most ``delta2`` facts (see the module docstring); the survivors keep their original order."""
+    """Ours: at most ``delta2`` facts (see the module docstring); the survivors keep their original order."""
     if len(items) <= delta2:
         return list(items)
     facts = [it.fact for it in items]

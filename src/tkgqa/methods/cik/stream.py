@@ -1,11 +1,14 @@
 """The TKG stream of CIK-LLM §3: snapshots ``K_τ`` of one live store, and the same questions asked again
 as knowledge accumulates.
 
-A snapshot is :meth:`TemporalKG.as_of` (facts starting before ``τ``): a view, not a copy, so facts appended
-to the live store later show up in every snapshot whose cut time they precede, and nothing is rebuilt —
-the store indexes appends incrementally and CIK-LLM keeps no per-KG index besides the question-entity
-linker, which is refreshed only when new entities appear. Interval facts that start before ``τ`` keep their
-real end (the view does not clip them).
+The live store is any :class:`KGStore`. A snapshot is its :meth:`~KGStore.as_of` view: the facts starting
+before ``τ``, clipped at ``τ`` — an end on or after ``τ`` becomes open ("still true at ``τ``"), so ``K<2000``
+shows (Anderton, team, Tottenham, 1992–open), not the real end 2004: no future information leaks into the
+snapshot. It is a view, not a copy, so facts appended to the live store later show up in every snapshot
+whose cut time they precede, and nothing is rebuilt — the in-memory store indexes appends incrementally and
+CIK-LLM keeps no per-KG index besides the question-entity linker (built on :attr:`KGStore.live`), which is
+refreshed only when new entities appear. ``tkgqa eval --as-of 2000`` runs a whole benchmark on one
+snapshot (the paper's ``K<1960``, ``K<2000``; ``--as-of all`` is ``K_all``).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ...datasets.base import Question
-from ...kg import Fact, KGStore, TemporalKG
+from ...kg import Fact, KGStore
 from ...time import TimePoint, parse_time
 from ..base import Answer, Method
 
@@ -30,9 +33,9 @@ class StreamResult:
 
 
 class CIKStream:
-    """Answers questions against successive snapshots of a growing :class:`TemporalKG`."""
+    """Answers questions against successive snapshots of a growing store (any :class:`KGStore`)."""
 
-    def __init__(self, kg: TemporalKG, method: Method) -> None:
+    def __init__(self, kg: KGStore, method: Method) -> None:
         self.kg = kg
         self.method = method
 

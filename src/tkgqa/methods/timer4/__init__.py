@@ -1,19 +1,37 @@
-"""TimeR4 (Qian et al., EMNLP 2024): time-aware retrieve-rewrite-retrieve-rerank (registered "timer4")."""
+"""TimeR4 (Qian et al., EMNLP 2024): time-aware retrieve-rewrite-retrieve-rerank (registered "timer4").
+
+The rewrite runs with an LLM (the paper's) or offline through the KG (:func:`kg_rewrite`).
+"""
 
 from .coverage import COVERAGE_NS, QuestionCoverage, question_coverage
 from .export import ExportReport, export_instruction_data
 from .method import RetrievalStages, TimeR4, TimeR4Config
-from .rewrite import accept_rewrite, needs_rewrite
+from .rewrite import (
+    KGRewrite,
+    RewriteAnchor,
+    RewriteMode,
+    RewriteOutcome,
+    accept_rewrite,
+    kg_rewrite,
+    needs_rewrite,
+    place_time,
+)
 
 __all__ = [
     "COVERAGE_NS",
     "ExportReport",
+    "KGRewrite",
     "QuestionCoverage",
     "RetrievalStages",
+    "RewriteAnchor",
+    "RewriteMode",
+    "RewriteOutcome",
     "TimeR4",
     "TimeR4Config",
     "accept_rewrite",
     "export_instruction_data",
+    "kg_rewrite",
     "needs_rewrite",
+    "place_time",
     "question_coverage",
 ]

@@ -1,22 +1,25 @@
 """TimeR4 Figure 3 offline: answer coverage@n of each retrieval stage.
 
 For each question, whether a gold answer (label-normalised entity, or time at its own granularity; see
-:func:`tkgqa.methods.cik.grounding.answer_covered`) appears among the first ``n`` facts retrieved by FKS,
-TKS and TKS + φ_t rerank, for n ∈ {5, 10, 15, 20}. The rewrite step runs only when the method has an LLM;
-otherwise TKS retrieves with the original question (and equals FKS unless a time-aware ``tks_embedder`` is
-configured).
+:func:`tkgqa.query.grounding.answer_covered`) appears among the first ``n`` facts retrieved by FKS,
+TKS and TKS + φ_t rerank, for n ∈ {5, 10, 15, 20}. The rewrite stage runs as the method is configured
+(:class:`~tkgqa.methods.timer4.rewrite.RewriteMode`; by default the LLM rewrite with an LLM, the offline KG
+rewrite without): TKS retrieves with the rewritten question, the rerank uses the constraint the KG rewrite
+resolved. Without a rewrite (``rewrite=off``, or a question with no implicit time) TKS equals FKS unless a
+time-aware ``tks_embedder`` is configured.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
 from ...datasets.base import Question
 from ...kg import KGStore
-from ..cik.grounding import coverage_at
+from ...query.grounding import coverage_at
 from .method import TimeR4
 
 COVERAGE_NS = (5, 10, 15, 20)
@@ -31,30 +34,37 @@ class QuestionCoverage:
     scope: str
     n_candidates: int | None
     qtype: str = ""
+    rewrite: dict[str, Any] = field(default_factory=dict)  # the rewrite trace step
+    time_constraint: str | None = None  # what the rerank used
 
 
 def question_coverage(
     method: TimeR4, question: Question, kg: KGStore, ns: Sequence[int] = COVERAGE_NS
 ) -> QuestionCoverage:
     k = max(ns)
-    rewritten: str | None = None
-    if method.llm is not None and method.config.rewrite:
-        fks = method.fks.retrieve(
-            question.text,
-            kg,
-            method.config.rewrite_facts,
-            candidate_ids=method.scope(question, kg)[0],
-            rerank=False,
-        )
-        text, _, _ = method.rewrite(question.text, fks, kg)
-        rewritten = text if text != question.text else None
-    stages = method.retrieve(question, kg, rewritten=rewritten, k=k)
+    ids = method.scope(question, kg)[0]
+    outcome = method.rewrite(question, method.rewrite_facts(question, kg, ids), kg)
+    stages = method.retrieve(
+        question,
+        kg,
+        rewritten=outcome.text if outcome.rewritten else None,
+        k=k,
+        time_constraint=outcome.constraint,
+    )
     covered = {
         name: coverage_at(question.answers, [s.fact for s in getattr(stages, name)], ns, kg)
         for name in STAGES
     }
+    used = method.tks.resolve_constraint(stages.query, outcome.constraint or "auto")
     return QuestionCoverage(
-        question.qid, covered, rewritten is not None, stages.scope, stages.n_candidates, question.qtype or ""
+        question.qid,
+        covered,
+        outcome.rewritten,
+        stages.scope,
+        stages.n_candidates,
+        question.qtype or "",
+        outcome.step,
+        None if used is None else str(used),
     )
 
 
@@ -72,12 +82,20 @@ def summarize(
     sizes = [r.n_candidates for r in rows if r.n_candidates is not None]
     qtypes = sorted({r.qtype for r in rows if r.qtype})
     out["by_qtype"] = {
-        t: {name: fmean(r.covered[name][max(ns)] for r in rows if r.qtype == t) for name in STAGES}
-        | {"questions": sum(r.qtype == t for r in rows)}
+        t: {
+            name: {str(n): fmean(r.covered[name][n] for r in rows if r.qtype == t) for n in ns}
+            for name in STAGES
+        }
+        | {
+            "questions": sum(r.qtype == t for r in rows),
+            "rewritten": sum(r.rewritten for r in rows if r.qtype == t),
+        }
         for t in qtypes
-    }  # coverage at the largest n, per question type
+    }
     out["questions"] = len(rows)
     out["rewritten"] = sum(r.rewritten for r in rows)
+    out["rewrite_modes"] = dict(Counter(str(r.rewrite.get("mode", "")) for r in rows if r.rewritten))
+    out["reranked"] = sum(r.time_constraint is not None for r in rows)
     out["scopes"] = scopes
     out["mean_candidates"] = fmean(sizes) if sizes else None
     if method is not None:

@@ -41,7 +41,8 @@ def export_instruction_data(
     allow_test: bool = False,
 ) -> ExportReport:
     """Write the JSONL; ``kg`` is one store or ``question → store`` (per-question contexts). ``method``
-    decides retrieval (and rewriting, when it has an LLM); default: ``TimeR4()`` without an LLM."""
+    decides retrieval and rewriting (the LLM's with an LLM, else the offline KG rewrite); default:
+    ``TimeR4()`` without an LLM."""
     if split.strip().lower() not in TRAIN_SPLITS and not allow_test:
         raise ConfigError(
             f"instruction data must come from a train/dev split, got split={split!r}; never fine-tune on test"
@@ -57,12 +58,16 @@ def export_instruction_data(
             if not q.answers or not len(store):
                 skipped += 1
                 continue
-            query = q.text
-            if method.llm is not None and cfg.rewrite:
-                ids = method.scope(q, store)[0]
-                fks = method.fks.retrieve(q.text, store, cfg.rewrite_facts, candidate_ids=ids, rerank=False)
-                query, _, _ = method.rewrite(q.text, fks, store)
-            stages = method.retrieve(q, store, rewritten=query if query != q.text else None, k=cfg.top_k)
+            ids = method.scope(q, store)[0]
+            outcome = method.rewrite(q, method.rewrite_facts(q, store, ids), store)
+            query = outcome.text
+            stages = method.retrieve(
+                q,
+                store,
+                rewritten=query if outcome.rewritten else None,
+                k=cfg.top_k,
+                time_constraint=outcome.constraint,
+            )
             ranked = stages.tks_rerank if cfg.rerank else stages.tks
             facts = [s.text for s in ranked[: cfg.top_k]]
             row = {

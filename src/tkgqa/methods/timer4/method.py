@@ -1,13 +1,22 @@
 """TimeR4 (Qian et al., EMNLP 2024): retrieve → rewrite → retrieve → rerank → reason.
 
 1. **FKS retrieval** (§4.2): the top ``rewrite_facts`` facts for the question by the untrained embedder.
-2. **Rewrite** (§4.3, Figure 5): the LLM replaces an implicit temporal reference by an explicit time taken
-   from those facts; questions without one stay unchanged (:mod:`.rewrite`).
+2. **Rewrite** (§4.3, Figure 5): an implicit temporal reference ("after the Danish ministry [visited
+   Iraq]") is replaced by an explicit time; questions without one stay unchanged (:mod:`.rewrite`).
+   ``rewrite`` (:class:`RewriteMode`): ``llm`` — the paper's LLM rewrite from those facts; ``kg`` — offline:
+   the shared :class:`~tkgqa.query.Reasoner` parses the reference into ``TimeOf(anchor rows)`` and the
+   executor reads the anchor event's time from the KG; ``auto`` (default) — ``llm`` when the method has an
+   LLM, else ``kg``; ``off``. The trace records which ran and the resolved time.
 3. **TKS retrieval** (§4.4) with the *rewritten* question (the reference code retrieves with the original
    one; we follow the paper) by the time-aware retriever (``tks_embedder``, e.g. a model trained with
    :func:`tkgqa.retrieval.train_time_aware_retriever`; the FKS embedder when none is given).
-4. **Rerank** (§4.5, Eq. 9–10): ``μ · sim + (1 − μ) · φ_t`` with the constraint read from the rewritten
-   question, μ = 0.4.
+4. **Rerank** (§4.5, Eq. 9–10): ``μ · sim + (1 − μ) · φ_t``, μ = 0.4, with the constraint the KG rewrite
+   resolved (relation and time, at the anchor's granularity), else the one read from the (rewritten)
+   question. As in the paper, only questions with a time ``t_q`` are reranked; our first/last analogue
+   for questions without one is ``rerank_extremes=True`` (off: it ranks the whole-KG pool by date alone
+   and lowered MultiTQ coverage). ``proximity=ordinal`` (default) ranks before/after facts by nearness to
+   ``t_q`` (Eq. 9's decay) only for first/last questions and keeps Eq. 9's filter alone for the others;
+   ``proximity=paper`` is Eq. 9 for all (see :mod:`tkgqa.retrieval.temporal`).
 5. **Reason** (§4.6, Figure 6): the top ``top_k`` = 15 facts; the model lists all possible answers, parsed
    with the safe list parser (never eval).
 
@@ -16,8 +25,8 @@ scores only the facts around the question's linked entities (``scope_hops`` = 1 
 ``max_candidates`` by BM25 when larger (and BM25 over the whole KG when no entity is linked); ``"auto"``
 scores every fact of small KGs (≤ ``small_kg`` facts, e.g. TimeQuestions' per-question facts), the whole
 KG with a fast embedder (model2vec, hashing) and the entity scope with MiniLM (embedding MultiTQ's 227k
-facts takes ~14 min on 2 cores). Ablations (Table 5): ``rewrite=False``, ``temporal_retrieval=False`` (TKS =
-FKS retriever), ``rerank=False``; or ``"timer4:no_rewrite,no_rerank"``.
+facts takes ~14 min on 2 cores). Ablations (Table 5): ``rewrite=off`` (``False`` is read as ``off``),
+``temporal_retrieval=False`` (TKS = FKS retriever), ``rerank=False``; or ``"timer4:no_rewrite,no_rerank"``.
 """
 
 from __future__ import annotations
@@ -26,21 +35,20 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from ...datasets.base import Question
-from ...errors import ConfigError, LLMError, ParseError
+from ...errors import ConfigError, ContextWindowError, LLMError, ParseError
 from ...kg import KGStore
 from ...kg.neighborhood import neighbors
-from ...llm.base import LLMBackend, Usage
-from ...llm.cache import llm_context
+from ...llm import LLMBackend, charge, error_usage, llm_context, resolve_llm_arg, usage_dict
 from ...prompts.base import run_prompt
 from ...prompts.timer4 import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
-from ...retrieval import BM25Retriever, Retriever, ScoredFact
+from ...query import ParserOptions, QuestionEntities, Reasoner
+from ...retrieval import BM25Retriever, Retriever, ScoredFact, TimeConstraint
+from ...retrieval.temporal import Proximity
 from ..base import METHODS, Answer, Method, MethodConfig, merge_config, parse_options
-from ..cik.grounding import QuestionEntities
-from ..cik.llm_support import error_usage, resolve_backend, usage_dict
-from .rewrite import accept_rewrite, needs_rewrite
+from .rewrite import RewriteAnchor, RewriteMode, RewriteOutcome, accept_rewrite, kg_rewrite, needs_rewrite
 
 _FAST_EMBEDDERS = ("model2vec", "hashing")
 
@@ -58,13 +66,21 @@ class TimeR4Config(MethodConfig):
     top_k: int = Field(default=15, ge=1)
     pool_size: int = Field(default=100, ge=1)
     mu: float = Field(default=0.4, ge=0.0, le=1.0)
-    rewrite: bool = True
+    rewrite: RewriteMode = RewriteMode.AUTO
     rewrite_policy: Literal["detect", "always"] = "detect"
+    rewrite_anchor: RewriteAnchor = RewriteAnchor.ANY
     temporal_retrieval: bool = True
     rerank: bool = True
+    rerank_extremes: bool = False
+    proximity: Proximity = Proximity.ORDINAL
     hybrid: bool = False
     cache_embeddings: bool = True
     max_tokens: int = Field(default=256, ge=16)
+
+    @field_validator("rewrite", mode="before")
+    @classmethod
+    def _rewrite_mode(cls, value: object) -> RewriteMode:
+        return RewriteMode.parse(value)  # True/False (the former boolean setting) read as auto/off
 
 
 @dataclass(frozen=True)
@@ -95,10 +111,11 @@ class TimeR4(Method):
     ) -> None:
         updates = {**parse_options(spec, method="timer4", flags=_SPEC_FLAGS), **overrides}
         self.config: TimeR4Config = merge_config(TimeR4Config, config, updates)
-        self.llm = resolve_backend(llm)
+        self.llm = resolve_llm_arg(llm)
         self.linker = QuestionEntities()
         self._fks: Retriever | None = None
         self._tks: Retriever | None = None
+        self._reasoner: Reasoner | None = None
         self._bm25: weakref.WeakKeyDictionary[Any, tuple[int, BM25Retriever]] = weakref.WeakKeyDictionary()
 
     def describe(self) -> dict[str, Any]:
@@ -109,7 +126,13 @@ class TimeR4(Method):
     def _retriever(self, embedder: str) -> Retriever:
         cfg = self.config
         return Retriever(
-            embedder, cache=cfg.cache_embeddings, mu=cfg.mu, pool_size=cfg.pool_size, hybrid=cfg.hybrid
+            embedder,
+            cache=cfg.cache_embeddings,
+            mu=cfg.mu,
+            pool_size=cfg.pool_size,
+            hybrid=cfg.hybrid,
+            rerank_extremes=cfg.rerank_extremes,
+            proximity=cfg.proximity,
         )
 
     @property
@@ -169,9 +192,16 @@ class TimeR4(Method):
 
     # --- pipeline ---------------------------------------------------------------------------------
     def retrieve(
-        self, question: Question | str, kg: KGStore, *, rewritten: str | None = None, k: int | None = None
+        self,
+        question: Question | str,
+        kg: KGStore,
+        *,
+        rewritten: str | None = None,
+        k: int | None = None,
+        time_constraint: TimeConstraint | None = None,
     ) -> RetrievalStages:
-        """FKS (original question), TKS and TKS + φ_t rerank (``rewritten`` question, if given)."""
+        """FKS (original question), TKS and TKS + φ_t rerank (``rewritten`` question, if given). The rerank
+        uses ``time_constraint`` (e.g. :attr:`RewriteOutcome.constraint`), else reads one from the query."""
         cfg = self.config
         text = question.text if isinstance(question, Question) else question
         k = k or max(cfg.top_k, cfg.rewrite_facts)
@@ -179,19 +209,56 @@ class TimeR4(Method):
         query = rewritten or text
         fks = self.fks.retrieve(text, kg, k, candidate_ids=ids, rerank=False)
         tks = self.tks.retrieve(query, kg, k, candidate_ids=ids, rerank=False)
-        reranked = self.tks.retrieve(query, kg, k, candidate_ids=ids, time_constraint="auto", rerank=True)
+        constraint: TimeConstraint | str = time_constraint or "auto"
+        reranked = self.tks.retrieve(query, kg, k, candidate_ids=ids, time_constraint=constraint, rerank=True)
         return RetrievalStages(fks, tks, reranked, query, scope, None if ids is None else len(ids), entities)
 
-    def rewrite(
-        self, question: str, facts: list[ScoredFact], kg: KGStore
-    ) -> tuple[str, dict[str, Any], Usage]:
-        """Figure 5 rewrite; returns the (possibly unchanged) question, a trace step and the usage."""
+    def rewrite_mode(self) -> RewriteMode:
+        """The rewrite that runs: ``auto`` resolved to ``llm`` (with an LLM) or ``kg``."""
+        mode = self.config.rewrite
+        if mode is RewriteMode.AUTO:
+            return RewriteMode.LLM if self.llm is not None else RewriteMode.KG
+        return mode
+
+    @property
+    def reasoner(self) -> Reasoner:
+        """The shared offline reasoner behind the KG rewrite (built on first use)."""
+        if self._reasoner is None:
+            relax = self.config.rewrite_anchor is RewriteAnchor.ANY
+            self._reasoner = Reasoner(ParserOptions(any_relation=relax))
+        return self._reasoner
+
+    def rewrite_facts(self, question: Question | str, kg: KGStore, ids: list[int] | None) -> list[ScoredFact]:
+        """The FKS facts the LLM rewrite reads (none for the other modes, which do not use them)."""
+        if self.rewrite_mode() is not RewriteMode.LLM:
+            return []
+        text = question.text if isinstance(question, Question) else question
+        return self.fks.retrieve(text, kg, self.config.rewrite_facts, candidate_ids=ids, rerank=False)
+
+    def rewrite(self, question: Question | str, facts: list[ScoredFact], kg: KGStore) -> RewriteOutcome:
+        """The rewrite stage (:class:`RewriteMode`): the question TKS retrieves with, the φ_t constraint
+        the KG rewrite resolved, a trace step and the usage. ``facts``: FKS facts (the LLM rewrite's)."""
         cfg = self.config
-        step: dict[str, Any] = {"step": "rewrite", "original": question}
-        if not cfg.rewrite or self.llm is None:
-            return question, {**step, "skipped": "disabled" if not cfg.rewrite else "no llm"}, Usage()
-        if cfg.rewrite_policy == "detect" and not needs_rewrite(question):
-            return question, {**step, "skipped": "no implicit temporal reference"}, Usage()
+        text = question.text if isinstance(question, Question) else question
+        mode = self.rewrite_mode()
+        step: dict[str, Any] = {"step": "rewrite", "mode": str(mode), "original": text}
+
+        def unchanged(reason: str) -> RewriteOutcome:
+            return RewriteOutcome(text, None, None, {**step, "skipped": reason})
+
+        if mode is RewriteMode.OFF:
+            return unchanged("disabled")
+        if cfg.rewrite_policy == "detect" and not needs_rewrite(text):
+            return unchanged("no implicit temporal reference")
+        if mode is RewriteMode.KG:
+            found, why = kg_rewrite(question, kg, self.reasoner)
+            if found is None:
+                return unchanged(why)
+            return RewriteOutcome(found.text, mode, found.constraint, {**step, **found.trace()})
+        if self.llm is None:
+            raise ConfigError(
+                "timer4 rewrite=llm needs an LLM (--llm); use rewrite=kg or auto to rewrite offline"
+            )
         shown = [
             quadruple_text(
                 [
@@ -204,14 +271,13 @@ class TimeR4(Method):
             for f in facts[: cfg.rewrite_facts]
         ]
         try:
-            parsed = run_prompt(
-                self.llm, REWRITE_PROMPT, {"question": question, "facts": shown}, max_tokens=96
-            )
-        except (ParseError, LLMError) as exc:
-            return question, {**step, "error": str(exc)[:300]}, error_usage(exc)
-        accepted = accept_rewrite(question, parsed.value)
-        out = parsed.value if accepted else question
-        return out, {**step, "proposed": parsed.value, "accepted": accepted, "rewritten": out}, parsed.usage
+            parsed = run_prompt(self.llm, REWRITE_PROMPT, {"question": text, "facts": shown}, max_tokens=96)
+        except (ParseError, ContextWindowError) as exc:  # keep the question; other LLM errors propagate
+            return RewriteOutcome(text, None, None, {**step, "error": str(exc)[:300]}, error_usage(exc))
+        accepted = accept_rewrite(text, parsed.value)
+        out = parsed.value if accepted else text
+        trace = {**step, "proposed": parsed.value, "accepted": accepted, "rewritten": out}
+        return RewriteOutcome(out, mode if accepted else None, None, trace, parsed.usage)
 
     def answer(self, question: Question, kg: KGStore) -> Answer:
         if self.llm is None:
@@ -225,7 +291,8 @@ class TimeR4(Method):
         cfg = self.config
         ids, scope, entities = self.scope(question, kg)
         fks = self.fks.retrieve(question.text, kg, cfg.rewrite_facts, candidate_ids=ids, rerank=False)
-        query, step, usage = self.rewrite(question.text, fks, kg)
+        outcome = self.rewrite(question, fks, kg)
+        query, step, usage = outcome.text, outcome.step, outcome.usage
         trace: list[dict[str, Any]] = [
             {
                 "step": "fks",
@@ -236,17 +303,28 @@ class TimeR4(Method):
             },
             step,
         ]
-        constraint = "auto" if cfg.rerank else None
+        constraint: TimeConstraint | str | None = (outcome.constraint or "auto") if cfg.rerank else None
         facts = self.tks.retrieve(
             query, kg, cfg.top_k, candidate_ids=ids, time_constraint=constraint, rerank=cfg.rerank
         )
-        trace.append({"step": "tks", "rerank": cfg.rerank, "facts": [f.text for f in facts]})
+        used = self.tks.resolve_constraint(query, constraint) if cfg.rerank else None
+        trace.append(
+            {
+                "step": "tks",
+                "rerank": cfg.rerank,
+                "time_constraint": None if used is None else str(used),
+                "facts": [f.text for f in facts],
+            }
+        )
         if not facts:
             return Answer.abstain("no facts retrieved", trace, usage=usage_dict(usage, llm))
         context = {"question": query, "facts": [f.text for f in facts]}
         evidence = [f.fact for f in facts]
         try:
             parsed = run_prompt(llm, REASON_PROMPT, context, max_tokens=cfg.max_tokens)
+        except LLMError as exc:  # the backend failed: an error, carrying the rewrite step's usage
+            charge(exc, usage)
+            raise
         except ParseError as exc:
             usage = usage + error_usage(exc)
             trace.append({"step": "reason", "error": str(exc)[:300]})
@@ -271,12 +349,15 @@ class TimeR4(Method):
 
 
 _SPEC_FLAGS: dict[str, tuple[str, Any]] = {
-    "no_rewrite": ("rewrite", False),
-    "wo_rewrite": ("rewrite", False),
+    "no_rewrite": ("rewrite", RewriteMode.OFF),
+    "wo_rewrite": ("rewrite", RewriteMode.OFF),
+    "kg_rewrite": ("rewrite", RewriteMode.KG),
+    "llm_rewrite": ("rewrite", RewriteMode.LLM),
     "no_temporal_retrieval": ("temporal_retrieval", False),
     "wo_temporal_retrieval": ("temporal_retrieval", False),
     "no_rerank": ("rerank", False),
     "wo_rerank": ("rerank", False),
     "always_rewrite": ("rewrite_policy", "always"),
     "hybrid": ("hybrid", True),
+    "rerank_extremes": ("rerank_extremes", True),
 }

@@ -1,4 +1,4 @@
-"""When a question needs TimeR4's rewrite (§4.3), and whether a rewrite is acceptable.
+"""TimeR4's rewrite stage (§4.3): when a question needs it, and the two ways of doing it.
 
 :func:`needs_rewrite` spots an *implicit* temporal reference: a temporal signal (``before``, ``after``,
 ``prior to``, ``following``, ``during``, ``while``, a relative ``when``, ``the same day/month/year as``) whose
@@ -6,17 +6,37 @@ argument is not an explicit time ("After the Danish Ministry, …" yes; "Before 
 "When did X visit Y?" no — an interrogative ``when`` asks for the time). Questions without one keep their
 text and cost no LLM call (policy ``"detect"``); policy ``"always"`` sends every question, as the paper does.
 
-:func:`accept_rewrite` keeps the model's rewrite only if it is a plausible question that now carries an
-explicit time the original lacked; otherwise the original stays (the Figure 5 prompt asks the model to
-return the original question when unsure, which this also enforces).
+Which rewrite runs is a :class:`RewriteMode`: ``llm`` (the paper's Figure 5 prompt over the FKS facts),
+``kg`` (offline, below), ``auto`` (``llm`` when the method has an LLM, else ``kg``) or ``off``.
+
+* **LLM** — :func:`accept_rewrite` keeps the model's rewrite only if it is a plausible question that now
+  carries an explicit time the original lacked; otherwise the original stays (the Figure 5 prompt asks the
+  model to return the original question when unsure, which this also enforces).
+* **KG** (:func:`kg_rewrite`) — the shared offline :class:`~tkgqa.query.Reasoner` parses the question; a
+  temporal reference ("after the Danish ministry [visited Iraq]", "before X did", "on the same day as X")
+  becomes a ``Filter(rows, op, TimeOf(reference rows))`` node, and the :class:`~tkgqa.query.Executor`
+  evaluates the ``TimeOf`` over the KG — the anchor event's time. :func:`place_time` then writes that time
+  in place of the reference ("After 2005-03-14, who was the first to visit Iraq?"). The resolved relation and
+  time are kept (:class:`KGRewrite`) so φ_t uses them directly, at the time's own granularity (an interval
+  from a per-question context stays an interval), instead of re-reading them from the text.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, assert_never
 
-from ..symbolic.timeref import find_times
-from ..symbolic.words import tokenize
+from ...datasets.base import Question
+from ...errors import ConfigError
+from ...kg import Fact, KGStore
+from ...llm import Usage
+from ...query import Executor, Filter, Program, Reasoner, Rows, TimeOf, find_times, pretty
+from ...query.program import Entities, Exclude, Fallback, Match, Select, Times
+from ...query.words import tokenize
+from ...retrieval.temporal import TimeConstraint
+from ...time import Granularity, Interval, TemporalRelation, TimePoint
 
 _SIGNAL = re.compile(
     r"\b(before|after|prior to|following|during|while|until|since|when|"
@@ -24,25 +44,71 @@ _SIGNAL = re.compile(
     re.IGNORECASE,
 )
 _INTERROGATIVE_WHEN = re.compile(r"^\s*when\b|\b(?:month|year|day|date|time)\s+when\b", re.IGNORECASE)
-_ARGUMENT_END = re.compile(r"[,?.;!]")
+_ARGUMENT_END = re.compile(r"[,?;!]|\.\s*$|\.\s+(?=[A-Z])")  # "William J. Fallon" keeps its inner period
+
+
+class RewriteMode(StrEnum):
+    """Which rewrite runs: ``auto`` (the LLM when the method has one, else the KG), ``llm``, ``kg`` or
+    ``off``."""
+
+    AUTO = "auto"
+    LLM = "llm"
+    KG = "kg"
+    OFF = "off"
+
+    @classmethod
+    def parse(cls, value: object) -> RewriteMode:
+        """A mode from its name; ``True``/``False`` (the old boolean setting) mean ``auto``/``off``."""
+        if isinstance(value, RewriteMode):
+            return value
+        text = str(value).strip().lower()
+        legacy = {
+            "true": cls.AUTO,
+            "1": cls.AUTO,
+            "yes": cls.AUTO,
+            "false": cls.OFF,
+            "0": cls.OFF,
+            "no": cls.OFF,
+        }
+        if text in legacy:
+            return legacy[text]
+        try:
+            return cls(text)
+        except ValueError:
+            valid = ", ".join(m.value for m in cls)
+            raise ConfigError(f"unknown TimeR4 rewrite mode {value!r}; use one of: {valid}") from None
+
+
+class RewriteAnchor(StrEnum):
+    """Which KG facts may stand for the reference event of the offline rewrite: only the asked relation
+    (with its converse/reverse readings and the lexicon's second-best relation) — ``asked`` — or, when none
+    of those is in the KG, also any relation between the same two entities — ``any`` (the parser's
+    ``any_relation`` fallback; the trace then says ``relaxed``)."""
+
+    ASKED = "asked"
+    ANY = "any"
 
 
 def _times_in(text: str) -> list[str]:
     return [m.text for m in find_times(text, tokenize(text))]
 
 
+def _argument(after: str) -> str:
+    """The words a signal governs: up to the end of its clause."""
+    return _ARGUMENT_END.split(after, maxsplit=1)[0]
+
+
 def _explicit_argument(after: str) -> bool:
-    """Whether the words following a signal start with an explicit time."""
-    arg = _ARGUMENT_END.split(after, maxsplit=1)[0].strip()
-    arg = re.sub(r"^(?:the\s+)?(?:(?:year|month|day|date)\s+)?(?:of\s+)?", "", arg, flags=re.IGNORECASE)
-    if not arg:
+    """Whether the words following a signal start with an explicit time ("July, 2013" included)."""
+    if not _argument(after).strip():
         return True  # "… in the same year?" with nothing after: the time is elsewhere in the question
-    mentions = find_times(arg, tokenize(arg))
+    rest = re.sub(r"^\s*(?:the\s+)?(?:(?:year|month|day|date)\s+)?(?:of\s+)?", "", after, flags=re.IGNORECASE)
+    mentions = find_times(rest, tokenize(rest))
     return bool(mentions) and mentions[0].start <= 1
 
 
-def needs_rewrite(question: str) -> bool:
-    """True if ``question`` refers to a time only through an event or entity (see the module docstring)."""
+def _implicit_signals(question: str) -> list[re.Match[str]]:
+    out = []
     for m in _SIGNAL.finditer(question):
         word = m.group(1).lower()
         if word == "when" and _INTERROGATIVE_WHEN.search(question[: m.end()]):
@@ -50,8 +116,13 @@ def needs_rewrite(question: str) -> bool:
         if word.startswith(("on the same", "in the same", "at the same", "same")) and _times_in(question):
             continue  # "in the same month as … in 2012": the time is given
         if not _explicit_argument(question[m.end() :]):
-            return True
-    return False
+            out.append(m)
+    return out
+
+
+def needs_rewrite(question: str) -> bool:
+    """True if ``question`` refers to a time only through an event or entity (see the module docstring)."""
+    return bool(_implicit_signals(question))
 
 
 def accept_rewrite(original: str, rewritten: str) -> bool:
@@ -63,3 +134,165 @@ def accept_rewrite(original: str, rewritten: str) -> bool:
         return False
     before = set(_times_in(original))
     return any(t not in before for t in _times_in(new))
+
+
+# --- the offline (KG) rewrite -----------------------------------------------------------------------------
+_BEFORE_SIGNALS = frozenset({"before", "prior to"})
+_AFTER_SIGNALS = frozenset({"after", "following", "since"})
+_ORDERED = (TemporalRelation.BEFORE, TemporalRelation.AFTER)
+
+
+def _signal_relation(word: str) -> TemporalRelation:
+    w = word.lower()
+    if w in _BEFORE_SIGNALS:
+        return TemporalRelation.BEFORE
+    if w in _AFTER_SIGNALS:
+        return TemporalRelation.AFTER
+    return TemporalRelation.IN  # same day/month/year as, when, while, during, until
+
+
+def time_text(time: TimePoint | Interval) -> str:
+    """How a resolved time is written into the question: ISO at its granularity; an interval as a range."""
+    if isinstance(time, TimePoint):
+        return time.iso()
+    if time.is_point and time.start is not None:
+        return time.start.iso()
+    start = time.start.iso() if time.start is not None else "…"
+    end = time.end.iso() if time.end is not None else "now"
+    return f"{start} to {end}"
+
+
+def place_time(question: str, relation: TemporalRelation, time: TimePoint | Interval) -> str | None:
+    """``question`` with the implicit reference that asks for ``relation`` replaced by ``time``:
+    "After the Danish ministry, who …" → "After 2005-03-14, who …"; "… on the same day as X?" →
+    "… on 2010-03-16?". ``None`` when no implicit signal of that relation is found."""
+    for m in _implicit_signals(question):
+        word = m.group(1)
+        found = _signal_relation(word)
+        if found is not (relation if relation in _ORDERED else TemporalRelation.IN):
+            continue
+        rest = question[m.end() :]
+        arg = _argument(rest)
+        # an explicit time inside the clause stays ("after X did in 2012" → "after <t> in 2012")
+        mentions = find_times(arg, tokenize(arg))
+        if mentions:
+            arg = arg[: tokenize(arg)[mentions[0].start].start]
+        arg_end = m.end() + len(arg.rstrip())
+        if found is TemporalRelation.IN:
+            coarse = isinstance(time, TimePoint) and time.granularity is not Granularity.DAY
+            cue = "from" if isinstance(time, Interval) else ("in" if coarse else "on")  # from 1990 to 1995
+            cue = cue.capitalize() if word[:1].isupper() else cue
+        else:
+            cue = word
+        return f"{question[: m.start()]}{cue} {time_text(time)}{question[arg_end:]}"
+    return None
+
+
+@dataclass(frozen=True)
+class KGRewrite:
+    """An implicit time resolved through the KG: the rewritten text, the relation and the anchor's time."""
+
+    text: str
+    relation: TemporalRelation
+    time: TimePoint | Interval
+    reference: str  # the TimeOf node that was evaluated
+    facts: list[Fact] = field(default_factory=list)  # the anchor event(s)
+    relaxed: bool = False  # the anchor is a fact of another relation between the same entities
+
+    @property
+    def constraint(self) -> TimeConstraint:
+        """φ_t's constraint: before/after the anchor's time, else *equal* (in) it."""
+        match self.relation:
+            case TemporalRelation.BEFORE:
+                return TimeConstraint("before", self.time)
+            case TemporalRelation.AFTER:
+                return TimeConstraint("after", self.time)
+            case _:
+                return TimeConstraint("equal", self.time)
+
+    def trace(self) -> dict[str, Any]:
+        return {
+            "relation": str(self.relation),
+            "time": time_text(self.time),
+            "constraint": str(self.constraint),
+            "reference": self.reference,
+            "anchor_facts": [str(f) for f in self.facts],
+            "relaxed": self.relaxed,
+            "rewritten": self.text,
+        }
+
+
+@dataclass(frozen=True)
+class RewriteOutcome:
+    """What TimeR4's rewrite stage produced: the question TKS retrieves with, which rewrite ran (``None``:
+    none did), the φ_t constraint it resolved (``None``: read from ``text``), its trace step and usage."""
+
+    text: str
+    mode: RewriteMode | None
+    constraint: TimeConstraint | None
+    step: dict[str, Any]
+    usage: Usage = field(default_factory=Usage)
+
+    @property
+    def rewritten(self) -> bool:
+        return self.text != self.step.get("original", self.text)
+
+
+def _relations(node: Rows) -> set[str]:
+    """Relation names (and converses) the matches under ``node`` ask for."""
+    match node:
+        case Match():
+            return {r for r in (node.relation, node.inverse) if r}
+        case Filter() | Select() | Exclude():
+            return _relations(node.rows)
+        case Fallback():
+            return _relations(node.primary) | _relations(node.alternative)
+        case _:
+            assert_never(node)
+
+
+def _references(node: Program | Rows) -> list[tuple[TemporalRelation, TimeOf]]:
+    """The ``Filter(…, TimeOf(…))`` nodes of a program, outermost first (each ``TimeOf`` once)."""
+    out: list[tuple[TemporalRelation, TimeOf]] = []
+    stack: list[Program | Rows] = [node]
+    while stack:
+        n = stack.pop(0)
+        match n:
+            case Filter():
+                if isinstance(n.time, TimeOf) and all(t is not n.time for _, t in out):
+                    out.append((n.op, n.time))
+                stack.append(n.rows)
+            case Entities() | Times() | Select() | Exclude():
+                stack.append(n.rows)
+            case Fallback():
+                stack.extend([n.primary, n.alternative])
+            case Match():
+                pass
+            case _:
+                assert_never(n)
+    return out
+
+
+def kg_rewrite(question: Question | str, kg: KGStore, reasoner: Reasoner) -> tuple[KGRewrite | None, str]:
+    """Resolve ``question``'s implicit time through ``kg`` (see the module docstring); the rewrite, or
+    ``None`` and why not. ``question`` is a :class:`~tkgqa.datasets.base.Question` or its text."""
+    q = question if isinstance(question, Question) else Question(qid="adhoc", text=str(question))
+    text = q.text
+    parse = reasoner.parse(q, kg)
+    if parse.program is None:
+        return None, f"no parse: {parse.reason}"
+    refs = _references(parse.program)
+    if not refs:
+        return None, "no temporal reference to an event"
+    executor = Executor(reasoner.store_for(q, kg))
+    for relation, ref in refs:
+        time = executor.time(ref)
+        if time is None:
+            continue
+        new = place_time(text, relation, time)
+        if new is None:
+            return None, f"resolved {relation} {time_text(time)} but found no implicit reference to replace"
+        anchors = list(executor.reference_facts)
+        relaxed = bool(anchors) and anchors[-1].relation not in _relations(ref.rows)
+        return KGRewrite(new, relation, time, pretty(ref), anchors, relaxed), ""
+    return None, f"the reference event is not in the KG ({pretty(refs[0][1])})"

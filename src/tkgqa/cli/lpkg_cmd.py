@@ -1,0 +1,258 @@
+"""``tkgqa lpkg``: LPKG's planning data, planner training and planning (see :mod:`tkgqa.methods.lpkg`).
+
+    tkgqa lpkg ground --kg KG [--per-pattern N]            # pattern instances per pattern (counts)
+    tkgqa lpkg data --kg KG [--kg KG2] --out DIR            # planning data + SFT export (+ --llm SPEC)
+    tkgqa lpkg train --data DIR [--steps 200]               # LoRA fine-tuning of SmolLM2-135M on CPU
+    tkgqa lpkg export-gguf PLANNER --llama-cpp-src SDIST    # adapter → GGUF for llama.cpp inference
+    tkgqa lpkg plan "question" --planner finetuned:NAME     # one plan, parsed (and run with --kg)
+
+Evaluation goes through ``tkgqa eval --method lpkg`` (plan metrics in ``report.json``'s ``method_metrics``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import ConfigError
+from . import app
+
+console = Console()
+lpkg_app = typer.Typer(
+    help="LPKG: planning data from a KG, planner training, planning.", no_args_is_help=True
+)
+app.add_typer(lpkg_app, name="lpkg")
+
+
+def _slug(path: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem) or "kg"
+
+
+def _grounding(per_pattern: int, max_answers: int, seed: int, patterns: list[str] | None) -> Any:
+    from ..query.patterns import GroundingConfig, PatternType
+
+    chosen = tuple(PatternType(p) for p in patterns) if patterns else tuple(PatternType)
+    return GroundingConfig(patterns=chosen, per_pattern=per_pattern, max_answers=max_answers, seed=seed)
+
+
+@lpkg_app.command("ground")
+def ground_cmd(
+    kg: str = typer.Option(..., "--kg", help="KG file (any format the loaders read; demo: bundled)."),
+    per_pattern: int = typer.Option(100, "--per-pattern", help="Instances wanted per pattern."),
+    max_answers: int = typer.Option(10, "--max-answers", help="Largest answer set kept."),
+    pattern: list[str] | None = typer.Option(None, "--pattern", help="Only these patterns (repeatable)."),
+    seed: int = typer.Option(0, "--seed"),
+    as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
+) -> None:
+    """Ground the patterns in a KG and report how many instances each yields."""
+    from ..query.patterns import ground
+    from ..service.resolve import open_kg
+
+    result = ground(open_kg(kg), _grounding(per_pattern, max_answers, seed, pattern))
+    if as_json:
+        print(json.dumps({"counts": result.counts, "attempts": result.attempts}, indent=2))
+        return
+    table = Table("pattern", "instances", "attempts", title=f"pattern instances in {kg}")
+    for p, n in result.counts.items():
+        table.add_row(p, str(n), str(result.attempts[p]))
+    console.print(table)
+
+
+@lpkg_app.command("data")
+def data_cmd(
+    kg: list[str] = typer.Option(..., "--kg", help="KG file (repeatable: data from several KGs)."),
+    out: Path = typer.Option(..., "--out", help="Output folder."),
+    per_pattern: int = typer.Option(100, "--per-pattern", help="Instances per pattern and KG."),
+    max_answers: int = typer.Option(10, "--max-answers"),
+    holdout: float = typer.Option(0.1, "--holdout", help="Share of examples held out (entity-disjoint)."),
+    llm: str | None = typer.Option(None, "--llm", help="Verbalise with this LLM (templates otherwise)."),
+    sft_format: str = typer.Option(
+        "messages", "--format", help="SFT format: messages, prompt_completion, alpaca."
+    ),
+    seed: int = typer.Option(0, "--seed"),
+) -> None:
+    """Planning data: ground, verbalise, gold plans; train/held-out split; SFT export."""
+    from ..llm import resolve_llm_arg
+    from ..methods.lpkg.data import (
+        SFTFormat,
+        build_examples,
+        counts_by_pattern,
+        export_sft,
+        make_verbalizer,
+        split_by_entities,
+        write_examples,
+    )
+    from ..query.patterns import ground
+    from ..service.resolve import open_kg
+
+    try:
+        fmt = SFTFormat(sft_format)
+    except ValueError:
+        raise ConfigError(f"--format must be one of {', '.join(SFTFormat)}") from None
+    backend = resolve_llm_arg(llm)
+    out.mkdir(parents=True, exist_ok=True)
+    examples = []
+    grounding: dict[str, Any] = {}
+    for path in kg:
+        store = open_kg(path)
+        result = ground(store, _grounding(per_pattern, max_answers, seed, None))
+        verbalize, stats = make_verbalizer(store, llm=backend, seed=seed)
+        built = build_examples(store, result.instances, verbalize, prefix=f"{_slug(path)}-")
+        examples.extend(built)
+        verbalized = {"template": stats.template, "llm": stats.llm, "llm_failed": stats.llm_failed,
+                      "usage": stats.usage.model_dump()}  # fmt: skip
+        grounding[path] = {"counts": result.counts, "attempts": result.attempts, "verbalized": verbalized}
+        console.print(f"[dim]{path}: {len(built)} examples ({stats.template} template, {stats.llm} LLM, "
+                      f"{stats.llm_failed} LLM failures)[/dim]")  # fmt: skip
+    train, held = split_by_entities(examples, holdout, seed=seed)
+    write_examples(out / "planning.jsonl", examples)
+    write_examples(out / "train.jsonl", train)
+    write_examples(out / "heldout.jsonl", held)
+    for path in kg:  # per-KG held-out questions: `tkgqa eval --dataset jsonl --data-dir … --kg KG`
+        mine = [e for e in held if e.qid.startswith(f"{_slug(path)}-")]
+        write_examples(out / f"heldout.{_slug(path)}.jsonl", mine)
+    sft = export_sft(train, out / "sft_train.jsonl", fmt)
+    sft_held = export_sft(held, out / "sft_heldout.jsonl", fmt)
+    counts = counts_by_pattern(examples)
+    summary: dict[str, Any] = {
+        "kgs": kg, "per_pattern": per_pattern, "max_answers": max_answers, "holdout": holdout, "seed": seed,
+        "verbalizer": llm or "template", "n": len(examples), "n_train": len(train), "n_heldout": len(held),
+        "counts": counts, "heldout_counts": counts_by_pattern(held), "grounding": grounding,
+        "sft_train": {"rows": sft.rows, "sha256": sft.sha256, "format": str(fmt)},
+        "sft_heldout": {"rows": sft_held.rows, "sha256": sft_held.sha256},
+    }  # fmt: skip
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", "utf-8")
+    table = Table("pattern", *[_slug(k) for k in counts], title=f"planning examples ({out})")
+    patterns = sorted({p for per in counts.values() for p in per}, key=str)
+    for p in patterns:
+        table.add_row(p, *[str(per.get(p, 0)) for per in counts.values()])
+    console.print(table)
+    console.print(
+        f"train {len(train)}  held-out {len(held)}  → {out}/sft_train.jsonl (sha256 {sft.sha256[:12]})"
+    )
+
+
+@lpkg_app.command("export")
+def export_data_cmd(
+    data: Path = typer.Option(..., "--data", help="Folder written by `tkgqa lpkg data`."),
+    sft_format: str = typer.Option("messages", "--format", help="messages, prompt_completion or alpaca."),
+) -> None:
+    """(Re-)write sft_train.jsonl / sft_heldout.jsonl from the folder's train/held-out examples."""
+    from ..methods.lpkg.data import SFTFormat, export_sft, read_examples
+
+    try:
+        fmt = SFTFormat(sft_format)
+    except ValueError:
+        raise ConfigError(f"--format must be one of {', '.join(SFTFormat)}") from None
+    for split in ("train", "heldout"):
+        rep = export_sft(read_examples(data / f"{split}.jsonl"), data / f"sft_{split}.jsonl", fmt)
+        console.print(f"{rep.path}: {rep.rows} rows, sha256 {rep.sha256}")
+
+
+@lpkg_app.command("train")
+def train_cmd(
+    data: Path = typer.Option(..., "--data", help="Folder written by `tkgqa lpkg data`."),
+    steps: int = typer.Option(200, "--steps"),
+    batch_size: int = typer.Option(8, "--batch-size"),
+    lr: float = typer.Option(2e-4, "--lr"),
+    lora_r: int = typer.Option(16, "--lora-r"),
+    full: bool = typer.Option(False, "--full", help="Full fine-tuning instead of LoRA."),
+    max_len: int = typer.Option(512, "--max-len"),
+    eval_every: int = typer.Option(25, "--eval-every"),
+    limit: int | None = typer.Option(None, "--limit", help="Use only the first N training examples."),
+    name: str = typer.Option("smollm2-lpkg", "--name", help="Run name (under $TKGQA_HOME/lpkg/planners)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Run folder (default: from name, data and settings)."
+    ),
+    threads: int | None = typer.Option(None, "--threads", help="torch threads."),
+    llama_cpp_src: str | None = typer.Option(
+        None, "--llama-cpp-src", help="llama-cpp-python sdist for GGUF export."
+    ),
+    seed: int = typer.Option(0, "--seed"),
+) -> None:
+    """Fine-tune the planner on CPU (resumes a stopped run with the same data and settings)."""
+    from ..methods.lpkg.data import file_hash, read_examples
+    from ..methods.lpkg.train import TrainConfig, export_gguf, train_planner
+
+    train = read_examples(data / "train.jsonl")[:limit]
+    held = read_examples(data / "heldout.jsonl")
+    sha = file_hash(data / "sft_train.jsonl")
+    if limit is not None:
+        sha = f"{sha[:56]}{limit:08d}"
+    cfg = TrainConfig(
+        steps=steps, batch_size=batch_size, lr=lr, lora_r=lora_r, lora_alpha=2 * lora_r, full=full,
+        max_len=max_len, eval_every=eval_every, seed=seed, threads=threads,
+    )  # fmt: skip
+
+    def progress(row: dict[str, Any]) -> None:
+        extra = f"  held-out {row['heldout_loss']:.4f}" if "heldout_loss" in row else ""
+        console.print(f"step {row['step']}/{steps}  loss {row['loss']:.4f}  {row['seconds']:.1f}s  "
+                      f"cpu {row['cpu_seconds'] / 60:.1f} min{extra}", highlight=False)  # fmt: skip
+
+    result = train_planner(train, held, data_sha256=sha, config=cfg, name=name, out=out, progress=progress)
+    console.print(
+        f"planner: {result.path}  held-out loss {result.heldout_loss}  cpu {result.cpu_minutes:.1f} min"
+    )
+    if not full:
+        try:
+            gguf = export_gguf(result.path, llama_cpp_src)
+            console.print(f"GGUF adapter for llama.cpp: {gguf}")
+        except ConfigError as exc:
+            console.print(f"[yellow]no GGUF export ({exc}); the planner runs with transformers[/yellow]")
+
+
+@lpkg_app.command("export-gguf")
+def export_cmd(
+    planner: str = typer.Argument(..., help="Planner folder or name."),
+    llama_cpp_src: str | None = typer.Option(None, "--llama-cpp-src", help="llama-cpp-python sdist or tree."),
+) -> None:
+    """Convert a trained planner's LoRA adapter to GGUF (llama.cpp inference on the wheel's base GGUF)."""
+    from ..methods.lpkg.planner import resolve_planner_path
+    from ..methods.lpkg.train import export_gguf
+
+    console.print(str(export_gguf(resolve_planner_path(planner), llama_cpp_src)))
+
+
+@lpkg_app.command("plan")
+def plan_cmd(
+    question: str = typer.Argument(...),
+    planner: str = typer.Option("icl", "--planner", help="icl, finetuned:PATH, random or direct."),
+    llm: str | None = typer.Option(None, "--llm", help="LLM of the in-context planner."),
+    demos: str | None = typer.Option(None, "--demos", help="Planning-data JSONL for demonstrations."),
+    k: int = typer.Option(4, "--k"),
+    kg: str | None = typer.Option(None, "--kg", help="Also execute the plan over this KG ('demo': bundled)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Plan one question (and run the plan with --kg)."""
+    from ..llm import resolve_llm_arg
+    from ..methods.lpkg.planner import resolve_planner
+
+    p = resolve_planner(planner, llm=resolve_llm_arg(llm), demos=demos, k=k)
+    out = p.plan(question)
+    data: dict[str, Any] = {
+        "text": out.text, "parsed": out.plan is not None, "error": out.error,
+        "shape": out.plan.shape() if out.plan else None,
+        "pattern": str(out.plan.pattern()) if out.plan else None, "seconds": out.seconds,
+    }  # fmt: skip
+    if kg is not None:
+        from ..datasets.base import Question
+        from ..methods import resolve_method
+        from ..service.resolve import answer_payload, open_kg
+
+        method = resolve_method("lpkg", planner=planner, llm=llm, demos=demos, k=k)
+        data["answer"] = answer_payload(method.answer(Question(qid="adhoc", text=question), open_kg(kg)))
+    if as_json:
+        print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+        return
+    console.print(out.text or "(empty reply)", highlight=False, markup=False)
+    console.print(
+        f"parsed: {data['parsed']}  shape: {data['shape']}  pattern: {data['pattern']}  {out.error}"
+    )
+    if "answer" in data:
+        console.print(f"answers: {data['answer']['answers']}")

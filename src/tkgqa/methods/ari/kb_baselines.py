@@ -1,0 +1,125 @@
+"""The KB-interaction baselines, built on ARI's agent with its methodologies switched off.
+
+* ``react_kb`` — ReAct (Yao et al., 2023) with ARI's knowledge-based module: the same filtered candidate
+  actions are listed, the model writes a thought then picks one (free output, parsed like ARI's); no
+  methodology.
+* ``cot_kb`` — chain-of-thought with KB interaction: worked examples with their reasoning; no action list —
+  the model writes each action itself from the linked entities and relation names (grounded to the nearest
+  executable action of the same function) and sees the result; no methodology.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import ConfigError, ContextWindowError, ParseError
+from ...llm import LLMBackend, Message, complete_parsed, error_usage
+from ...prompts.ari import build_action_messages, format_examples, format_history, parse_written_action
+from ...prompts.baselines import build_schema_block
+from ..base import METHODS
+from .actions import ANSWER, Action
+from .config import ARIConfig
+from .method import ARIMethod
+from .policies import Decision, LLMPolicy, Policy, PromptStyle, StepView
+
+
+def _agent_overrides(overrides: dict[str, Any], **fixed: Any) -> dict[str, Any]:
+    policy = overrides.pop("policy", None) or "llm"
+    if policy != "llm":
+        raise ConfigError(f"this baseline is an LLM agent; policy {policy!r} is not available (use 'ari')")
+    overrides.pop("memory", None)
+    return {**overrides, "no_guidance": True, **fixed}
+
+
+@METHODS.register("react_kb")
+class ReActKB(ARIMethod):
+    """ARI's candidates and loop, ReAct prompt, no methodology."""
+
+    name = "react_kb"
+    style = PromptStyle(react=True)
+
+    def __init__(
+        self, config: ARIConfig | None = None, *, llm: str | LLMBackend | None = None, **overrides: Any
+    ) -> None:
+        overrides.setdefault("choice_mode", "free")  # ReAct writes a thought before the action
+        super().__init__(config, llm=llm, **_agent_overrides(overrides))
+
+
+class CoTPolicy(LLMPolicy):
+    """Few-shot reasoning examples; the model writes the action, which is grounded to an executable one."""
+
+    name = "cot"
+
+    def messages(self, view: StepView) -> list[Message]:
+        anchors = view.env.anchors
+        relations = [view.state.relation] if view.state.relation else anchors.relations()
+        ranked = view.env.rank([Action("get_tail_entity", anchors.entities[0], r) for r in relations])
+        names = [a.relation or "" for a in ranked[: max(1, view.env.settings.top_k)]]
+        schema = build_schema_block(anchors.entities, names, [t.iso() for t in anchors.times])
+        if view.state.items:
+            schema += "\nAnswers you may give: " + ", ".join(
+                a.text for a in view.candidates if a.kind == ANSWER
+            )
+        return build_action_messages(
+            view.question.text,
+            [],
+            history=format_history(view.history),
+            examples=format_examples(self.style.n_examples, with_reasons=True, source=self.style.examples),
+            schema=schema,
+        )
+
+    def choose(self, view: StepView) -> Decision:
+        actions = [*view.env.enumerate(view.state), *(a for a in view.candidates if a.kind == ANSWER)]
+        texts = list(dict.fromkeys(a.text for a in actions))
+        by_text = {a.text: a for a in actions}
+        if not texts:
+            return Decision(None, error="no executable actions")
+
+        try:
+            parsed = complete_parsed(
+                self.llm,
+                self.messages(view),
+                lambda text: parse_written_action(text, texts),
+                retries=self.retries,
+                max_tokens=self.max_tokens,
+            )
+        except ParseError as exc:
+            usage = error_usage(exc)
+            return Decision(None, raw=exc.raw, usage=usage, parse_failed=True, error=str(exc)[:300])
+        except ContextWindowError as exc:  # the prompt outgrew the model; any other LLMError propagates
+            return Decision(None, usage=error_usage(exc), error=f"context window: {exc}"[:300])
+        choice = parsed.value
+        if choice.index is not None:
+            return Decision(
+                by_text[texts[choice.index]], raw=parsed.text, usage=parsed.usage, note="grounded"
+            )
+        action = Action(ANSWER, answer=choice.free_answer, free=True)
+        return Decision(action, raw=parsed.text, usage=parsed.usage)
+
+
+@METHODS.register("cot_kb")
+class CoTKB(ARIMethod):
+    """Examples with step-by-step reasoning and KB interaction; the model writes its own actions."""
+
+    name = "cot_kb"
+    style = PromptStyle(reasons_in_examples=True, show_candidates=False)
+
+    def __init__(
+        self, config: ARIConfig | None = None, *, llm: str | LLMBackend | None = None, **overrides: Any
+    ) -> None:
+        overrides.setdefault("n_examples", 3)
+        overrides.setdefault(
+            "examples", "ours"
+        )  # examples with their reasoning (the paper's 9 are not given)
+        super().__init__(config, llm=llm, **_agent_overrides(overrides, choice_mode="free"))
+
+    def make_policy(self, question: Any, kg: Any) -> Policy:
+        assert self.llm is not None
+        c = self.config
+        assert c.n_examples is not None and c.examples is not None and c.retries is not None
+        style = PromptStyle(
+            n_examples=c.n_examples, examples=c.examples, reasons_in_examples=True, show_candidates=False
+        )
+        return CoTPolicy(
+            self.llm, choice_mode="free", retries=c.retries, max_tokens=c.max_tokens, style=style
+        )

@@ -1,0 +1,44 @@
+"""LPKG (Wang et al., Findings of EMNLP 2024): learning to plan from knowledge graphs.
+
+* :mod:`.plan` — code-formatted plans parsed with ``ast`` into a typed :class:`Plan` (never evaluated);
+* :mod:`.verbalize` — grounded pattern instances (:mod:`tkgqa.query.patterns`) → questions + gold plans;
+* :mod:`.data` — planning data, entity-disjoint held-out split, SFT export;
+* :mod:`.planner` — in-context, fine-tuned and baseline planners; :mod:`.train` — CPU fine-tuning (LoRA);
+* :mod:`.execute` — plan interpretation over a KG; :mod:`.method` — the ``lpkg`` method.
+
+Importing this package never imports torch, transformers or peft.
+"""
+
+from .data import PlanningExample, SFTFormat, export_sft, read_examples, split_by_entities, write_examples
+from .execute import PlanExecutor, ReaderMode, SearchMode, direct_plan
+from .method import LPKGConfig, LPKGMethod
+from .metrics import plan_metrics
+from .plan import Call, Plan, parse_plan
+from .planner import FinetunedPlanner, ICLPlanner, Inference, RandomPatternPlanner, resolve_planner
+from .verbalize import TemplateVerbalizer, gold_plan
+
+__all__ = [
+    "Call",
+    "FinetunedPlanner",
+    "ICLPlanner",
+    "Inference",
+    "LPKGConfig",
+    "LPKGMethod",
+    "Plan",
+    "PlanExecutor",
+    "PlanningExample",
+    "RandomPatternPlanner",
+    "ReaderMode",
+    "SFTFormat",
+    "SearchMode",
+    "TemplateVerbalizer",
+    "direct_plan",
+    "export_sft",
+    "gold_plan",
+    "parse_plan",
+    "plan_metrics",
+    "read_examples",
+    "resolve_planner",
+    "split_by_entities",
+    "write_examples",
+]

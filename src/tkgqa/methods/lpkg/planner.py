@@ -1,0 +1,364 @@
+"""LPKG planners: question → code-formatted plan text → :class:`~.plan.Plan`.
+
+* ``icl`` — in-context planning (the paper's ICLPKG): any LLM (``--llm SPEC``) with ``k`` demonstrations,
+  from a planning-data file (KG-derived, as in the paper) or the built-in ones.
+* ``finetuned:PATH`` — a planner trained by ``tkgqa lpkg train`` (SmolLM2-135M + LoRA). Inference runs in
+  llama.cpp with the adapter exported to GGUF on top of the wheel's base GGUF when the export exists
+  (``inference=llamacpp``, ~95 tokens/s on 2 cores), else by batched ``transformers`` generation
+  (``inference=transformers``, ~11 tokens/s); ``auto`` picks the first that is available.
+* ``random`` — baseline: a uniformly random pattern's plan whose sub-questions are the question itself.
+* ``direct`` — baseline: the one-step plan asking the question itself.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from ...errors import ConfigError, LLMError, ParseError
+from ...llm import LLMBackend, Usage, complete_parsed, error_usage, resolve_llm, tkgqa_home
+from ...prompts.lpkg import BUILTIN_DEMOS, Demo, finetune_messages, planner_messages
+from ...query.answer_sets import CompareMode
+from ...query.patterns import (
+    Compare,
+    Hop,
+    Instance,
+    Node,
+    PatternType,
+    Pick,
+    SetOp,
+    SetOperation,
+    TimeFilter,
+    ValueKind,
+    WhenQ,
+)
+from ...time import Extreme, TemporalRelation, TimePoint
+from .plan import Plan, parse_plan
+from .verbalize import gold_plan
+
+
+class Inference(StrEnum):
+    AUTO = "auto"
+    LLAMACPP = "llamacpp"
+    TRANSFORMERS = "transformers"
+
+
+@dataclass(frozen=True)
+class PlanOutput:
+    """A planner's reply: the raw text, the parsed plan (``None`` with ``error`` when it did not parse)."""
+
+    text: str
+    plan: Plan | None
+    error: str = ""
+    usage: Usage = field(default_factory=Usage)
+    seconds: float = 0.0
+
+
+def parsed(text: str, usage: Usage, seconds: float) -> PlanOutput:
+    try:
+        return PlanOutput(text, parse_plan(text), "", usage, seconds)
+    except ParseError as exc:
+        return PlanOutput(text, None, str(exc).split("; raw text:")[0], usage, seconds)
+
+
+class Planner(ABC):
+    name = "planner"
+
+    @abstractmethod
+    def plan(self, question: str) -> PlanOutput: ...
+
+    def plan_many(self, questions: Sequence[str]) -> list[PlanOutput]:
+        return [self.plan(q) for q in questions]
+
+    def describe(self) -> dict[str, Any]:
+        return {"planner": self.name}
+
+
+class ICLPlanner(Planner):
+    """In-context planning with ``k`` demonstrations (LPKG's ICLPKG)."""
+
+    name = "icl"
+
+    def __init__(
+        self, llm: LLMBackend, demos: Sequence[Demo], *, k: int = 4, max_tokens: int = 400, retries: int = 0
+    ):
+        self.llm = llm
+        self.demos = list(demos)[:k]
+        self.max_tokens = max_tokens
+        self.retries = retries
+
+    def plan(self, question: str) -> PlanOutput:
+        t0 = time.perf_counter()
+        msgs = planner_messages(question, self.demos)
+        try:
+            out = complete_parsed(
+                self.llm, msgs, parse_plan, retries=self.retries, max_tokens=self.max_tokens
+            )
+        except ParseError as exc:
+            return PlanOutput(
+                exc.raw, None, str(exc).split("; raw text:")[0], error_usage(exc), time.perf_counter() - t0
+            )
+        except LLMError as exc:
+            return PlanOutput("", None, f"LLM error: {exc}", error_usage(exc), time.perf_counter() - t0)
+        return PlanOutput(out.text, out.value, "", out.usage, time.perf_counter() - t0)
+
+    def describe(self) -> dict[str, Any]:
+        return {"planner": self.name, "k": len(self.demos), "llm": getattr(self.llm, "model_id", None)}
+
+
+def load_demos(path: str | Path | None, k: int, *, seed: int = 0) -> list[Demo]:
+    """``k`` demonstrations: from a planning-data JSONL (round-robin over patterns, seeded) or built in."""
+    if path is None:
+        return list(BUILTIN_DEMOS[:k])
+    from .data import read_examples
+
+    examples = read_examples(path)
+    rng = random.Random(seed)
+    by_pattern: dict[str, list[Demo]] = {}
+    for ex in examples:
+        by_pattern.setdefault(ex.qtype, []).append(ex.demo())
+    pools = [rng.sample(v, len(v)) for _, v in sorted(by_pattern.items())]
+    rng.shuffle(pools)
+    out: list[Demo] = []
+    while len(out) < k and any(pools):
+        for pool in pools:
+            if pool and len(out) < k:
+                out.append(pool.pop())
+    return out
+
+
+# --- baselines ------------------------------------------------------------------------------------------
+_T0, _T1 = TimePoint(2000), TimePoint(2001)
+_BEFORE, _AFTER = TemporalRelation.BEFORE, TemporalRelation.AFTER
+#: a node skeleton per pattern (dummy names): the structure of its gold plan
+SKELETONS: dict[PatternType, tuple[Node, ...]] = {
+    PatternType.P1: (Hop("a", "r"),),
+    PatternType.P2: (Hop("a", "r"), Hop(0, "r")),
+    PatternType.P3: (Hop("a", "r"), Hop(0, "r"), Hop(1, "r")),
+    PatternType.I2: (Hop("a", "r"), Hop("b", "r"), SetOp(SetOperation.AND, (0, 1))),
+    PatternType.I3: (Hop("a", "r"), Hop("b", "r"), Hop("c", "r"), SetOp(SetOperation.AND, (0, 1, 2))),
+    PatternType.U2: (Hop("a", "r"), Hop("b", "r"), SetOp(SetOperation.OR, (0, 1))),
+    PatternType.IP: (Hop("a", "r"), Hop("b", "r"), SetOp(SetOperation.AND, (0, 1)), Hop(2, "r")),
+    PatternType.PI: (Hop("a", "r"), Hop(0, "r"), Hop("b", "r"), SetOp(SetOperation.AND, (1, 2))),
+    PatternType.COMPARE: (
+        WhenQ("a", "r", "o"), WhenQ("b", "r", "o"), Compare((0, 1), ("a", "b"), CompareMode.EARLIER),
+    ),
+    PatternType.TIME: (WhenQ("a", "r", "o"),),
+    PatternType.IN: (Hop("a", "r"), TimeFilter(0, TemporalRelation.IN, _T0)),
+    PatternType.BEFORE: (WhenQ("a", "r", "o"), Hop("o", "r", True), TimeFilter(1, _BEFORE, 0)),
+    PatternType.AFTER: (WhenQ("a", "r", "o"), Hop("o", "r", True), TimeFilter(1, _AFTER, 0)),
+    PatternType.FIRST: (Hop("a", "r"), Pick(0, Extreme.FIRST)),
+    PatternType.LAST: (Hop("a", "r"), Pick(0, Extreme.LAST)),
+    PatternType.BETWEEN: (Hop("a", "r"), TimeFilter(0, TemporalRelation.IN, _T0, _T1)),
+    PatternType.AFTER_FIRST: (
+        WhenQ("a", "r", "o"), Hop("o", "r", True), TimeFilter(1, _AFTER, 0), Pick(2, Extreme.FIRST),
+    ),
+    PatternType.BEFORE_LAST: (
+        WhenQ("a", "r", "o"), Hop("o", "r", True), TimeFilter(1, _BEFORE, 0), Pick(2, Extreme.LAST),
+    ),
+}  # fmt: skip
+
+
+def skeleton_plan(pattern: PatternType, question: str) -> Plan:
+    """``pattern``'s plan with the question itself as every sub-question (``{Ans_j}`` appended where a
+    sub-question is fed an answer; "When: " in front where it asks a time)."""
+    nodes = SKELETONS[pattern]
+    from .verbalize import plan_names
+
+    names = plan_names(nodes)
+    subs = []
+    for node in nodes:
+        if isinstance(node, Hop):
+            subs.append(
+                question if isinstance(node.source, str) else f"{question} ({{{names[node.source]}}})"
+            )
+        elif isinstance(node, WhenQ):
+            subs.append(f"When: {question}")
+    return gold_plan(Instance(pattern, nodes, (), ValueKind.ENTITY), subs)
+
+
+class RandomPatternPlanner(Planner):
+    """Baseline: a random pattern (seeded by the question text) filled with the question itself."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0, patterns: Sequence[PatternType] = tuple(PatternType)) -> None:
+        self.seed = seed
+        self.patterns = list(patterns)
+
+    def plan(self, question: str) -> PlanOutput:
+        rng = random.Random(f"{self.seed}:{question}")
+        plan = skeleton_plan(rng.choice(self.patterns), question)
+        return PlanOutput(plan.to_text(), plan)
+
+
+class DirectPlanner(Planner):
+    """Baseline: the question itself as the only sub-question."""
+
+    name = "direct"
+
+    def plan(self, question: str) -> PlanOutput:
+        plan = skeleton_plan(PatternType.P1, question)
+        return PlanOutput(plan.to_text(), plan)
+
+
+# --- fine-tuned ----------------------------------------------------------------------------------------
+def planners_dir() -> Path:
+    return tkgqa_home() / "lpkg" / "planners"
+
+
+def resolve_planner_path(spec: str) -> Path:
+    """A planner directory: a path, or a name under ``$TKGQA_HOME/lpkg/planners``."""
+    path = Path(spec).expanduser()
+    if not path.is_dir():
+        path = planners_dir() / spec
+    if not (path / "config.json").is_file():
+        known = (
+            sorted(p.name for p in planners_dir().glob("*") if (p / "config.json").is_file())
+            if planners_dir().is_dir()
+            else []
+        )
+        raise ConfigError(
+            f"no trained planner at {spec!r} (a directory with config.json, or a name under "
+            f"{planners_dir()}); "
+            f"train one with `tkgqa lpkg train`" + (f"; known: {', '.join(known)}" if known else "")
+        )
+    return path
+
+
+class FinetunedPlanner(Planner):
+    """A planner fine-tuned by ``tkgqa lpkg train`` (see the module docstring for the inference paths)."""
+
+    name = "finetuned"
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        inference: Inference | str = Inference.AUTO,
+        max_tokens: int = 400,
+        batch_size: int = 8,
+    ):
+        self.path = resolve_planner_path(str(path))
+        self.info = json.loads((self.path / "config.json").read_text("utf-8"))
+        self.max_tokens = max_tokens
+        self.batch_size = batch_size
+        self.inference = self._choose(Inference(inference))
+        self._llm: LLMBackend | None = None
+        self._hf: tuple[Any, Any] | None = None
+
+    def _choose(self, wanted: Inference) -> Inference:
+        gguf = self.gguf_adapter()
+        import importlib.util
+
+        has_llama = importlib.util.find_spec("llama_cpp") is not None
+        if wanted is Inference.LLAMACPP and (gguf is None or not has_llama):
+            raise ConfigError(
+                f"planner {self.path.name} has no GGUF adapter or llama-cpp-python is missing; "
+                "export it with "
+                "`tkgqa lpkg export-gguf` or use inference=transformers"
+            )
+        if wanted is Inference.AUTO:
+            return Inference.LLAMACPP if gguf is not None and has_llama else Inference.TRANSFORMERS
+        return wanted
+
+    def gguf_adapter(self) -> Path | None:
+        name = self.info.get("gguf_adapter")
+        path = self.path / name if name else None
+        return path if path is not None and path.is_file() else None
+
+    @property
+    def llm(self) -> LLMBackend:
+        if self._llm is None:
+            from ...llm.llamacpp_backend import LlamaCppBackend
+
+            gguf = self.gguf_adapter()
+            backend = LlamaCppBackend("smollm2", n_ctx=2048, lora_path=str(gguf))
+            self._llm = resolve_llm(backend)
+        return self._llm
+
+    def _transformers(self) -> tuple[Any, Any]:
+        if self._hf is None:
+            from .model import load_base
+
+            model, tok = load_base()
+            if (self.path / "model").is_dir():  # a fully fine-tuned planner
+                from transformers import AutoModelForCausalLM
+
+                model = AutoModelForCausalLM.from_pretrained(str(self.path / "model"))
+            else:
+                from peft import PeftModel
+
+                model = PeftModel.from_pretrained(model, str(self.path / "adapter"))
+            self._hf = (model, tok)
+        return self._hf
+
+    def plan(self, question: str) -> PlanOutput:
+        return self.plan_many([question])[0]
+
+    def plan_many(self, questions: Sequence[str]) -> list[PlanOutput]:
+        if self.inference is Inference.LLAMACPP:
+            return [self._plan_llamacpp(q) for q in questions]
+        from .model import generate
+
+        model, tok = self._transformers()
+        prompts = [[{"role": m.role, "content": m.content} for m in finetune_messages(q)] for q in questions]
+        t0 = time.perf_counter()
+        outs = generate(model, tok, prompts, max_new_tokens=self.max_tokens, batch_size=self.batch_size)
+        each = (time.perf_counter() - t0) / max(1, len(questions))
+        return [
+            parsed(text, Usage(prompt_tokens=p, completion_tokens=c, calls=1), each) for text, p, c in outs
+        ]
+
+    def _plan_llamacpp(self, question: str) -> PlanOutput:
+        t0 = time.perf_counter()
+        try:
+            resp = self.llm.chat(finetune_messages(question), max_tokens=self.max_tokens)
+        except LLMError as exc:
+            return PlanOutput("", None, f"LLM error: {exc}", error_usage(exc), time.perf_counter() - t0)
+        return parsed(resp.text, resp.usage, time.perf_counter() - t0)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "planner": self.name,
+            "path": self.path.name,
+            "inference": str(self.inference),
+            "data_sha256": self.info.get("data_sha256"),
+            "steps": self.info.get("steps_done"),
+        }
+
+
+def resolve_planner(
+    spec: str,
+    *,
+    llm: LLMBackend | None = None,
+    demos: str | Path | None = None,
+    k: int = 4,
+    seed: int = 0,
+    max_tokens: int = 400,
+    inference: Inference | str = Inference.AUTO,
+) -> Planner:
+    """``icl`` | ``finetuned:PATH`` | ``random`` | ``direct`` (see the module docstring)."""
+    kind, _, arg = spec.partition(":")
+    match kind.strip().lower():
+        case "icl":
+            if llm is None:
+                raise ConfigError("planner=icl needs an LLM: pass --llm SPEC (e.g. llamacpp:smollm2)")
+            return ICLPlanner(llm, load_demos(demos, k, seed=seed), k=k, max_tokens=max_tokens)
+        case "finetuned":
+            if not arg:
+                raise ConfigError("planner=finetuned needs a path or name: finetuned:PATH")
+            return FinetunedPlanner(arg, inference=inference, max_tokens=max_tokens)
+        case "random":
+            return RandomPatternPlanner(seed)
+        case "direct":
+            return DirectPlanner()
+        case _:
+            raise ConfigError(f"unknown LPKG planner {spec!r}; use icl, finetuned:PATH, random or direct")

@@ -1,0 +1,30 @@
+"""R3 (Right for Right Reasons, Toroghi et al. 2024): verifiable commonsense KGQA — axioms surfaced from the
+LLM, every factual step grounded on cited KG facts, tree search on "I don't know" — and the baselines of its
+tables (``kaping``, ``cot0``, ``cot2``). See :mod:`.method`."""
+
+from .baselines import KAPING, CoT0, CoT2
+from .config import BaselineConfig, EntitySource, LLMPick, PremiseJudge, R3Config
+from .facts import Direction, FactPool, Pruning, Ranker, render_fact, subgraph
+from .grounding import Grounding, grounding_of, grounding_score
+from .method import R3Method
+
+__all__ = [
+    "KAPING",
+    "BaselineConfig",
+    "CoT0",
+    "CoT2",
+    "Direction",
+    "EntitySource",
+    "FactPool",
+    "Grounding",
+    "LLMPick",
+    "PremiseJudge",
+    "Pruning",
+    "R3Config",
+    "R3Method",
+    "Ranker",
+    "grounding_of",
+    "grounding_score",
+    "render_fact",
+    "subgraph",
+]

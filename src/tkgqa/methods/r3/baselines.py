@@ -1,0 +1,165 @@
+"""The baselines of R3's Table 2 that need no SPARQL endpoint: ``cot0`` / ``cot2`` (zero- and two-shot chain
+of thought, the LLM alone) and ``kaping`` (Baek et al. 2023: the question's linked entities, their 1-hop
+facts ranked by embedding similarity to the question, the top ``top_k`` in the prompt, then the answer).
+KB-BINDER and KGR need SPARQL over live Wikidata and are not implemented (there is no Wikidata offline).
+
+All three answer yes/no questions, claims and (with the options listed) preference queries. KAPING is asked
+to cite the facts it uses as ``[F…]``; its citations are recorded (``grounding`` trace step, unknown ids
+apart) but not enforced. An LLM backend failure raises; unparsable output is an abstention with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ...datasets.base import Question
+from ...errors import ConfigError, ParseError
+from ...kg.base import KGStore
+from ...kg.fact import Fact
+from ...llm import LLMBackend, Message, extract_choice, llm_context, resolve_llm_arg, usage_dict
+from ...prompts import r3_baselines as B
+from ..base import METHODS, Answer, Method, merge_config
+from .config import BaselineConfig
+from .entities import EntityFinder
+from .facts import FactPool, Pruning, Ranker, prune, subgraph
+from .task import Calls, Task, TaskKind, describe_llm, short_error
+
+
+def _choice_parser(options: list[str]) -> Any:
+    def parse(text: str) -> str:
+        tail = text.rsplit("Option:", 1)[-1] if "Option:" in text else text
+        return extract_choice(tail.strip(), options)
+
+    return parse
+
+
+class _Baseline(Method):
+    name: ClassVar[str] = "baseline"
+    default_shots: ClassVar[int] = 0
+
+    def __init__(
+        self, llm: str | LLMBackend | None = None, config: BaselineConfig | None = None, **overrides: Any
+    ) -> None:
+        overrides.pop("policy", None)
+        overrides.setdefault("shots", self.default_shots)
+        if isinstance(llm, str):
+            overrides["llm"] = llm
+        self.config: BaselineConfig = merge_config(BaselineConfig, config, overrides)
+        self.llm = llm if isinstance(llm, LLMBackend) else resolve_llm_arg(self.config.llm)
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "llm": describe_llm(self.llm)}
+
+    def _facts(self, question: Question, kg: KGStore, task: Task, pool: FactPool) -> list[str]:
+        return []
+
+    def answer(self, question: Question, kg: KGStore) -> Answer:
+        if self.llm is None:
+            raise ConfigError(f"{self.name} needs an LLM: pass llm='openai:…' or 'llamacpp:smollm2' (--llm)")
+        task = Task.of(question)
+        calls = Calls(self.llm, self.config.max_tokens)
+        pool = FactPool(kg)
+        with llm_context(method=self.name, question_id=question.qid):
+            ids = self._facts(question, kg, task, pool)
+            trace: list[dict[str, Any]] = [{"step": "retrieval", "facts": pool.table(ids)}] if ids else []
+            lines = pool.lines(ids)
+            try:
+                if task.kind == TaskKind.CHOICE:
+                    options = [o.text for o in task.options]
+                    chosen = calls.ask(
+                        B.build_choice_messages(question.text, options, lines),
+                        _choice_parser(options),
+                        retries=self.config.retries,
+                    )
+                    words, text = [chosen.value], chosen.text
+                else:
+                    reply = calls.ask(
+                        self._messages(question.text, task, lines),
+                        lambda t: B.parse_baseline_reply(t, set(ids)),
+                        retries=self.config.retries,
+                    )
+                    word = task.word(reply.value.verdict)
+                    words, text = ([word] if word else []), reply.text
+            except ParseError as exc:
+                trace.append({"step": "parse_failure", "error": short_error(exc)})
+                return Answer.abstain(
+                    "unparsable model output",
+                    trace,
+                    usage=usage_dict(calls.usage, self.llm),
+                    raw_output=exc.raw,
+                )
+        cited_ids = list(dict.fromkeys(f"F{n}" for n in B._FACT_ID.findall(text)))
+        known = set(ids)
+        if ids:
+            trace.append(
+                {
+                    "step": "grounding",
+                    "cited_facts": [{"id": i, **pool.fact(i).to_dict()} for i in cited_ids if i in known],
+                    "unknown_ids": [i for i in cited_ids if i not in known],
+                }
+            )
+        usage = usage_dict(calls.usage, self.llm)
+        evidence: list[Fact] = [pool.fact(i) for i in cited_ids if i in known]
+        if not words:
+            return Answer.abstain("the model answered I don't know", trace, usage=usage, raw_output=text)
+        return Answer(words, evidence, trace, usage=usage, raw_output=text)
+
+    def _messages(self, question: str, task: Task, lines: list[tuple[str, str]]) -> list[Message]:
+        return B.build_cot_messages(question, shots=self.config.shots, claim=task.claim)
+
+
+@METHODS.register("cot0")
+class CoT0(_Baseline):
+    """Zero-shot chain of thought ("Let's think step by step")."""
+
+    name = "cot0"
+    default_shots = 0
+
+
+@METHODS.register("cot2")
+class CoT2(_Baseline):
+    """Two-shot chain of thought (two worked examples of ours)."""
+
+    name = "cot2"
+    default_shots = 2
+
+
+@METHODS.register("kaping")
+class KAPING(_Baseline):
+    """KAPING: the top-k facts around the question's linked entities (by similarity to the question)."""
+
+    name = "kaping"
+
+    def __init__(
+        self, llm: str | LLMBackend | None = None, config: BaselineConfig | None = None, **overrides: Any
+    ) -> None:
+        super().__init__(llm, config, **overrides)
+        self.finder = EntityFinder(self.config.max_entities)
+        self._ranker: Ranker | None = None
+
+    def _facts(self, question: Question, kg: KGStore, task: Task, pool: FactPool) -> list[str]:
+        if task.kind == TaskKind.CHOICE:
+            candidates = list(kg)  # the question's own facts (options, personal KG)
+        else:
+            entities = [e for e in question.entities if kg.has_entity(e)]
+            entities += [e for e in self.finder.linked(question.text, kg) if e not in entities]
+            candidates = subgraph(kg, entities, self.config.direction)
+        if not candidates:
+            return []
+        if self._ranker is None:
+            from ...retrieval.embedders import resolve_embedder
+
+            self._ranker = Ranker(resolve_embedder(self.config.embedder))
+        ids = pool.add(candidates)
+        kept, _ = prune(
+            candidates,
+            [pool.text(i) for i in ids],
+            question.text,
+            self.config.top_k,
+            Pruning.SEMANTIC,
+            self._ranker,
+        )
+        return [ids[i] for i in kept]
+
+    def _messages(self, question: str, task: Task, lines: list[tuple[str, str]]) -> list[Message]:
+        return B.build_kaping_messages(question, lines, claim=task.claim)

@@ -1,0 +1,134 @@
+"""The automatic grounding score: the mechanical half of FActScore (R3 Table 2 has the human half).
+
+An answer is *grounded* when it was given (not abstained), cites at least one fact, and every fact it cites
+exists in the KG. What an answer cites: the ``cited_facts`` of its ``grounding`` trace step (R3, KAPING:
+fact ids resolved to facts), else the ``(head, relation, tail)`` triples written in its raw output (any
+other method, e.g. chain of thought), matched to KG facts by normalised labels (a relation's qualifiers are
+ignored). The score is reported over answered questions and over all questions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...kg.base import KGStore
+from ...kg.crlt import parse_kg_triples, parse_time_literal, split_relation
+from ...kg.linking import normalize
+from ...query import PerKG
+from ..base import Answer
+
+
+@dataclass(frozen=True)
+class Grounding:
+    answered: bool
+    cited: int = 0
+    existing: int = 0
+    source: str = "none"  # trace | text | none
+
+    @property
+    def grounded(self) -> bool:
+        return self.answered and self.cited > 0 and self.existing == self.cited
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "grounded": self.grounded}
+
+
+def _index(kg: KGStore) -> set[tuple[str, str, str]]:
+    out = set()
+    for f in kg:
+        rel = split_relation(kg.label(f.relation))[0]
+        out.add((normalize(kg.label(f.subject)), normalize(rel), normalize(kg.label(f.object))))
+        out.add((normalize(f.subject), normalize(split_relation(f.relation)[0]), normalize(f.object)))
+    return out
+
+
+_INDEXES: PerKG[set[tuple[str, str, str]]] = PerKG(_index)
+
+
+_QUOTES = "\"'“”‘’ "
+
+
+def _spans(text: str) -> list[str]:
+    """The top-level balanced ``( … )`` spans of ``text`` that hold at least two commas."""
+    out, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif c == ")" and depth:
+            depth -= 1
+            if depth == 0 and text.count(",", start, i) >= 2:
+                out.append(text[start : i + 1])
+    return out
+
+
+def triples_in_text(text: str) -> list[tuple[str, str, str]]:
+    """``(head, relation, tail)`` triples written in ``text``, read like the dataset's ``KG Triples``
+    (:func:`tkgqa.kg.crlt.parse_kg_triples`: qualifiers dropped, comma-containing relations known)."""
+    out = []
+    for span in _spans(text or ""):
+        for item in parse_kg_triples(span).items:
+            out.append((item.head.strip(_QUOTES), item.relation.strip(_QUOTES), item.tail.strip(_QUOTES)))
+    return out
+
+
+def triple_exists(kg: KGStore, head: str, relation: str, tail: str) -> bool:
+    """A written triple names a KG fact (labels normalised; a date tail also by its ISO form)."""
+    index = _INDEXES.get(kg.live)
+    h, r = normalize(head), normalize(relation)
+    if (h, r, normalize(tail)) in index:
+        return True
+    lit = parse_time_literal(tail)
+    return lit is not None and (h, r, normalize(lit.name)) in index
+
+
+def fact_exists(kg: KGStore, fact: Mapping[str, Any]) -> bool:
+    """A cited fact dict (``subject``, ``relation``, ``object``) is a fact of ``kg``."""
+    s, r, o = (str(fact.get(k, "")) for k in ("subject", "relation", "object"))
+    return bool(kg.facts(subject=s, relation=r, object=o, limit=1)) if kg.has_entity(s) else False
+
+
+def _cited(trace: Iterable[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], int] | None:
+    """The cited fact dicts of the last ``grounding`` step and how many cited ids resolved to no fact."""
+    found = None
+    for step in trace:
+        if step.get("step") == "grounding":
+            found = (list(step.get("cited_facts") or []), len(step.get("unknown_ids") or []))
+    return found
+
+
+def grounding_of(answer: Answer | Mapping[str, Any], kg: KGStore) -> Grounding:
+    """The grounding of one answer (an :class:`Answer` or a ``results.jsonl`` row)."""
+    if isinstance(answer, Answer):
+        trace, raw, answered = answer.trace, answer.raw_output, bool(answer.answers) and not answer.abstained
+    else:
+        trace = answer.get("trace") or []
+        raw = str(answer.get("raw_output") or "")
+        answered = bool(answer.get("predictions")) and not answer.get("abstained")
+    if not answered:
+        return Grounding(False)
+    found = _cited(trace)
+    if found is not None:
+        cited, unknown = found
+        return Grounding(True, len(cited) + unknown, sum(fact_exists(kg, f) for f in cited), "trace")
+    triples = triples_in_text(raw)
+    if triples:
+        return Grounding(True, len(triples), sum(triple_exists(kg, *t) for t in triples), "text")
+    return Grounding(True)
+
+
+def grounding_score(groundings: Sequence[Grounding]) -> dict[str, float]:
+    """``{"n", "answered", "grounded", "score_answered", "score_all"}`` over per-answer groundings."""
+    n = len(groundings)
+    answered = sum(g.answered for g in groundings)
+    grounded = sum(g.grounded for g in groundings)
+    return {
+        "n": n,
+        "answered": answered,
+        "grounded": grounded,
+        "score_answered": grounded / answered if answered else 0.0,
+        "score_all": grounded / n if n else 0.0,
+    }

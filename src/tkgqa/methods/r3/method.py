@@ -1,0 +1,242 @@
+"""``r3``: Right for Right Reasons (Toroghi, Guo, Abdollah Pour, Sanner 2024) — verifiable commonsense KGQA.
+
+1. entities: the KG linker ∪ the LLM extractor (each reported); 2. an axiom (premises ⇒ conclusion) surfaced
+from the LLM; 3. the 1-hop sub-graph pruned against it (embedding top-k ∪ the facts the LLM picks; truncation
+as the ablation); 4. a fact-grounded answer whose every step cites listed facts (checked mechanically,
+re-asked when a citation is not among them); 5. on "I don't know", the missing evidence and the entity to
+expand, up to ``max_depth`` expansions per branch and ``breadth`` branches (:mod:`.search`); 6. preference
+queries check every option premise by premise (:mod:`.preference`).
+
+The :class:`~tkgqa.methods.base.Answer` carries the tree in its trace (``entities``, ``r3_tree`` with the
+branches, axioms, nodes, cited facts and rejected replies, ``facts`` with every fact id shown, ``grounding``
+with the cited facts of the final answer, ``explanation`` lines for the CLI); ``evidence`` are the cited
+facts. An LLM backend failure raises :class:`~tkgqa.errors.LLMError`; unparsable output is retried, then
+reported in the trace, and the question is abstained on when no grounded answer results.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...datasets.base import Question
+from ...errors import ConfigError, ParseError
+from ...kg.base import KGStore
+from ...llm import LLMBackend, Usage, llm_context, resolve_llm_arg, usage_dict
+from ...prompts import r3 as P
+from ..base import METHODS, Answer, Method, merge_config, parse_options
+from .config import SPEC_FLAGS, EntitySource, PremiseJudge, R3Config
+from .entities import EntityFinder, EntityReport
+from .facts import Pruning, Ranker
+from .preference import OptionResult, PreferenceMatcher
+from .search import SearchResult, TreeSearch
+from .task import Calls, Task, TaskKind, describe_llm, short_error
+
+
+@METHODS.register("r3")
+class R3Method(Method):
+    """R3. ``llm``: a spec or backend (needed by every step but offline preference scoring); options in
+    :class:`~.config.R3Config` (``spec``: ``"r3:truncation,max_depth=0"``)."""
+
+    name = "r3"
+
+    def __init__(
+        self,
+        llm: str | LLMBackend | None = None,
+        config: R3Config | None = None,
+        spec: str | None = None,
+        **overrides: Any,
+    ) -> None:
+        overrides.pop("policy", None)  # the harness passes a policy to every method; R3 has none
+        updates = {**parse_options(spec, method="r3", flags=SPEC_FLAGS), **overrides}
+        if isinstance(llm, str):
+            updates["llm"] = llm
+        self.config: R3Config = merge_config(R3Config, config, updates)
+        self.llm = llm if isinstance(llm, LLMBackend) else resolve_llm_arg(self.config.llm)
+        self.finder = EntityFinder(self.config.max_entities, self.config.link_min_score)
+        self._ranker: Ranker | None = None
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "llm": describe_llm(self.llm)}
+
+    @property
+    def ranker(self) -> Ranker | None:
+        """The embedding ranker (``None`` for truncation pruning with the LLM judge)."""
+        cfg = self.config
+        if self._ranker is None and (cfg.pruning == Pruning.SEMANTIC or cfg.judge == PremiseJudge.EMBEDDING):
+            from ...retrieval.embedders import resolve_embedder
+
+            self._ranker = Ranker(resolve_embedder(cfg.embedder))
+        return self._ranker
+
+    # --- entities ---------------------------------------------------------------------------------------
+    def extract_entities(self, question: Question, kg: KGStore, calls: Calls | None) -> EntityReport:
+        """``EL(q, K) ∪ LLM_E(q)`` (or one of them, per ``entities``), each part reported."""
+        source = self.config.entities
+        linker = [e for e in question.entities if kg.has_entity(e)]
+        if source != EntitySource.LLM:
+            linker += [e for e in self.finder.linked(question.text, kg) if e not in linker]
+        names: list[str] = []
+        llm_linked: list[str] = []
+        unlinked: list[str] = []
+        error = ""
+        if source != EntitySource.LINKER and calls is not None:
+            try:
+                names = calls.ask(
+                    P.build_entity_messages(question.text), P.parse_entities, retries=self.config.retries
+                ).value
+            except ParseError as exc:
+                error = short_error(exc)
+            llm_linked, unlinked = self.finder.link_names(names, kg)
+        union = list(dict.fromkeys(linker + llm_linked))
+        return EntityReport(
+            tuple(linker), tuple(names), tuple(llm_linked), tuple(unlinked), tuple(union), error
+        )
+
+    # --- answering --------------------------------------------------------------------------------------
+    def answer(self, question: Question, kg: KGStore) -> Answer:
+        task = Task.of(question)
+        offline_choice = task.kind == TaskKind.CHOICE and self.config.judge == PremiseJudge.EMBEDDING
+        if self.llm is None and not offline_choice:
+            raise ConfigError("r3 needs an LLM: pass llm='openai:…' or 'llamacpp:smollm2' (--llm)")
+        calls = Calls(self.llm, self.config.max_tokens) if self.llm is not None else None
+        with llm_context(method=self.name, question_id=question.qid):
+            if task.kind == TaskKind.CHOICE:
+                return self._preference(question, kg, task, calls)
+            assert calls is not None
+            return self._query(question, kg, task, calls)
+
+    def _query(self, question: Question, kg: KGStore, task: Task, calls: Calls) -> Answer:
+        report = self.extract_entities(question, kg, calls)
+        trace: list[dict[str, Any]] = [report.to_dict()]
+        search = TreeSearch(self.config, calls, kg, question.text, task, self.finder, self.ranker)
+        result = search.run(list(report.union)) if report.union else SearchResult([], None, None)
+        trace.append(self._tree(result))
+        shown = sorted(
+            {i for b in result.branches for n in b.nodes for i in n.facts}, key=lambda x: int(x[1:])
+        )
+        trace.append({"step": "facts", "table": search.pool.table(shown)})
+        usage = usage_dict(calls.usage, self.llm)
+        if result.final is None or result.final.answer is None:
+            if not report.union:
+                reason = "no question entity found in the KG"
+            elif all(b.axiom is None for b in result.branches):
+                reason = "no axiom could be parsed from the model's replies"
+            else:
+                depth, n = self.config.max_depth, len(result.branches)
+                reason = f"no grounded answer within depth {depth} and {n} branch(es)"
+            trace.append({"step": "explanation", "lines": self._lines(result, search, reason)})
+            return Answer.abstain(reason, trace, usage=usage)
+        answer = result.final.answer
+        cited = list(answer.cited_facts)
+        word = task.word(answer.verdict)
+        assert word is not None
+        trace.append(
+            {
+                "step": "grounding",
+                "verdict": str(answer.verdict),
+                "cited_facts": [{"id": i, **search.pool.fact(i).to_dict()} for i in cited],
+                "steps": [s.to_dict() for s in answer.steps],
+                "n_fact_steps": sum(bool(s.facts) for s in answer.steps),
+            }
+        )
+        trace.append({"step": "explanation", "lines": self._lines(result, search, f"answer: {word}")})
+        raw = (
+            "\n".join(f"{s.text} [{', '.join(s.facts + s.rules)}]" for s in answer.steps)
+            + f"\nAnswer: {word}"
+        )
+        return Answer([word], [search.pool.fact(i) for i in cited], trace, usage=usage, raw_output=raw)
+
+    def _tree(self, result: SearchResult) -> dict[str, Any]:
+        final = result.final
+        return {
+            "step": "r3_tree",
+            "max_depth": self.config.max_depth,
+            "breadth": self.config.breadth,
+            "branches": [b.to_dict() for b in result.branches],
+            "answered_at": None
+            if final is None or result.final_branch is None
+            else {"branch": result.final_branch.index, "depth": final.depth},
+            "verdict": str(final.verdict) if final is not None else str(P.Verdict.UNKNOWN),
+        }
+
+    @staticmethod
+    def _lines(result: SearchResult, search: TreeSearch, outcome: str) -> list[str]:
+        lines: list[str] = []
+        for b in result.branches:
+            if b.axiom is None:
+                lines.append(f"branch {b.index + 1}: {b.error}")
+                continue
+            lines.append(f"axiom R{b.index + 1}: {b.axiom.rule}")
+            lines += [f"  premise: {p}" for p in b.axiom.premises if p != b.axiom.rule]
+            for n in b.nodes:
+                lines.append(
+                    f"  depth {n.depth}: {len(n.facts)} facts, verdict {n.verdict}"
+                    + (f" ({n.note})" if n.note else "")
+                )
+                lines += [f"    rejected: {r}" for r in n.rejected]
+                if n.answer is not None:
+                    for k, s in enumerate(n.answer.steps, 1):
+                        cites = ", ".join(s.facts + s.rules) or ("assumption" if s.assumption else "-")
+                        lines.append(f"    step {k}: {s.text} [{cites}]")
+                        lines += [f"      {i} {search.pool.text(i)}" for i in s.facts]
+                if n.expanded:
+                    lines.append(f"    missing: {n.need} → expand {n.expanded}")
+        lines.append(outcome)
+        return lines
+
+    # --- preference matching ------------------------------------------------------------------------------
+    def _preference(self, question: Question, kg: KGStore, task: Task, calls: Calls | None) -> Answer:
+        matcher = PreferenceMatcher(self.config, calls, kg, question, task, self.ranker)
+        premises = None
+        if calls is None:  # offline embedding judge: the request itself is the one premise
+            premises = [question.text]
+        try:
+            axiom, results, chosen = matcher.run(premises)
+        except ParseError as exc:
+            failed: list[dict[str, Any]] = [{"step": "preference", "error": short_error(exc)}]
+            return Answer.abstain("axiom unparsable", failed, usage=self._usage_of(calls))
+        trace: list[dict[str, Any]] = [
+            {
+                "step": "preference",
+                "axiom": axiom.to_dict() if axiom else {"premises": list(premises or [])},
+                "judge": str(self.config.judge),
+                "options": [r.to_dict() for r in results],
+                "chosen": None if chosen is None else results[chosen].option.id,
+            },
+            {
+                "step": "facts",
+                "table": matcher.pool.table(
+                    sorted({i for r in results for i in r.facts}, key=lambda x: int(x[1:]))
+                ),
+            },
+        ]
+        usage = self._usage_of(calls)
+        if chosen is None:
+            return Answer.abstain("no option could be judged", trace, usage=usage)
+        best: OptionResult = results[chosen]
+        cited = list(dict.fromkeys(i for c in best.checks for i in c.facts))
+        trace.append(
+            {
+                "step": "grounding",
+                "verdict": "choice",
+                "cited_facts": [{"id": i, **matcher.pool.fact(i).to_dict()} for i in cited],
+            }
+        )
+        lines = [f"premise P{n}: {p}" for n, p in enumerate(axiom.premises if axiom else premises or [], 1)]
+        for r in results:
+            marks = ", ".join(
+                f"P{c.premise} {c.status}" + (f" [{', '.join(c.facts)}]" if c.facts else "") for c in r.checks
+            )
+            lines.append(f"option {r.option.text}: {marks or r.error}")
+        lines.append(f"answer: {best.option.text}")
+        trace.append({"step": "explanation", "lines": lines})
+        return Answer(
+            [best.option.text],
+            [matcher.pool.fact(i) for i in cited],
+            trace,
+            usage=usage,
+            raw_output=best.option.text,
+        )
+
+    def _usage_of(self, calls: Calls | None) -> dict[str, float]:
+        return usage_dict(calls.usage if calls is not None else Usage(), self.llm)

@@ -1,0 +1,164 @@
+"""R3 on preference matching (§4.1; §3.2.4: "for multiple-choice queries, the process is repeated for each
+option"): an axiom is surfaced for the request — its premises are the preferences stated in it and the
+requirements that follow from the user's personal facts — then every option is checked premise by premise
+against the facts about the user and that option, each check citing the facts it rests on. The option that
+violates fewest premises and satisfies most is chosen; the trace says, per option, which premises it
+satisfies or violates and why.
+
+Two judges: ``llm`` (the option prompt, citations checked like the grounded answer) and ``embedding``
+(offline: a premise counts as satisfied when its embedding is within ``judge_threshold`` cosine of the
+option's description and facts; options are ranked by mean premise similarity — the scoring path that runs
+without an LLM, used for the offline Recipe-MPR measurement with given premises).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...datasets.base import Question
+from ...datasets.recipe_mpr import recipe_entity
+from ...errors import ParseError
+from ...kg.base import KGStore
+from ...kg.fact import Fact
+from ...prompts import r3 as P
+from .config import PremiseJudge, R3Config
+from .facts import FactPool, Ranker
+from .task import Calls, Option, Task, short_error
+
+
+@dataclass
+class OptionResult:
+    option: Option
+    facts: list[str] = field(default_factory=list)
+    checks: list[P.PremiseCheck] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    error: str = ""
+
+    def count(self, status: P.PremiseStatus) -> int:
+        return sum(c.status == status for c in self.checks)
+
+    @property
+    def mean_score(self) -> float:
+        return sum(self.scores) / len(self.scores) if self.scores else 0.0
+
+    def key(self, index: int) -> tuple[int, int, float, int]:
+        """Sort key: fewest violations, most satisfied premises, highest similarity, first listed."""
+        return (
+            self.count(P.PremiseStatus.VIOLATED),
+            -self.count(P.PremiseStatus.SATISFIED),
+            -self.mean_score,
+            index,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "option": self.option.id,
+            "text": self.option.text,
+            "facts": list(self.facts),
+            "checks": [c.to_dict() for c in self.checks],
+            "scores": [round(s, 4) for s in self.scores],
+            "satisfied": self.count(P.PremiseStatus.SATISFIED),
+            "violated": self.count(P.PremiseStatus.VIOLATED),
+            "rejected": list(self.rejected),
+            "error": self.error,
+        }
+
+
+def option_facts(kg: KGStore, option: Option) -> list[Fact]:
+    """The facts about an option: those of ``recipe <id>`` (the Recipe-MPR loaders' naming)."""
+    return kg.facts(subject=recipe_entity(option.id))
+
+
+def user_facts(kg: KGStore, question: Question) -> list[Fact]:
+    """The personal KG of the user asking (``extra["user"]``, else the question's given entities)."""
+    users = [str(question.extra.get("user"))] if question.extra.get("user") else list(question.entities)
+    return [f for u in users for f in kg.facts(subject=u)]
+
+
+def score_options(premises: Sequence[str], option_texts: Sequence[str], ranker: Ranker) -> list[list[float]]:
+    """Cosine similarity of every premise to every option text: ``scores[option][premise]``."""
+    return [ranker.scores(text, list(premises)) for text in option_texts]
+
+
+def choose(results: Sequence[OptionResult]) -> int | None:
+    """Index of the chosen option (see :meth:`OptionResult.key`); ``None`` when nothing was judged."""
+    if not results or all(not r.checks and not r.scores for r in results):
+        return None
+    return min(range(len(results)), key=lambda i: results[i].key(i))
+
+
+class PreferenceMatcher:
+    def __init__(
+        self,
+        config: R3Config,
+        calls: Calls | None,
+        kg: KGStore,
+        question: Question,
+        task: Task,
+        ranker: Ranker | None,
+    ) -> None:
+        self.cfg, self.calls, self.kg, self.question, self.task, self.ranker = (
+            config,
+            calls,
+            kg,
+            question,
+            task,
+            ranker,
+        )
+        self.pool = FactPool(kg)
+
+    def surface(self) -> P.Axiom:
+        if self.calls is None:
+            raise ParseError("no LLM to surface the axiom", expected="an LLM")
+        personal = self.pool.add(user_facts(self.kg, self.question))
+        request = (
+            "Does a recipe satisfy this request, given what is known about the person asking? "
+            + self.question.text
+        )
+        messages = P.build_axiom_messages(request, self.pool.lines(personal))
+        return self.calls.ask(messages, P.parse_axiom, retries=self.cfg.retries).value
+
+    def judge(self, option: Option, premises: Sequence[str]) -> OptionResult:
+        facts = user_facts(self.kg, self.question) + option_facts(self.kg, option)
+        result = OptionResult(option, self.pool.add(facts))
+        if self.cfg.judge == PremiseJudge.EMBEDDING:
+            if self.ranker is None:
+                raise ParseError("the embedding judge needs an embedder", expected="embedder=…")
+            text = " ".join([option.text, *(self.pool.text(i) for i in result.facts)])
+            result.scores = score_options(premises, [text], self.ranker)[0]
+            result.checks = [
+                P.PremiseCheck(
+                    n, P.PremiseStatus.SATISFIED if s >= self.cfg.judge_threshold else P.PremiseStatus.UNKNOWN
+                )
+                for n, s in enumerate(result.scores, 1)
+            ]
+            return result
+        assert self.calls is not None
+        valid = set(result.facts)
+        messages = P.build_option_messages(
+            self.question.text, premises, option.text, self.pool.lines(result.facts)
+        )
+        try:
+            result.checks = self.calls.ask(
+                messages,
+                lambda t: P.parse_premise_checks(t, len(premises), valid),
+                retries=self.cfg.grounding_retries,
+                rejected=result.rejected,
+            ).value
+        except ParseError as exc:
+            result.error = short_error(exc)
+        return result
+
+    def run(
+        self, premises: Sequence[str] | None = None
+    ) -> tuple[P.Axiom | None, list[OptionResult], int | None]:
+        """``(axiom, per-option results, chosen index)``; ``premises`` given → no axiom is surfaced."""
+        axiom = None
+        if premises is None:
+            axiom = self.surface()
+            premises = axiom.premises
+        results = [self.judge(o, premises) for o in self.task.options]
+        return axiom, results, choose(results)

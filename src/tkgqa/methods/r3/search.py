@@ -1,0 +1,265 @@
+"""R3's tree search (§3.2, Figure 1): per branch, surface an axiom, prune the sub-graph against it, try a
+fact-grounded answer; on "I don't know", name the missing evidence and the entity to expand, add its pruned
+facts and try again, up to ``max_depth`` expansions; a branch that ends without an answer starts a new one
+with a new axiom, up to ``breadth`` branches.
+
+Every grounded answer passes the mechanical check of :func:`~tkgqa.prompts.r3.parse_grounded_answer` (cited
+ids must be among the facts listed in that prompt); a reply that fails it is rejected and re-asked with the
+reason, and the rejections are kept in the node. A node whose replies are all rejected counts as "I don't
+know" (the search goes on). LLM backend errors propagate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import ParseError
+from ...kg.base import KGStore
+from ...kg.fact import Fact
+from ...prompts import r3 as P
+from .config import LLMPick, R3Config
+from .entities import EntityFinder
+from .facts import FactPool, Pruning, Ranker, prune, subgraph
+from .task import Calls, Task, short_error
+
+
+@dataclass
+class Node:
+    """One depth level of a branch."""
+
+    depth: int
+    entities: list[str]
+    added: list[str] = field(default_factory=list)  # fact ids added by pruning at this level
+    llm_picked: list[str] = field(default_factory=list)
+    facts: list[str] = field(default_factory=list)  # every fact id shown to the answer prompt
+    answer: P.GroundedAnswer | None = None
+    rejected: list[str] = field(default_factory=list)
+    error: str = ""
+    need: str | None = None
+    next_entity: str | None = None
+    expanded: str | None = None
+    note: str = ""
+
+    @property
+    def verdict(self) -> P.Verdict:
+        return self.answer.verdict if self.answer is not None else P.Verdict.UNKNOWN
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "depth": self.depth,
+            "entities": list(self.entities),
+            "added": list(self.added),
+            "llm_picked": list(self.llm_picked),
+            "facts": list(self.facts),
+            "verdict": str(self.verdict),
+            "steps": [s.to_dict() for s in self.answer.steps] if self.answer else [],
+            "rejected": list(self.rejected),
+            "error": self.error,
+            "missing": {"need": self.need, "entity": self.next_entity, "expanded": self.expanded},
+            "note": self.note,
+        }
+
+
+@dataclass
+class Branch:
+    index: int
+    axiom: P.Axiom | None = None
+    nodes: list[Node] = field(default_factory=list)
+    error: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "axiom": self.axiom.to_dict() if self.axiom else None,
+            "depth": len(self.nodes) - 1,
+            "nodes": [n.to_dict() for n in self.nodes],
+            "error": self.error,
+        }
+
+
+@dataclass
+class SearchResult:
+    branches: list[Branch]
+    final: Node | None  # the node that answered (None: no answer)
+    final_branch: Branch | None
+
+
+class TreeSearch:
+    """The search for one question (a fresh instance per question)."""
+
+    def __init__(
+        self,
+        config: R3Config,
+        calls: Calls,
+        kg: KGStore,
+        question: str,
+        task: Task,
+        finder: EntityFinder,
+        ranker: Ranker | None,
+    ) -> None:
+        self.cfg, self.calls, self.kg, self.question, self.task = config, calls, kg, question, task
+        self.finder, self.ranker = finder, ranker
+        self.pool = FactPool(kg)
+        self.axioms: list[P.Axiom] = []
+
+    # --- pieces ---------------------------------------------------------------------------------------
+    def _rules(self) -> list[tuple[str, str]]:
+        return [(P.rule_id(i), a.rule) for i, a in enumerate(self.axioms, 1)]
+
+    def _axiom_facts(self, facts: list[Fact]) -> list[str]:
+        n = self.cfg.axiom_facts
+        if not facts or n == 0:
+            return []
+        texts = [self.pool.text(i) for i in self.pool.add(facts)]
+        kept, _ = prune(facts, texts, self.question, n, self._mode(), self.ranker)
+        return self.pool.add(facts[i] for i in kept)
+
+    def _mode(self) -> Pruning:
+        return self.cfg.pruning if self.ranker is not None else Pruning.TRUNCATION
+
+    def surface_axiom(self, facts: list[Fact]) -> P.Axiom:
+        shown = self.pool.lines(self._axiom_facts(facts))
+        previous = [a.rule for a in self.axioms]
+        messages = P.build_axiom_messages(self.question, shown, previous)
+        return self.calls.ask(messages, P.parse_axiom, retries=self.cfg.retries).value
+
+    def extend(self, node: Node, candidates: list[Fact], current: list[str], axiom: P.Axiom) -> None:
+        """``T ← T ∪ SGP(K, I)`` over the candidates not yet in ``current`` (so an entity expanded again
+        yields its *next* top-k facts)."""
+        taken = set(current)
+        ids = self.pool.add(candidates)
+        fresh = [(f, i) for f, i in zip(candidates, ids, strict=True) if i not in taken]
+        if not fresh:
+            return
+        facts = [f for f, _ in fresh]
+        texts = [self.pool.text(i) for _, i in fresh]
+        kept, rest = prune(facts, texts, axiom.text(), self.cfg.top_k, self._mode(), self.ranker)
+        node.added = [fresh[i][1] for i in kept]
+        pick = self.cfg.llm_pick
+        pool_ids = [fresh[i][1] for i in rest[: self.cfg.llm_pool]]
+        if pick == LLMPick.FACTS and pool_ids:
+            messages = P.build_prune_messages(self.question, axiom.rule, self.pool.lines(pool_ids))
+            try:
+                node.llm_picked = self.calls.ask(
+                    messages, lambda t: P.parse_fact_selection(t, set(pool_ids)), retries=self.cfg.retries
+                ).value
+            except ParseError as exc:
+                node.note = f"fact selection unparsable: {short_error(exc)}"
+        elif pick == LLMPick.RELATIONS and rest:
+            rest_ids = [fresh[i][1] for i in rest]
+            names = list(dict.fromkeys(self.pool.fact(i).relation for i in rest_ids))
+            labels = [self.kg.label(r) for r in names]
+            messages = P.build_relation_messages(self.question, axiom.rule, labels)
+            try:
+                chosen = set(
+                    self.calls.ask(
+                        messages, lambda t: P.parse_relation_selection(t, labels), retries=self.cfg.retries
+                    ).value
+                )
+                wanted = {r for r, lab in zip(names, labels, strict=True) if lab in chosen}
+                node.llm_picked = [i for i in rest_ids if self.pool.fact(i).relation in wanted][
+                    : self.cfg.llm_pool
+                ]
+            except ParseError as exc:
+                node.note = f"relation selection unparsable: {short_error(exc)}"
+        current.extend(node.added + [i for i in node.llm_picked if i not in node.added])
+
+    def grounded_answer(self, node: Node, current: list[str]) -> None:
+        node.facts = list(current)
+        rules = self._rules()
+        messages = P.build_answer_messages(
+            self.question, rules, self.pool.lines(current), claim=self.task.claim
+        )
+        valid, rule_ids = set(current), {r for r, _ in rules}
+
+        def parse(text: str) -> P.GroundedAnswer:
+            return P.parse_grounded_answer(text, valid, rule_ids, require_fact=self.cfg.require_citation)
+
+        try:
+            node.answer = self.calls.ask(
+                messages, parse, retries=self.cfg.grounding_retries, rejected=node.rejected
+            ).value
+        except ParseError as exc:
+            node.error = (
+                f"no grounded answer after {self.cfg.grounding_retries + 1} attempt(s): {short_error(exc)}"
+            )
+
+    def missing_evidence(self, node: Node, current: list[str], chosen: list[str]) -> str | None:
+        """The entity to expand next (a KG name), or ``None`` (the node's note says why)."""
+        lines = self.pool.lines(current)
+        try:
+            need = self.calls.ask(
+                P.build_need_messages(self.question, self._rules(), lines),
+                P.parse_need,
+                retries=self.cfg.retries,
+            ).value
+        except ParseError as exc:
+            node.note = f"missing evidence unparsable: {short_error(exc)}"
+            return None
+        node.need = need
+        if need is None:
+            node.note = "the model found nothing missing"
+            return None
+        labels = [self.kg.label(e) for e in chosen]
+        try:
+            name = self.calls.ask(
+                P.build_next_entity_messages(self.question, need, lines, labels),
+                lambda t: P.parse_next_entity(t, labels),
+                retries=self.cfg.retries,
+            ).value
+        except ParseError as exc:
+            node.note = f"next entity unparsable: {short_error(exc)}"
+            return None
+        node.next_entity = name
+        entity = self.finder.link_name(name, self.kg)
+        if entity is None:
+            node.note = f"{name!r} is not a KG entity"
+            return None
+        node.expanded = entity
+        return entity
+
+    # --- the search ------------------------------------------------------------------------------------
+    def branch(self, index: int, entities: list[str]) -> tuple[Branch, Node | None]:
+        branch = Branch(index)
+        chosen = list(entities)
+        candidates = subgraph(self.kg, chosen, self.cfg.direction)
+        try:
+            branch.axiom = self.surface_axiom(candidates)
+        except ParseError as exc:
+            branch.error = f"axiom unparsable: {short_error(exc)}"
+            return branch, None
+        self.axioms.append(branch.axiom)
+        current: list[str] = []
+        node = previous = Node(0, list(chosen))
+        self.extend(node, candidates, current, branch.axiom)
+        for depth in range(self.cfg.max_depth + 1):
+            if depth:
+                node = Node(depth, list(chosen))
+                entity = previous.expanded
+                assert entity is not None
+                if entity not in chosen:
+                    chosen.append(entity)
+                    node.entities = list(chosen)
+                self.extend(node, subgraph(self.kg, [entity], self.cfg.direction), current, branch.axiom)
+                if not node.added and not node.llm_picked:
+                    node.note = f"no new facts about {entity!r}"
+                    branch.nodes.append(node)
+                    break
+            self.grounded_answer(node, current)
+            branch.nodes.append(node)
+            if node.verdict != P.Verdict.UNKNOWN:
+                return branch, node
+            if depth == self.cfg.max_depth or self.missing_evidence(node, current, chosen) is None:
+                break
+            previous = node
+        return branch, None
+
+    def run(self, entities: list[str]) -> SearchResult:
+        branches: list[Branch] = []
+        for b in range(self.cfg.breadth):
+            branch, final = self.branch(b, entities)
+            branches.append(branch)
+            if final is not None:
+                return SearchResult(branches, final, branch)
+        return SearchResult(branches, None, None)

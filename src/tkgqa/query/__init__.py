@@ -1,0 +1,95 @@
+"""The shared query layer between ``kg``/``time`` and the methods: one meaning in one place.
+
+What lives here, and every method consumes (methods never import each other):
+
+* question analysis — tokens (:mod:`.words`), entity mentions (:class:`MentionIndex`), the one question-time
+  reader (:func:`find_times`, :data:`TIME_CUES`), the relation lexicon, question linking
+  (:class:`QuestionLinker`, :class:`QuestionEntities`);
+* the time semantics (:class:`~tkgqa.time.TemporalRelation`, :func:`~tkgqa.time.holds`, defined in
+  :mod:`tkgqa.time.semantics` and re-exported here);
+* the one answer normaliser (:func:`normalize_answer`) and answer coverage of fact sets;
+* the typed program (:mod:`.program`), its executor and the offline :class:`Reasoner` (question → program);
+* per-KG resource caching (:class:`PerKG`) and per-question context KGs (:func:`context_kg`).
+"""
+
+from ..time import Extreme, TemporalRelation, holds, keep, search_window
+from .context import context_kg
+from .executor import Executor, Result
+from .grounding import QuestionEntities, answer_covered, base_store, coverage_at, fact_mentions
+from .lexicon import RelationLexicon
+from .linking import LinkedQuestion, QuestionAnchors, QuestionLinker, mask_question
+from .mentions import EntityMention, MentionIndex
+from .normalize import normalize_answer, normalize_text
+from .parser import Parse, ParserOptions, QuestionParser
+from .program import (
+    AnswerOrder,
+    Const,
+    Entities,
+    Exclude,
+    Fallback,
+    Filter,
+    Match,
+    Program,
+    ReferenceTime,
+    Rows,
+    Select,
+    TimeExpr,
+    TimeOf,
+    Times,
+    pretty,
+)
+from .reasoner import Reasoner, given_entities
+from .resources import PerKG
+from .timeref import TIME_CUES, TimeMention, find_times
+from .words import Token, tokenize
+
+__all__ = [
+    "TIME_CUES",
+    "AnswerOrder",
+    "Const",
+    "Entities",
+    "EntityMention",
+    "Exclude",
+    "Executor",
+    "Extreme",
+    "Fallback",
+    "Filter",
+    "LinkedQuestion",
+    "Match",
+    "MentionIndex",
+    "Parse",
+    "ParserOptions",
+    "PerKG",
+    "Program",
+    "QuestionAnchors",
+    "QuestionEntities",
+    "QuestionLinker",
+    "QuestionParser",
+    "Reasoner",
+    "ReferenceTime",
+    "RelationLexicon",
+    "Result",
+    "Rows",
+    "Select",
+    "TemporalRelation",
+    "TimeExpr",
+    "TimeMention",
+    "TimeOf",
+    "Times",
+    "Token",
+    "answer_covered",
+    "base_store",
+    "context_kg",
+    "coverage_at",
+    "fact_mentions",
+    "find_times",
+    "given_entities",
+    "holds",
+    "keep",
+    "mask_question",
+    "normalize_answer",
+    "normalize_text",
+    "pretty",
+    "search_window",
+    "tokenize",
+]

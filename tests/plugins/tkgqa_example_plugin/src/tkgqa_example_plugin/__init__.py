@@ -1,0 +1,1 @@
+"""An example tkgqa plugin: everything it adds reaches tkgqa through entry points (see pyproject.toml)."""
