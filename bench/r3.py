@@ -152,6 +152,11 @@ def pruning_recall(
     candidate-set statistics."""
     sums: dict[str, dict[int, float]] = {}
     n = 0
+    everything = (
+        [render_fact(f, kg) for f in kg] + [q.text for q in qs] + [q.extra["inference_rule"] for q in qs]
+    )
+    for ranker in rankers.values():
+        ranker.warm(everything)
     sizes = []
     for q in qs:
         anchors = gold_anchors(q, kg, finder)
@@ -276,7 +281,9 @@ def smollm2_runs(qs: Sequence[Question], kg: KGStore, n: int, n_r3: int) -> list
 # --- 5. Recipe-MPR -----------------------------------------------------------------------------------------
 def recipe_mpr(qs: Sequence[Question], rankers: dict[str, Ranker]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
+    texts = [t for q in qs for t in (q.text, *(o["text"] for o in q.extra["options"]), *q.extra["aspects"])]
     for name, ranker in rankers.items():
+        ranker.warm([t.strip() for t in texts])
         hits = {
             "baseline: query ↔ option": 0,
             "R3 scoring: premise = query": 0,

@@ -20,7 +20,7 @@ from tkgqa.registry import ENTRY_POINT_GROUPS, Registry
 
 BUILTIN_METHOD_NAMES = {
     "symbolic", "ari", "llm_only", "kg_rag", "react_kb", "cot_kb", "timer4", "cik", "hybrid",
-    "r3", "kaping", "cot0", "cot2",
+    "r3", "kaping", "cot0", "cot2", "lpkg",
 }  # fmt: skip
 BUILTIN_DATASET_NAMES = {
     "multitq", "timequestions", "cronquestions", "clqa", "jsonl", "demo", "crlt_qa", "crlt_claims", "recipe_mpr",

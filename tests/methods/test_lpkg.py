@@ -162,9 +162,10 @@ def test_plan_metrics_in_the_evaluation_report(demo_kg: TemporalKG, tmp_path: Pa
     report = evaluate(method, questions, demo_kg, tmp_path / "run", progress=False)
     m = report.method_metrics
     assert m["n_planned"] == 3 and m["plan_parse_rate"] == pytest.approx(2 / 3)
-    assert m["plan_shape_accuracy"] == pytest.approx(2 / 3) and m["plan_fallback_rate"] == pytest.approx(
-        1 / 3
-    )
+    assert m["plan_shape_accuracy"] == pytest.approx(2 / 3)
+    assert m["plan_fallback_rate"] == pytest.approx(1 / 3)
+    assert m["plan_exact_set"] == pytest.approx(2 / 3)
+    assert m["plan_exact_set"] <= report.metrics["exact_set"]
     assert m["per_type"]["1p"]["predicted_patterns"] == {"unparsed/other": 1}
     saved = json.loads((tmp_path / "run" / "report.json").read_text())
     assert saved["method_metrics"]["per_type"]["compare"]["plan_shape_accuracy"] == 1.0
@@ -291,3 +292,13 @@ def test_cli_ground_data_and_plan(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
     assert data["pattern"] == "1p" and data["answer"]["answers"][0] == "Barack Obama"
+
+
+def test_sft_planner_asks_in_the_fine_tuning_format(demo_kg: TemporalKG) -> None:
+    llm = FakeLLM([IN_PLAN])
+    answer = resolve_method("lpkg", llm=llm, planner="sft").answer(QUESTION, demo_kg)
+    assert answer.answers == ["Barack Obama"] and answer.trace[0]["planner"] == "sft"
+    sent = [(m.role, m.content) for m in llm.requests[0].messages]
+    assert sent == [(m.role, m.content) for m in finetune_messages(QUESTION.text)]
+    with pytest.raises(ConfigError, match="sft needs"):
+        resolve_method("lpkg", planner="sft")

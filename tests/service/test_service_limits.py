@@ -4,10 +4,14 @@ paths or unbounded numbers from requests, server-side allow-lists, an API token 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("fastapi", reason="the service needs FastAPI: install tkgqa[service]")
 pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx: install tkgqa[service]")
@@ -31,9 +35,9 @@ def client() -> Iterator[TestClient]:
         yield c
 
 
-def assert_error(res: object, status: int, kind: str) -> dict[str, object]:
-    assert res.status_code == status, res.text  # type: ignore[attr-defined]
-    body = res.json()  # type: ignore[attr-defined]
+def assert_error(res: Any, status: int, kind: str) -> dict[str, Any]:
+    assert res.status_code == status, res.text
+    body = res.json()
     assert set(body) <= {"error", "type", "suggestions"} and body["type"] == kind, body
     assert isinstance(body["error"], str) and 0 < len(body["error"]) <= 600
     return dict(body)
@@ -103,15 +107,15 @@ def test_paths_are_never_taken_from_requests(client: TestClient, tmp_path: Path)
     res = client.post("/api/ask", json={"question": QUESTION, "method": "ari:memory=/etc/passwd"})
     assert_error(res, 403, "NotAllowed")
     res = client.post("/api/ask", json={"question": QUESTION, "options": {"policy": "../../etc/passwd"}})
-    assert "paths are never taken" in assert_error(res, 400, "ConfigError")["error"]  # type: ignore[operator]
+    assert "paths are never taken" in assert_error(res, 400, "ConfigError")["error"]
 
 
 def test_clients_cannot_pick_another_model_or_unbounded_numbers(client: TestClient) -> None:
     res = client.post("/api/ask", json={"question": QUESTION, "method": "llm_only", "llm": "openai:gpt-4o"})
-    assert "--allow-llm" in assert_error(res, 403, "NotAllowed")["error"]  # type: ignore[operator]
+    assert "--allow-llm" in assert_error(res, 403, "NotAllowed")["error"]
     for value in (1_000_000_000, "1000000000", 1e308):
         body = {"question": QUESTION, "method": "llm_only", "llm": "fake", "options": {"max_tokens": value}}
-        assert "out of range" in assert_error(client.post("/api/ask", json=body), 400, "ConfigError")["error"]  # type: ignore[operator]
+        assert "out of range" in assert_error(client.post("/api/ask", json=body), 400, "ConfigError")["error"]
     res = client.post("/api/ask", content=b'{"question": "q", "options": {"top_k": NaN}}', headers=JSON)
     assert_error(res, 400, "ConfigError")
     res = client.post("/api/ask", json={"question": QUESTION, "options": {"k" * 5000: 1}})
@@ -126,7 +130,7 @@ def test_unknown_method_is_400_and_an_unlisted_spec_403(client: TestClient) -> N
         in assert_error(
             client.post("/api/ask", json={"question": QUESTION, "method": "nope"}), 400, "ConfigError"
         )["error"]
-    )  # type: ignore[operator]
+    )
     assert (
         client.post("/api/ask", json={"question": QUESTION, "method": "ari:policy=symbolic"}).status_code
         == 200
@@ -195,3 +199,18 @@ def test_openapi_documents_the_error_shape_and_limits(client: TestClient) -> Non
     assert {"403", "413", "422", "429", "504"} <= set(ask["responses"])
     assert "ErrorBody" in schema["components"]["schemas"]
     assert "timeout_s" in schema["components"]["schemas"]["AskRequest"]["properties"]
+
+
+@given(
+    text=st.text(min_size=1, max_size=300), method=st.sampled_from([None, "symbolic", "ari:policy=symbolic"])
+)
+@settings(max_examples=int(os.environ.get("TKGQA_FUZZ_EXAMPLES", "40")), deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+def test_any_question_text_gets_an_answer_or_a_4xx_never_a_500(
+    client: TestClient, text: str, method: str | None
+) -> None:
+    raw = json.dumps({"question": text, "method": method}).encode()  # lone surrogates as \\ud800 escapes
+    res = client.post("/api/ask", content=raw, headers=JSON)
+    assert res.status_code in (200, 400, 422), res.text
+    if res.status_code != 200:
+        assert set(res.json()) <= {"error", "type", "suggestions"}

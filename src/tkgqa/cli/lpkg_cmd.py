@@ -163,7 +163,7 @@ def train_cmd(
     lr: float = typer.Option(2e-4, "--lr"),
     lora_r: int = typer.Option(16, "--lora-r"),
     full: bool = typer.Option(False, "--full", help="Full fine-tuning instead of LoRA."),
-    max_len: int = typer.Option(512, "--max-len"),
+    max_len: int = typer.Option(384, "--max-len"),
     eval_every: int = typer.Option(25, "--eval-every"),
     limit: int | None = typer.Option(None, "--limit", help="Use only the first N training examples."),
     name: str = typer.Option("smollm2-lpkg", "--name", help="Run name (under $TKGQA_HOME/lpkg/planners)."),

@@ -1,5 +1,9 @@
 """ARI — Abstract Reasoning Induction (Chen et al., ACL 2024) for temporal KGQA.
 
+Runs the paper's configuration by default (``preset=paper``); ``preset=ours`` switches on the project's
+improvements, each also a named option (:mod:`.config`; docs/ari_paper_vs_ours.md lists them with their
+measured effect).
+
 * :mod:`.actions` — the atomic actions of Table 6 and the agent state (a list of (entity, time) results);
 * :mod:`.environment` — the knowledge-based part: candidate enumeration (Eq. 2) and filtration (Eq. 3);
 * :mod:`.agent` — the step loop (Algorithm 1) until ``answer(...)`` or ``t_max``;
@@ -18,8 +22,8 @@ from ...retrieval.similarity import Similarity
 from .actions import Action, AgentState, Item
 from .agent import Episode, StepRecord, run_episode
 from .build import build_memory
-from .config import ARIConfig, variant_key
-from .environment import ARIEnvironment, FilterSettings
+from .config import ARIConfig, EmbedderName, ExampleSet, Preset, deviations, variant_key
+from .environment import ActionSpace, ARIEnvironment, FilterMode, FilterSettings
 from .kb_baselines import CoTKB, ReActKB
 from .memory import ARIMemory, HistoryRecord, HistoryStep, kmeans
 from .method import ARIMethod
@@ -31,10 +35,14 @@ __all__ = [
     "ARIMemory",
     "ARIMethod",
     "Action",
+    "ActionSpace",
     "AgentState",
     "CoTKB",
     "Decision",
+    "EmbedderName",
     "Episode",
+    "ExampleSet",
+    "FilterMode",
     "FilterSettings",
     "HistoryRecord",
     "HistoryStep",
@@ -42,6 +50,7 @@ __all__ = [
     "LLMPolicy",
     "OraclePolicy",
     "Policy",
+    "Preset",
     "PromptStyle",
     "QuestionAnchors",
     "ReActKB",
@@ -49,6 +58,7 @@ __all__ = [
     "StepRecord",
     "StepView",
     "build_memory",
+    "deviations",
     "kmeans",
     "run_episode",
     "variant_key",

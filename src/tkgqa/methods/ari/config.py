@@ -159,6 +159,9 @@ class ARIConfig(MethodConfig):
         ge=0,
         description="action_space=paper: result lists naming at most this many entities add them as subjects",
     )
+    rank_with_time: bool = Field(
+        default=False, description="embed lookups' time arguments for the filter's similarity (ours: off)"
+    )
     examples: ExampleSet | None = Field(
         default=None, description="prompt examples: 'paper' (Table 8) or 'ours'"
     )
@@ -330,6 +333,11 @@ def unspecified(effective: ARIConfig) -> list[str]:
         out.append(
             f"max_new_subjects={effective.max_new_subjects}: a result list adds its entities as subjects "
             "when it names at most this many (ours: the paper gives no bound)"
+        )
+    if not effective.rank_with_time:
+        out.append(
+            "rank_with_time=false: the filter compares the question with the lookup's entity and relation "
+            "labels; time arguments are not embedded (time variants keep the enumeration order)"
         )
     if not effective.truncate_results:
         out.append("truncate_results=false: every result entry is shown (prompts grow with the lists)")

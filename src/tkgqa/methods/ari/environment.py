@@ -13,8 +13,8 @@ the linked question entities and locks the relation after the first lookup. Two 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from ...kg.base import KGStore
@@ -73,6 +73,7 @@ class FilterSettings:
     action_space: ActionSpace = ActionSpace.REFERENCE
     mode: FilterMode = FilterMode.NONEMPTY_FIRST
     max_new_subjects: int = 3
+    rank_with_time: bool = False
 
 
 class ARIEnvironment:
@@ -93,6 +94,9 @@ class ARIEnvironment:
         self._count_cache: dict[Action, int] = {}
         self._cand_cache: dict[tuple[object, ...], list[Action]] = {}
         self._rel_cache: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self._base_cache: dict[tuple[object, ...], list[Action]] = {}
+        self._rank_cache: dict[tuple[object, ...], list[Action]] = {}
+        self._text_cache: dict[tuple[Action, bool], str] = {}
 
     # --- enumeration (Eq. 2) ------------------------------------------------------------------------
     def lookup_times(self, state: AgentState) -> list[TimePoint | None]:
@@ -133,12 +137,21 @@ class ARIEnvironment:
             self._rel_cache[entity] = found
         return found
 
-    def enumerate(self, state: AgentState) -> list[Action]:
-        """Every action of the templates instantiated on the subjects, the relations of their 1-hop subgraph
-        (``reference``: only the relation in focus after a lookup) and the current list."""
+    def base_key(self, state: AgentState) -> tuple[object, ...]:
+        """What the lookups at ``state``, without their time constraints, depend on (for caching)."""
+        focus = state.relation if self.settings.action_space is ActionSpace.REFERENCE else None
+        return (tuple(self.subjects(state)), focus)
+
+    def base_lookups(self, state: AgentState) -> list[Action]:
+        """The lookups of the templates on the subjects and the relations of their 1-hop subgraph
+        (``reference``: only the relation in focus after a lookup), without time constraint; each
+        get_tail_entity/get_head_entity stands for its variants at every time of :meth:`lookup_times`."""
+        key = self.base_key(state)
+        found = self._base_cache.get(key)
+        if found is not None:
+            return found
         a = self.anchors
         filtered = self.settings.enabled
-        times = self.lookup_times(state)
         out: list[Action] = []
         if self.settings.action_space is ActionSpace.PAPER:
             subjects = self.subjects(state)
@@ -147,10 +160,10 @@ class ARIEnvironment:
                 for r in dict.fromkeys([*outs, *ins]):
                     as_subject, as_object = r in outs, r in ins
                     if as_subject or not filtered:
-                        out.extend(Action("get_tail_entity", e, r, time=t) for t in times)
+                        out.append(Action("get_tail_entity", e, r))
                         out.extend(Action("get_time", e, r, other=o) for o in subjects if o != e)
                     if as_object or not filtered:
-                        out.extend(Action("get_head_entity", e, r, time=t) for t in times)
+                        out.append(Action("get_head_entity", e, r))
         else:
             relations = [state.relation] if state.relation else a.relations()
             for r in relations:
@@ -158,10 +171,31 @@ class ARIEnvironment:
                     as_subject = r in a.out_relations.get(e, ())
                     as_object = r in a.in_relations.get(e, ())
                     if as_subject or not filtered:
-                        out.extend(Action("get_tail_entity", e, r, time=t) for t in times)
+                        out.append(Action("get_tail_entity", e, r))
                         out.extend(Action("get_time", e, r, other=o) for o in a.entities if o != e)
                     if as_object or not filtered:
-                        out.extend(Action("get_head_entity", e, r, time=t) for t in times)
+                        out.append(Action("get_head_entity", e, r))
+        out = list(dict.fromkeys(out))
+        if len(self._base_cache) > 2_000:
+            self._base_cache.clear()
+        self._base_cache[key] = out
+        return out
+
+    def enumerate_lookups(self, state: AgentState) -> list[Action]:
+        """Every lookup (Eq. 2), time variants included, actions already taken included."""
+        return list(_with_times(self.base_lookups(state), self.lookup_times(state)))
+
+    def enumerate(self, state: AgentState) -> list[Action]:
+        """Every action of the templates (Eq. 2): the lookups (:meth:`enumerate_lookups`), then the list
+        operators and the answers on the current list; actions already taken are left out."""
+        taken = set(state.taken)
+        lookups = [x for x in self.enumerate_lookups(state) if x.text not in taken]
+        return [*lookups, *self.list_actions(state)]
+
+    def list_actions(self, state: AgentState) -> list[Action]:
+        """The list operators and answers on the current list (not taken yet)."""
+        a = self.anchors
+        out: list[Action] = []
         if state.items:
             out.append(Action("get_first"))
             out.append(Action("get_last"))
@@ -192,25 +226,49 @@ class ARIEnvironment:
         found = self._cand_cache.get(key)
         if found is not None:
             return found
-        actions = self.enumerate(state)
         s = self.settings
         if not s.enabled:
-            result = actions[: s.max_candidates]
+            result = self.enumerate(state)[: s.max_candidates]
         else:
-            lookups = [x for x in actions if x.is_lookup]
-            ops = [x for x in actions if x.kind != ANSWER and not x.is_lookup]
+            taken = set(state.taken)
+            lookups = _first_untaken(self._ranked_lookups(state), taken, s.top_k, self.count, s.mode)
+            rest = self.list_actions(state)
+            ops = [x for x in rest if x.kind != ANSWER]
             if s.mode is FilterMode.EQ3:
-                ranked = [x for x in self.rank(lookups)[: s.top_k] if self.count(x) > 0]
+                ranked = [x for x in lookups[: s.top_k] if self.count(x) > 0]
                 ops = [x for x in ops if filter_items(state.items, x)]
             else:
-                ranked = self.rank([x for x in lookups if self.count(x) > 0])[: s.top_k]
+                ranked = [x for x in lookups if self.count(x) > 0][: s.top_k]
                 ops = [x for x in ops if _informative(state.items, x)]
-            answers = [x for x in actions if x.kind == ANSWER]
+            answers = [x for x in rest if x.kind == ANSWER]
             result = [*ranked, *ops, *answers]
         if len(self._cand_cache) > 20_000:
             self._cand_cache.clear()
         self._cand_cache[key] = result
         return result
+
+    def _ranked_lookups(self, state: AgentState) -> Iterator[Action]:
+        """Every lookup by decreasing similarity to the question. Without ``rank_with_time`` the time
+        variants of a lookup share its score, so the base lookups are ranked once and expanded lazily (the
+        same order as ranking the expanded list: ties keep the enumeration order)."""
+        times = self.lookup_times(state)
+        if self.settings.rank_with_time:
+            key: tuple[object, ...] = (self.base_key(state), tuple(times))
+            found = self._rank_cache.get(key)
+            if found is None:
+                found = self.rank(self.enumerate_lookups(state))
+                if len(self._rank_cache) > 2_000:
+                    self._rank_cache.clear()
+                self._rank_cache[key] = found
+            return iter(found)
+        key = self.base_key(state)
+        bases = self._rank_cache.get(key)
+        if bases is None:
+            bases = self.rank(self.base_lookups(state))
+            if len(self._rank_cache) > 2_000:
+                self._rank_cache.clear()
+            self._rank_cache[key] = bases
+        return _with_times(bases, times)
 
     def count(self, action: Action) -> int:
         found = self._count_cache.get(action)
@@ -219,23 +277,36 @@ class ARIEnvironment:
         return found
 
     def rank(self, actions: Sequence[Action]) -> list[Action]:
-        """``actions`` by decreasing similarity to the question (stable for ties)."""
+        """``actions`` by decreasing similarity to the question (stable for ties: the enumeration order, in
+        which a lookup without time constraint precedes its variants with the question's times, then the
+        anchors')."""
         texts = [self.semantic_text(x) for x in actions]
         missing = [t for t in dict.fromkeys(texts) if t not in self._score_cache]
-        for t, s in zip(missing, self.similarity.scores(missing), strict=True):
-            self._score_cache[t] = s
+        if missing:
+            for t, s in zip(missing, self.similarity.scores(missing), strict=True):
+                self._score_cache[t] = s
         order = sorted(range(len(actions)), key=lambda i: -self._score_cache[texts[i]])
         return [actions[i] for i in order]
 
     def semantic_text(self, action: Action) -> str:
-        """What is compared with the question: labels of the entities and relation, and the time."""
+        """What is compared with the question: labels of the entities and relation (``when`` for get_time),
+        and the time argument when ``rank_with_time`` (default off: a sentence encoder gives date strings
+        no meaningful similarity, and leaving them out keeps the texts to encode per question small)."""
+        key = (action, self.settings.rank_with_time)
+        found = self._text_cache.get(key)
+        if found is not None:
+            return found
         kg = self.kg
         parts = [kg.label(x) for x in (action.entity, action.relation, action.other) if x]
-        if action.time is not None:
+        if action.time is not None and self.settings.rank_with_time:
             parts.append(action.time.iso())
         if action.kind == "get_time":
             parts.insert(0, "when")
-        return " ".join(parts)
+        text = " ".join(parts)
+        if len(self._text_cache) > 200_000:
+            self._text_cache.clear()
+        self._text_cache[key] = text
+        return text
 
     # --- execution ----------------------------------------------------------------------------------
     def step(self, state: AgentState, action: Action) -> tuple[AgentState, list[Item]]:
@@ -255,3 +326,31 @@ def _relations(kg: KGStore, entity: str, as_subject: bool) -> tuple[str, ...]:
     for f in facts:
         counts[f.relation] = counts.get(f.relation, 0) + 1
     return tuple(sorted(counts, key=lambda r: (-counts[r], r)))
+
+
+def _with_times(bases: Sequence[Action], times: Sequence[TimePoint | None]) -> Iterator[Action]:
+    """Each base lookup followed by its time variants (get_time has none)."""
+    for b in bases:
+        if b.kind == "get_time":
+            yield b
+        else:
+            for t in times:
+                yield b if t is None else replace(b, time=t)
+
+
+def _first_untaken(
+    ranked: Iterable[Action], taken: set[str], k: int, count: Callable[[Action], int], mode: FilterMode
+) -> list[Action]:
+    """The leading actions of ``ranked`` not taken yet: ``k`` of them (``eq3``), or up to ``k`` that return
+    something (``nonempty_first``); stops early so that long lists are not scanned."""
+    out: list[Action] = []
+    kept = 0
+    for x in ranked:
+        if kept >= k:
+            break
+        if taken and x.text in taken:
+            continue
+        out.append(x)
+        if mode is FilterMode.EQ3 or count(x) > 0:
+            kept += 1
+    return out

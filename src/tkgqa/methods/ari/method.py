@@ -146,6 +146,7 @@ class ARIMethod(Method):
             action_space=c.action_space,
             mode=c.filter_mode,
             max_new_subjects=c.max_new_subjects,
+            rank_with_time=c.rank_with_time,
         )
         return ARIEnvironment(kg, linked.anchors, Similarity(question.text, self.embedder), settings)
 

@@ -167,6 +167,19 @@ class OraclePolicy:
         self.max_nodes = max_nodes
         self._plan: list[Action] = []
         self.searched_nodes = 0
+        self._gold_memo: dict[tuple[str, object], bool] = {}
+
+    def _keeps_gold(self, kg: Any, items: Sequence[Item], gold: list[str]) -> bool:
+        """Whether some item is a gold answer (memoised per value and time: lists repeat in a search)."""
+        memo = self._gold_memo
+        for it in items:
+            key = (it.value, it.time)
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = item_matches_gold(kg, it, gold)
+            if found:
+                return True
+        return False
 
     def choose(self, view: StepView) -> Decision:
         gold = list(view.question.answers)
@@ -222,7 +235,7 @@ class OraclePolicy:
                     return [*path, a]
             if len(path) + 2 > budget:  # no room for another action before the answer
                 continue
-            has_gold = any(item_matches_gold(kg, it, gold) for it in state.items)
+            has_gold = self._keeps_gold(kg, state.items, gold)
             narrowing = paper and chain and not has_gold and len(path) + 3 <= budget
             for a in cands:
                 if a.kind == ANSWER or (a.is_lookup == has_gold and (a.is_lookup or not narrowing)):
@@ -238,10 +251,10 @@ class OraclePolicy:
                 nxt, items = env.step(state, a)
                 if not items or nxt.key() in seen:
                     continue
-                lost = not a.is_lookup and not _keeps_gold(kg, items, gold)
+                lost = not a.is_lookup and not self._keeps_gold(kg, items, gold)
                 if lost and not (narrowing and _identifies(env, nxt, state)):
                     continue  # … unless (paper, chaining) it names new subjects for a further lookup
-                if paper and a.is_lookup and len(path) + 3 > budget and not _keeps_gold(kg, items, gold):
+                if paper and a.is_lookup and len(path) + 3 > budget and not self._keeps_gold(kg, items, gold):
                     continue  # a lookup missing the gold needs room for another lookup and the answer
                 seen.add(nxt.key())
                 queue.append((nxt, [*path, a], None))
@@ -276,7 +289,3 @@ def _identifies(env: ARIEnvironment, nxt: AgentState, before: AgentState) -> boo
 
 def _from_question(action: Action, entities: set[str]) -> bool:
     return action.entity in entities and (action.other is None or action.other in entities)
-
-
-def _keeps_gold(kg: Any, items: Sequence[Item], gold: list[str]) -> bool:
-    return any(item_matches_gold(kg, it, gold) for it in items)

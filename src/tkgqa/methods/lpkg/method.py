@@ -7,11 +7,12 @@ set / comparison / temporal steps as typed operations. A reply that does not par
 question directly (the paper's executor does the same), recorded in the trace (``fallback``).
 
 Options (``--method lpkg --method-option KEY=VALUE`` or ``"lpkg:planner=finetuned:NAME"``):
-``planner`` (``icl`` | ``finetuned:PATH`` | ``random`` | ``direct``; default ``icl`` with ``--llm``),
+``planner`` (``icl`` | ``sft`` | ``finetuned:PATH`` | ``random`` | ``direct``; default ``icl`` with
+``--llm``),
 ``k`` and ``demos`` (in-context demonstrations: a planning-data JSONL, else the built-in ones), ``search``
 (``kg`` | ``retriever``; ``embedder``, ``search_k``), ``reader`` (``symbolic`` | ``llm``), ``max_fanout``
 (answers a ``{Ans_k}`` sub-question is asked for), ``inference`` (fine-tuned planner: ``auto`` |
-``llamacpp`` | ``transformers``), ``fallback``.
+``llamacpp`` | ``transformers``; ``threads`` for llama.cpp), ``fallback``.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ class LPKGConfig(MethodConfig):
     llm_facts: int = Field(default=30, ge=1)
     max_plan_tokens: int = Field(default=400, ge=32)
     inference: Inference = Inference.AUTO
+    threads: int | None = Field(default=None, ge=1)
     fallback: bool = True
     seed: int = 0
 
@@ -90,6 +92,7 @@ class LPKGMethod(Method):
             seed=cfg.seed,
             max_tokens=cfg.max_plan_tokens,
             inference=cfg.inference,
+            threads=cfg.threads,
         )
         self.reasoner = Reasoner(ParserOptions())
         self.linker = QuestionEntities()

@@ -4,8 +4,12 @@
 * ``plan_shape_accuracy`` — the plan's pattern is the question's (only over questions whose pattern is known:
   generated questions and CLQA-Wiki carry it as ``qtype``; MultiTQ's question types map to the accepted
   temporal patterns in :data:`MULTITQ_PATTERNS`); an unparsed plan counts as wrong;
-* per question type: n, parse rate, shape accuracy, exact set match of the executed answers, and the
-  distribution of predicted patterns; plus planning seconds per question and plans/s.
+* ``plan_exact_set`` — the executed answers equal the gold set *and* they came from the planner's own plan
+  (a fallback to asking the question directly counts as a miss; ``exact_set`` in the report's metrics
+  counts it);
+* per question type: n, parse rate, shape accuracy, exact set match of the executed answers (with and
+  without fallbacks), and the distribution of predicted patterns; plus planning seconds per question and
+  plans/s.
 """
 
 from __future__ import annotations
@@ -56,10 +60,11 @@ def plan_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for row, step in planned:
         qtype = str(row.get("qtype") or "?")
         entry = by_type.setdefault(qtype, {"n": 0, "parsed": 0, "judged": 0, "shape_ok": 0, "exact_set": 0,
-                                           "predicted": Counter()})  # fmt: skip
+                                           "plan_exact_set": 0, "predicted": Counter()})  # fmt: skip
         entry["n"] += 1
         entry["parsed"] += bool(step.get("parsed"))
         entry["exact_set"] += bool(row.get("exact_set"))
+        entry["plan_exact_set"] += bool(row.get("exact_set")) and bool(step.get("parsed"))
         predicted = step.get("pattern") if step.get("parsed") else None
         entry["predicted"][str(predicted or "unparsed/other")] += 1
         want = expected_patterns(row)
@@ -77,6 +82,7 @@ def plan_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             "plan_parse_rate": e["parsed"] / e["n"],
             "plan_shape_accuracy": e["shape_ok"] / e["judged"] if e["judged"] else None,
             "exact_set": e["exact_set"] / e["n"],
+            "plan_exact_set": e["plan_exact_set"] / e["n"],
             "predicted_patterns": dict(e["predicted"].most_common()),
         }
         for k, e in sorted(by_type.items())
@@ -88,6 +94,7 @@ def plan_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "plan_fallback_rate": sum(bool(s.get("fallback")) for _, s in planned) / n,
         "plan_shape_accuracy": shape_ok / judged if judged else None,
         "plan_shape_judged": judged,
+        "plan_exact_set": sum(e["plan_exact_set"] for e in by_type.values()) / n,
         "planning_seconds_per_question": mean_s,
         "plans_per_second": 1 / mean_s if mean_s > 0 else None,
         "per_type": per_type,

@@ -2,6 +2,8 @@
 
 * ``icl`` — in-context planning (the paper's ICLPKG): any LLM (``--llm SPEC``) with ``k`` demonstrations,
   from a planning-data file (KG-derived, as in the paper) or the built-in ones.
+* ``sft`` — any LLM (``--llm SPEC``, e.g. a larger model fine-tuned on the exported data on a GPU and
+  served behind an OpenAI-compatible server) asked in the fine-tuning format (the question only).
 * ``finetuned:PATH`` — a planner trained by ``tkgqa lpkg train`` (SmolLM2-135M + LoRA). Inference runs in
   llama.cpp with the adapter exported to GGUF on top of the wheel's base GGUF when the export exists
   (``inference=llamacpp``, ~95 tokens/s on 2 cores), else by batched ``transformers`` generation
@@ -82,21 +84,32 @@ class Planner(ABC):
 
 
 class ICLPlanner(Planner):
-    """In-context planning with ``k`` demonstrations (LPKG's ICLPKG)."""
+    """In-context planning with ``k`` demonstrations (LPKG's ICLPKG); ``tuned``: a model fine-tuned on the
+    exported planning data, asked in its training format (the question only)."""
 
     name = "icl"
 
     def __init__(
-        self, llm: LLMBackend, demos: Sequence[Demo], *, k: int = 4, max_tokens: int = 400, retries: int = 0
+        self,
+        llm: LLMBackend,
+        demos: Sequence[Demo],
+        *,
+        k: int = 4,
+        max_tokens: int = 400,
+        retries: int = 0,
+        tuned: bool = False,
     ):
         self.llm = llm
-        self.demos = list(demos)[:k]
+        self.demos = [] if tuned else list(demos)[:k]
         self.max_tokens = max_tokens
         self.retries = retries
+        self.tuned = tuned
+        if tuned:
+            self.name = "sft"
 
     def plan(self, question: str) -> PlanOutput:
         t0 = time.perf_counter()
-        msgs = planner_messages(question, self.demos)
+        msgs = finetune_messages(question) if self.tuned else planner_messages(question, self.demos)
         try:
             out = complete_parsed(
                 self.llm, msgs, parse_plan, retries=self.retries, max_tokens=self.max_tokens
@@ -245,8 +258,10 @@ class FinetunedPlanner(Planner):
         inference: Inference | str = Inference.AUTO,
         max_tokens: int = 400,
         batch_size: int = 8,
+        threads: int | None = None,
     ):
         self.path = resolve_planner_path(str(path))
+        self.threads = threads
         self.info = json.loads((self.path / "config.json").read_text("utf-8"))
         self.max_tokens = max_tokens
         self.batch_size = batch_size
@@ -280,7 +295,7 @@ class FinetunedPlanner(Planner):
             from ...llm.llamacpp_backend import LlamaCppBackend
 
             gguf = self.gguf_adapter()
-            backend = LlamaCppBackend("smollm2", n_ctx=2048, lora_path=str(gguf))
+            backend = LlamaCppBackend("smollm2", n_ctx=2048, n_threads=self.threads, lora_path=str(gguf))
             self._llm = resolve_llm(backend)
         return self._llm
 
@@ -344,21 +359,28 @@ def resolve_planner(
     seed: int = 0,
     max_tokens: int = 400,
     inference: Inference | str = Inference.AUTO,
+    threads: int | None = None,
 ) -> Planner:
-    """``icl`` | ``finetuned:PATH`` | ``random`` | ``direct`` (see the module docstring)."""
+    """``icl`` | ``sft`` | ``finetuned:PATH`` | ``random`` | ``direct`` (see the module docstring)."""
     kind, _, arg = spec.partition(":")
     match kind.strip().lower():
         case "icl":
             if llm is None:
                 raise ConfigError("planner=icl needs an LLM: pass --llm SPEC (e.g. llamacpp:smollm2)")
             return ICLPlanner(llm, load_demos(demos, k, seed=seed), k=k, max_tokens=max_tokens)
+        case "sft":
+            if llm is None:
+                raise ConfigError("planner=sft needs the fine-tuned model as --llm SPEC")
+            return ICLPlanner(llm, [], max_tokens=max_tokens, tuned=True)
         case "finetuned":
             if not arg:
                 raise ConfigError("planner=finetuned needs a path or name: finetuned:PATH")
-            return FinetunedPlanner(arg, inference=inference, max_tokens=max_tokens)
+            return FinetunedPlanner(arg, inference=inference, max_tokens=max_tokens, threads=threads)
         case "random":
             return RandomPatternPlanner(seed)
         case "direct":
             return DirectPlanner()
         case _:
-            raise ConfigError(f"unknown LPKG planner {spec!r}; use icl, finetuned:PATH, random or direct")
+            raise ConfigError(
+                f"unknown LPKG planner {spec!r}; use icl, sft, finetuned:PATH, random or direct"
+            )

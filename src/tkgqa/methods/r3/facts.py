@@ -109,8 +109,8 @@ def subgraph(kg: KGStore, entities: Iterable[str], direction: Direction = Direct
 
 
 class Ranker:
-    """Ranks candidate facts against a text (the axiom) by cosine similarity of their embeddings; the
-    embeddings of rendered facts are memoised for the life of the ranker."""
+    """Ranks candidate facts against a text (the axiom) by cosine similarity of their embeddings; every
+    text's embedding is memoised for the life of the ranker (at most 200k of them)."""
 
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
@@ -125,10 +125,14 @@ class Ranker:
         rows = [self._memo[t] if t in self._memo else self.embedder.encode([t])[0] for t in texts]
         return np.stack(rows) if rows else np.zeros((0, self.embedder.dim), dtype=np.float32)
 
+    def warm(self, texts: Sequence[str]) -> None:
+        """Embed ``texts`` now, in batches (later lookups are memo hits)."""
+        self._vectors(texts)
+
     def scores(self, query: str, texts: Sequence[str]) -> list[float]:
         if not texts:
             return []
-        q = self.embedder.encode([query])[0]
+        q = self._vectors([query])[0]
         return [float(x) for x in self._vectors(texts) @ q]
 
     def order(self, query: str, texts: Sequence[str]) -> list[int]:
