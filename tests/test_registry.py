@@ -23,7 +23,8 @@ BUILTIN_METHOD_NAMES = {
     "r3", "kaping", "cot0", "cot2", "lpkg",
 }  # fmt: skip
 BUILTIN_DATASET_NAMES = {
-    "multitq", "timequestions", "cronquestions", "clqa", "jsonl", "demo", "crlt_qa", "crlt_claims", "recipe_mpr",
+    "multitq", "timequestions", "cronquestions", "clqa", "jsonl", "demo",
+    "crlt_qa", "crlt_claims", "recipe_mpr",
 }  # fmt: skip
 BUILTIN_KG_FORMATS = {"quadruples", "icews_ids", "wikidata", "timequestions", "tsv", "csv", "jsonl", "crlt"}
 OPTIONAL = ("torch", "sentence_transformers", "faiss", "model2vec", "bm25s", "sklearn", "openai", "llama_cpp")

@@ -70,6 +70,7 @@ def test_paper_is_the_default_preset_and_ours_switches_every_improvement() -> No
         1,
     )
     # an explicit setting wins over the preset; effective() is idempotent
+    assert ARIConfig.model_validate({"embedder": "auto"}).embedder is None  # 'auto' = unset
     mixed = ARIConfig(action_space=ActionSpace.REFERENCE).effective()
     assert mixed.action_space is ActionSpace.REFERENCE and mixed.effective() == mixed
 

@@ -39,7 +39,8 @@ class ActionSpace(StrEnum):
     * ``paper`` — the subjects are the linked question entities plus the *newly identified subject
       entities* (§3.3): the entities of the current result list once it names at most
       ``max_new_subjects`` of them (after a narrow lookup or a first/last/before/after filter); lookups
-      run over every relation of each subject's 1-hop subgraph, at every step (chaining).
+      run over every relation of each subject's 1-hop subgraph, at every step (chaining); get_time(e, r, o)
+      on the edges ``(e, r, o)`` of the KG between two subjects (Eq. 1: (neighbour, relation) pairs).
     * ``reference`` — the authors' code: only the linked question entities (head and tail), and after the
       first lookup only its relation (``LLM_rel_choose``); no chaining through result entities.
     """
@@ -95,6 +96,7 @@ class ARIEnvironment:
         self._cand_cache: dict[tuple[object, ...], list[Action]] = {}
         self._rel_cache: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self._base_cache: dict[tuple[object, ...], list[Action]] = {}
+        self._edge_cache: dict[tuple[str, str], frozenset[str]] = {}
         self._rank_cache: dict[tuple[object, ...], list[Action]] = {}
         self._text_cache: dict[tuple[Action, bool], str] = {}
 
@@ -137,6 +139,17 @@ class ARIEnvironment:
             self._rel_cache[entity] = found
         return found
 
+    def edges(self, subject: str, obj: str) -> frozenset[str]:
+        """Relations of the facts ``(subject, ·, obj)``: with ``action_space=paper``, get_time is
+        instantiated on the 1-hop edges of G_e (Eq. 1: neighbour entity and the relation linking it)."""
+        key = (subject, obj)
+        found = self._edge_cache.get(key)
+        if found is None:
+            found = self._edge_cache[key] = frozenset(
+                f.relation for f in self.kg.facts(subject=subject, object=obj)
+            )
+        return found
+
     def base_key(self, state: AgentState) -> tuple[object, ...]:
         """What the lookups at ``state``, without their time constraints, depend on (for caching)."""
         focus = state.relation if self.settings.action_space is ActionSpace.REFERENCE else None
@@ -161,7 +174,11 @@ class ARIEnvironment:
                     as_subject, as_object = r in outs, r in ins
                     if as_subject or not filtered:
                         out.append(Action("get_tail_entity", e, r))
-                        out.extend(Action("get_time", e, r, other=o) for o in subjects if o != e)
+                        out.extend(
+                            Action("get_time", e, r, other=o)
+                            for o in subjects
+                            if o != e and (r in self.edges(e, o) or not filtered)
+                        )
                     if as_object or not filtered:
                         out.append(Action("get_head_entity", e, r))
         else:
