@@ -9,6 +9,12 @@ where two runs differ.
         --demos runs/lpkg/data/train.jsonl
     # tables of existing runs (report.json method_metrics)
     .venv/bin/python bench/lpkg_plans.py summary runs/lpkg/clqa_finetuned runs/lpkg/mtq_finetuned
+    # the same table recomputed from results.jsonl over the questions every run answered (paired)
+    .venv/bin/python bench/lpkg_plans.py paired runs/lpkg/heldout/random runs/lpkg/heldout/finetuned_NAME \\
+        runs/lpkg/heldout_icl/icl_llamacpp_smollm2
+    # planner throughput (no LLM cache): plans/s, CPU seconds per plan, generated tokens/s
+    .venv/bin/python bench/lpkg_plans.py throughput --planner NAME --data runs/lpkg/data/heldout.jsonl \\
+        --n 20 --inference llamacpp --threads 2
     # where two runs differ (e.g. LPKG vs the symbolic reasoner on MultiTQ)
     .venv/bin/python bench/lpkg_plans.py diff runs/lpkg/mtq_finetuned runs/lpkg/mtq_symbolic --n 8
 """
@@ -26,6 +32,7 @@ from tkgqa.eval.report import read_results
 from tkgqa.eval.runner import evaluate
 from tkgqa.kg.loaders import load_kg
 from tkgqa.methods import resolve_method
+from tkgqa.methods.lpkg.metrics import plan_metrics
 
 
 def planner_options(spec: str, demos: str | None, k: int, tokens: int, threads: int | None) -> dict[str, Any]:
@@ -47,13 +54,17 @@ def planner_options(spec: str, demos: str | None, k: int, tokens: int, threads: 
     return opts
 
 
-def heldout(args: argparse.Namespace) -> None:
-    questions = read_jsonl_questions(Path(args.data))
+def select(data: str, per_pattern: int) -> list[Any]:
+    """The first ``per_pattern`` questions of each pattern, in file order."""
     by_type: dict[str, list[Any]] = defaultdict(list)
-    for q in questions:
-        if len(by_type[q.qtype or "?"]) < args.per_pattern:
+    for q in read_jsonl_questions(Path(data)):
+        if len(by_type[q.qtype or "?"]) < per_pattern:
             by_type[q.qtype or "?"].append(q)
-    chosen = [q for qs in by_type.values() for q in qs]
+    return [q for qs in by_type.values() for q in qs]
+
+
+def heldout(args: argparse.Namespace) -> None:
+    chosen = select(args.data, args.per_pattern)
     kg = load_kg(args.kg)
     runs = []
     for spec in args.planner:
@@ -110,6 +121,77 @@ def summary(runs: list[Path]) -> None:
         print(f"| {t} | " + " | ".join(cells) + " |")
 
 
+def paired(runs: list[Path], data: str | None = None, per_pattern: int | None = None) -> None:
+    """Plan metrics recomputed from each run's rows, over the questions all runs answered (and, with
+    ``data``/``per_pattern``, among the first ``per_pattern`` questions of each pattern there)."""
+    rows = {r.name: {str(x["qid"]): x for x in read_results(r / "results.jsonl")} for r in runs}
+    common = set.intersection(*(set(v) for v in rows.values()))
+    if data is not None and per_pattern is not None:
+        common &= {q.qid for q in select(data, per_pattern)}
+    print(f"{len(common)} questions answered by every run")
+    print("| run | n | plan parse rate | plan shape accuracy | plan exact set | exact set (with fallback) | "
+          "strict Hits@1 | plans/s |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    metrics = {}
+    for name, by_qid in rows.items():
+        sel = [by_qid[q] for q in sorted(common)]
+        m = metrics[name] = plan_metrics(sel)
+        shape = m.get("plan_shape_accuracy")
+        pps = m.get("plans_per_second")
+        exact = sum(bool(r.get("exact_set")) for r in sel) / len(sel)
+        hits = sum(bool(r.get("strict_hit")) for r in sel) / len(sel)
+        shape_s = "" if shape is None else f"{shape:.3f}"
+        pps_s = "" if pps is None else f"{pps:.2f}"
+        print(f"| {name} | {len(sel)} | {m['plan_parse_rate']:.3f} | {shape_s} | {m['plan_exact_set']:.3f} | "
+              f"{exact:.3f} | {hits:.3f} | {pps_s} |")  # fmt: skip
+    types = sorted({t for m in metrics.values() for t in m["per_type"]})
+    print("\nper question type: plan shape accuracy / plan exact set (n)")
+    print("| type | " + " | ".join(metrics) + " |")
+    print("|---|" + "---|" * len(metrics))
+    for t in types:
+        cells = []
+        for m in metrics.values():
+            e = m["per_type"].get(t)
+            shape = None if e is None else e["plan_shape_accuracy"]
+            cells.append("" if e is None else f"{'—' if shape is None else f'{shape:.2f}'} / "
+                         f"{e['plan_exact_set']:.2f} ({e['n']})")  # fmt: skip
+        print(f"| {t} | " + " | ".join(cells) + " |")
+
+
+def throughput(args: argparse.Namespace) -> None:
+    """Plans/s of a fine-tuned planner, uncached: one warm-up plan (model load), then ``n`` questions."""
+    import time
+
+    from tkgqa.llm import resolve_llm
+    from tkgqa.llm.llamacpp_backend import LlamaCppBackend
+    from tkgqa.methods.lpkg.planner import FinetunedPlanner, Inference
+
+    questions = [q.text for q in read_jsonl_questions(Path(args.data))]
+    questions = questions[:: max(1, len(questions) // (args.n + 1))][: args.n + 1]
+    planner = FinetunedPlanner(args.planner, inference=args.inference, threads=args.threads,
+                               max_tokens=args.max_plan_tokens, batch_size=args.batch_size)  # fmt: skip
+    if planner.inference is Inference.LLAMACPP:
+        gguf = planner.gguf_adapter()
+        backend = LlamaCppBackend("smollm2", n_ctx=2048, n_threads=args.threads, lora_path=str(gguf))
+        planner._llm = resolve_llm(backend, cache=False, log=False)
+    t0, c0 = time.perf_counter(), time.process_time()
+    planner.plan(questions[0])
+    load_s = time.perf_counter() - t0
+    t1, c1 = time.perf_counter(), time.process_time()
+    outs = planner.plan_many(questions[1:])
+    wall, cpu = time.perf_counter() - t1, time.process_time() - c1
+    tokens = sum(o.usage.completion_tokens for o in outs)
+    parsed = sum(o.plan is not None for o in outs)
+    row = {
+        "planner": planner.path.name, "inference": str(planner.inference), "threads": args.threads,
+        "n": len(outs), "parsed": parsed, "load_and_first_plan_s": round(load_s, 1),
+        "plans_per_s": round(len(outs) / wall, 3), "cpu_s_per_plan": round(cpu / len(outs), 2),
+        "tokens_per_plan": round(tokens / len(outs), 1), "tokens_per_s": round(tokens / wall, 1),
+        "startup_cpu_s": round(c1 - c0, 1),
+    }  # fmt: skip
+    print(json.dumps(row))
+
+
 def diff(run_a: Path, run_b: Path, n: int) -> None:
     a = {str(r["qid"]): r for r in read_results(run_a / "results.jsonl")}
     b = {str(r["qid"]): r for r in read_results(run_b / "results.jsonl")}
@@ -144,6 +226,18 @@ def main() -> None:
     h.add_argument("--out", required=True)
     s = sub.add_parser("summary")
     s.add_argument("runs", nargs="+", type=Path)
+    t = sub.add_parser("throughput")
+    t.add_argument("--planner", required=True)
+    t.add_argument("--data", required=True)
+    t.add_argument("--n", type=int, default=20)
+    t.add_argument("--inference", default="llamacpp", choices=["llamacpp", "transformers"])
+    t.add_argument("--threads", type=int, default=None)
+    t.add_argument("--batch-size", type=int, default=8)
+    t.add_argument("--max-plan-tokens", type=int, default=400)
+    p = sub.add_parser("paired")
+    p.add_argument("runs", nargs="+", type=Path)
+    p.add_argument("--data", default=None, help="with --per-pattern: the held-out questions file")
+    p.add_argument("--per-pattern", type=int, default=None)
     d = sub.add_parser("diff")
     d.add_argument("run_a", type=Path)
     d.add_argument("run_b", type=Path)
@@ -153,6 +247,10 @@ def main() -> None:
         heldout(args)
     elif args.cmd == "summary":
         summary(args.runs)
+    elif args.cmd == "throughput":
+        throughput(args)
+    elif args.cmd == "paired":
+        paired(args.runs, args.data, args.per_pattern)
     else:
         diff(args.run_a, args.run_b, args.n)
 

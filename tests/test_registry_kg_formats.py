@@ -71,9 +71,9 @@ def test_unknown_format_lists_the_registered_ones(tmp_path: Path) -> None:
     path = tmp_path / "kg.tsv"
     path.write_text("a\tr\tb\t2001\n", "utf-8")
     with pytest.raises(
-        ConfigError, match=r"unknown KG format 'parquet'; use auto or one of .*quadruples.*tsv"
+        ConfigError, match=r"unknown KG format 'graphml'; use auto or one of .*quadruples.*tsv"
     ):
-        load_kg(path, format="parquet")
+        load_kg(path, format="graphml")
     bad = tmp_path / "odd.txt"
     bad.write_text("one two\n", "utf-8")
     with pytest.raises(DataError, match=r"cannot detect the KG format.*pass format= one of"):

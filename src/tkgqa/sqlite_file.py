@@ -1,14 +1,31 @@
-"""One SQLite file under ``TKGQA_HOME`` shared by threads: base of the LLM cache and the embedding cache."""
+"""One SQLite file under ``TKGQA_HOME`` shared by threads and processes: base of the LLM cache and the
+embedding cache.
+
+Several processes (the workers of ``tkgqa eval --executor ray`` on one machine, two ``tkgqa`` commands) may
+write the same file: with ``wal`` the file is in WAL mode (readers never wait for the writer), every
+connection waits up to ``timeout`` seconds for another process's lock (SQLite's busy handler), and
+:meth:`SQLiteFile._write` takes the write lock up front (``BEGIN IMMEDIATE``, so a reader never has to upgrade
+to a writer mid-transaction, which SQLite refuses at once) and retries a transaction that stayed busy
+``retries`` times with a growing pause."""
 
 from __future__ import annotations
 
 import contextlib
+import random
 import sqlite3
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from .errors import ConfigError, DataError
+
+T = TypeVar("T")
+
+
+class SQLiteBusyError(DataError):
+    """The file stayed locked by another process longer than the busy timeout (retried by ``_write``)."""
 
 
 class SQLiteFile:
@@ -22,6 +39,8 @@ class SQLiteFile:
     schema: str = ""
     timeout: float = 30.0
     wal: bool = False
+    #: How many times :meth:`_write` runs a transaction again after the busy timeout ran out.
+    retries: int = 4
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -38,9 +57,11 @@ class SQLiteFile:
             except sqlite3.Error as exc:
                 raise self._error(exc) from None
             try:
+                if not self._ready and self.wal:
+                    conn.execute("PRAGMA journal_mode=WAL")
+                if self.wal:
+                    conn.execute("PRAGMA synchronous=NORMAL")  # per connection; durable enough in WAL
                 if not self._ready:
-                    if self.wal:
-                        conn.execute("PRAGMA journal_mode=WAL")
                     conn.executescript(self.schema)
                     self._ready = True
                 with conn:
@@ -49,6 +70,23 @@ class SQLiteFile:
                 raise self._error(exc) from None
             finally:
                 conn.close()
+
+    def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """``fn(conn)`` in one write transaction taken up front (``BEGIN IMMEDIATE``); when another process
+        keeps the file locked past ``timeout``, the whole transaction runs again (``retries`` times, with a
+        growing, jittered pause) before the :class:`SQLiteBusyError` is raised."""
+        for attempt in range(self.retries + 1):
+            try:
+                with self._connect() as conn:
+                    if conn.in_transaction:
+                        conn.commit()
+                    conn.execute("BEGIN IMMEDIATE")
+                    return fn(conn)
+            except SQLiteBusyError:
+                if attempt == self.retries:
+                    raise
+                time.sleep(min(2.0, 0.05 * 2**attempt) * (0.5 + random.random()))
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _make_folder(self) -> None:
         folder = self.path.parent
@@ -63,12 +101,15 @@ class SQLiteFile:
 
     def _error(self, exc: sqlite3.Error) -> DataError:
         text = str(exc)
+        if "locked" in text or "busy" in text:
+            return SQLiteBusyError(
+                f"is busy ({text}): another process held it longer than {self.timeout:.0f} s; try again",
+                path=str(self.path),
+            )
         if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text):
             what = f"is not a readable SQLite database ({text}); delete it (it is a cache: it is rebuilt)"
         elif "full" in text:
             what = f"cannot be written ({text}); free some space and try again"
-        elif "locked" in text:
-            what = f"is busy ({text}): another process holds it longer than {self.timeout:.0f} s; try again"
         else:
             what = f"cannot be used ({type(exc).__name__}: {text}); check the file and its folder"
         return DataError(what, path=str(self.path))

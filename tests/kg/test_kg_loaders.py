@@ -235,7 +235,7 @@ def test_sniffing_and_dispatch(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="no data lines"):
         sniff_format(write(tmp_path / "e.txt", "# only a comment\n"))
     with pytest.raises(ConfigError, match="unknown KG format"):
-        load_kg(tmp_path / "q.txt", format="parquet")
+        load_kg(tmp_path / "q.txt", format="graphml")
     with pytest.raises(NotFoundError, match="does not exist"):
         load_kg(tmp_path / "missing.txt")
     with pytest.raises(DataError, match="directory"):

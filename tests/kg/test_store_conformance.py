@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from importlib.util import find_spec
 from itertools import product
 from typing import Any
 
@@ -43,6 +44,7 @@ from tkgqa.kg import (
     get_time,
 )
 from tkgqa.kg.base import TimeQuery
+from tkgqa.kg.duckdb_store import DuckDBStore  # imports duckdb only when a store is built
 from tkgqa.kg.neighborhood import entity_lifetime, neighbors, relations_by_hop, subgraph
 from tkgqa.testing import ListStore
 from tkgqa.time import NEG_INF, POS_INF, Interval, TimePoint, span_of
@@ -52,7 +54,11 @@ StoreFactory = Callable[..., KGStore]
 BACKENDS = [
     pytest.param(TemporalKG, id="memory"),
     pytest.param(ListStore, id="list"),
-    # pytest.param(DuckDBStore, id="duckdb"),  # issue #14: one line per new backend
+    pytest.param(
+        DuckDBStore,
+        id="duckdb",
+        marks=pytest.mark.skipif(find_spec("duckdb") is None, reason="needs the [store] extra (duckdb)"),
+    ),
 ]
 
 P = TimePoint.of

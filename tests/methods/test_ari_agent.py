@@ -271,3 +271,52 @@ def test_symbolic_policy_on_the_tiny_kg(kg: TemporalKG) -> None:
         "answer(Bob)",
     ]
     assert "Carol" in linked.anchors.entities and "Freedonia" in linked.anchors.entities
+
+
+# --- step events (the service streams them) ----------------------------------------------------------------
+def test_each_action_is_reported_in_order_with_its_result_size(kg: TemporalKG) -> None:
+    from tkgqa.methods.base import StepEvent, StepKind, step_reporter
+
+    llm = FakeLLM(
+        [
+            "Action:\n$get_head_entity(Freedonia, Make a visit, no time constraints)$\nReason: who visited",
+            "Action: $get_first({entities})$",
+            "Action: $answer(Alice)$",
+        ]
+    )
+    events: list[StepEvent] = []
+    with step_reporter(events.append):
+        ans = ARIMethod(llm=llm).answer(q("Who was the first to visit Freedonia?"), kg)
+    assert ans.answers[0] == "Alice"
+    assert [(e.method, e.kind, e.index) for e in events] == [("ari", StepKind.ACTION, i) for i in range(3)]
+    assert [e.label for e in events] == [s["action"] for s in steps(ans)]
+    assert [e.count for e in events] == [s["n_results"] for s in steps(ans)]
+    assert events[0].count == 5 and events[1].count == 1  # five visits, then the first one
+    assert events[0].to_dict()["kind"] == "action" and "entities = [" in events[0].data["result"]
+
+
+def test_a_policy_stop_is_reported_and_no_reporter_changes_nothing(kg: TemporalKG) -> None:
+    from tkgqa.methods.base import StepEvent, StepKind, step_reporter
+
+    events: list[StepEvent] = []
+    with step_reporter(events.append):
+        ans = ARIMethod(llm=FakeLLM(["I cannot tell."] * 3)).answer(q("Who visited Freedonia?"), kg)
+    assert events and events[-1].kind == StepKind.STOP and events[-1].data["stop"] == ans.trace[-1]["stop"]
+    plain = ARIMethod(llm=FakeLLM(["I cannot tell."] * 3)).answer(q("Who visited Freedonia?"), kg)
+    assert plain.to_dict() == ans.to_dict()  # the hook is optional: same answer without a reporter
+
+
+def test_a_cancelling_reporter_stops_the_episode_between_steps(kg: TemporalKG) -> None:
+    from tkgqa.methods.base import StepCancelled, StepEvent, step_reporter
+
+    llm = FakeLLM(lambda req: "Action: 1")
+    seen: list[StepEvent] = []
+
+    def cancel_after_first(event: StepEvent) -> None:
+        if seen:
+            raise StepCancelled("cancelled by the test")
+        seen.append(event)
+
+    with step_reporter(cancel_after_first), pytest.raises(StepCancelled, match="cancelled by the test"):
+        ARIMethod(llm=llm, t_max=5).answer(q("Who visited Freedonia?"), kg)
+    assert len(seen) == 1 and llm.calls == 2  # stopped after the second step, not at t_max

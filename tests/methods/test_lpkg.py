@@ -302,3 +302,14 @@ def test_sft_planner_asks_in_the_fine_tuning_format(demo_kg: TemporalKG) -> None
     assert sent == [(m.role, m.content) for m in finetune_messages(QUESTION.text)]
     with pytest.raises(ConfigError, match="sft needs"):
         resolve_method("lpkg", planner="sft")
+
+
+def test_split_never_leaves_the_held_out_set_empty(examples: list) -> None:  # type: ignore[type-arg]
+    few = examples[:3]
+    for seed in range(20):  # a tiny holdout draws no entity for most seeds: one entity is held out instead
+        train, held = split_by_entities(few, 0.01, seed=seed)
+        assert train and held and len(train) + len(held) == len(few)
+        seen = {e for ex in train for e in ex.entities()}
+        assert all(ex.entities() - seen for ex in held)
+    assert split_by_entities(few, 0.0, seed=0) == (few, [])
+    assert split_by_entities(few[:1], 0.01, seed=0)[1] == []

@@ -246,3 +246,52 @@ def test_options_are_typed_and_spec_flags_work() -> None:
     cfg = m.config
     assert (str(cfg.pruning), str(cfg.entities), cfg.max_depth) == ("truncation", "linker", 0)
     assert m.describe()["config"]["max_depth"] == 0
+
+
+def test_branches_checks_and_expansions_are_reported_in_order() -> None:
+    from tkgqa.methods.base import StepEvent, StepKind, step_reporter
+
+    def answer_after_expansion(user: str) -> str:
+        if "Rufus" not in user:
+            return "Step 1: Nothing about a mascot. [F99]\nAnswer: I dont know"
+        return f"Step 1: The mascot is Rufus the Bulldog. [{fact_id(user, 'Rufus')}]\nAnswer: Yes"
+
+    script = Script(
+        entities="Selected entity/entities:\nAlma Reyes",
+        axiom=AXIOM,
+        answer=answer_after_expansion,
+        need="We need to know the mascot of Northbrook University.",
+        next="Entity: Northbrook University",
+    )
+    events: list[StepEvent] = []
+    with step_reporter(events.append):
+        answer = r3(script, llm_pick="off", direction="head", grounding_retries=0).answer(
+            question(), small_kg()
+        )
+    assert answer.answers == ["yes"]
+    assert [(e.kind, e.ok) for e in events] == [
+        (StepKind.BRANCH, True),
+        (StepKind.CHECK, False),
+        (StepKind.EXPAND, True),
+        (StepKind.CHECK, True),
+    ]
+    assert [e.index for e in events] == [0, 1, 2, 3] and {e.method for e in events} == {"r3"}
+    assert events[0].label == "branch 1: The mascot must be a dog to eat kibble."
+    assert events[1].data["depth"] == 0 and "no grounded answer" in events[1].label  # F99 failed the check
+    assert events[2].label == "expand Northbrook University"
+    assert events[3].data == {"branch": 0, "depth": 1, "verdict": "true", "rejected": 0, "error": ""}
+    assert events[3].count == len(step(answer, "r3_tree")["branches"][0]["nodes"][1]["facts"])
+
+
+def test_a_branch_without_an_axiom_is_reported_as_failed() -> None:
+    from tkgqa.methods.base import StepEvent, StepKind, step_reporter
+
+    script = Script(entities="Selected entity/entities:\nAlma Reyes", axiom="no rule here")
+    events: list[StepEvent] = []
+    with step_reporter(events.append):
+        answer = r3(script, llm_pick="off", breadth=2, retries=0).answer(question(), small_kg())
+    assert answer.abstained
+    assert [(e.kind, e.ok, e.index) for e in events] == [
+        (StepKind.BRANCH, False, 0),
+        (StepKind.BRANCH, False, 1),
+    ]

@@ -100,11 +100,20 @@ def test_accept_rewrite_requires_a_new_explicit_time() -> None:
 
 def test_question_without_implicit_time_is_not_rewritten(kg: TemporalKG, home: Path) -> None:
     llm = FakeLLM(["['France']"])  # only the reasoning call is scripted
-    answer = method(llm).answer(Question(qid="q", text=EXPLICIT), kg)
+    answer = method(llm, rewrite_policy="detect").answer(Question(qid="q", text=EXPLICIT), kg)
     assert answer.answers == ["France"] and llm.calls == 1
     rewrite = answer.trace[1]
     assert rewrite["step"] == "rewrite" and rewrite["skipped"] == "no implicit temporal reference"
     assert f"Question: {EXPLICIT}" in llm.requests[0].messages[0].content
+
+
+def test_paper_preset_sends_every_question_to_the_rewrite(kg: TemporalKG, home: Path) -> None:
+    llm = FakeLLM([EXPLICIT, "['France']"])  # the LLM returns the explicit question unchanged
+    answer = method(llm).answer(Question(qid="q", text=EXPLICIT), kg)
+    assert answer.answers == ["France"] and llm.calls == 2
+    rewrite = answer.trace[1]
+    assert rewrite["policy"] == "always" and rewrite["mode"] == "llm" and not rewrite["accepted"]
+    assert llm.requests[0].messages[0].content.startswith("Replace the temporal fact in questions")
 
 
 def test_full_pipeline_uses_the_rewritten_question(kg: TemporalKG, home: Path) -> None:
@@ -181,8 +190,10 @@ def test_kg_rewrite_anchor_relaxation_and_failures() -> None:
     assert strict.step["skipped"].startswith("the reference event is not in the KG")
     unknown = method().rewrite("After Narnia, who was the first to praise Juan Carlos I?", [], kg)
     assert not unknown.rewritten and "Narnia" in unknown.step["skipped"]
-    explicit = method().rewrite(EXPLICIT, [], kg)
+    explicit = method(rewrite_policy="detect").rewrite(EXPLICIT, [], kg)
     assert explicit.step["skipped"] == "no implicit temporal reference"
+    always = method().rewrite(EXPLICIT, [], kg)  # the paper preset: the KG rewrite finds no event to resolve
+    assert not always.rewritten and always.step["policy"] == "always" and always.step["skipped"]
 
 
 def test_place_time_writes_the_time_where_the_reference_was() -> None:
@@ -297,7 +308,8 @@ def test_entity_scope_on_larger_kgs(kg: TemporalKG) -> None:
     assert scope == "entities-1hop" and entities == ["Japan"] and ids is not None and len(ids) == 1
     ids, scope, _ = m.scope(Question(qid="q", text="Praise or endorse events?"), kg)
     assert scope == "bm25" and ids
-    assert m.scope(IMPLICIT, kg)[1] == "all" or method().scope(IMPLICIT, kg)[1] == "all"
+    assert method(preset="ours").scope(IMPLICIT, kg)[1] == "all"  # ours: small KGs scored whole
+    assert method().scope(IMPLICIT, kg)[:2] == (None, "kg")  # paper: the whole-KG index, no entity linking
 
 
 def test_coverage_per_stage(kg: TemporalKG) -> None:
@@ -331,7 +343,7 @@ def test_timer4_on_demo_kg(home: Path) -> None:
 
     demo = load_demo_kg()
     q = next(q for q in load_demo_questions() if q.qid == "demo-001")
-    llm = FakeLLM(["['Barack Obama']"])
+    llm = FakeLLM([q.text, "['Barack Obama']"])  # the rewrite leaves the question as it is
     answer = method(llm).answer(q, demo)
     assert answer.answers == ["Barack Obama"] and len(answer.evidence) == 15
     cov = question_coverage(method(), q, demo)

@@ -28,7 +28,17 @@ from tkgqa.service.resolve import answer_payload, redact
 
 QUESTION = "Who visited China in November 2014?"
 ANSWER_KEYS = {"answers", "evidence", "trace", "usage", "abstained", "reason", "latency_ms"}
-FACT_KEYS = {"subject", "relation", "object", "start", "end"}
+ANSWER_KEYS |= {"question", "method", "llm", "kg", "grounded", "program", "missing"}
+FACT_KEYS = {
+    "subject",
+    "relation",
+    "object",
+    "start",
+    "end",
+    "subject_label",
+    "relation_label",
+    "object_label",
+}
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +77,12 @@ def test_ask_symbolic_on_the_demo_kg(client: TestClient) -> None:
         "object": "China",
         "start": "2014-11-10",
         "end": "2014-11-10",
+        "subject_label": "Barack Obama",
+        "relation_label": "Make a visit",
+        "object_label": "China",
     }
+    assert (body["question"], body["method"], body["llm"], body["kg"]) == (QUESTION, "symbolic", None, "demo")
+    assert body["grounded"] is True and body["program"]["counted"] is True
     assert any("program" in step for step in body["trace"])
     assert body["usage"]["llm_calls"] == 0
     assert isinstance(body["latency_ms"], float) and body["latency_ms"] >= 0
@@ -122,7 +137,7 @@ def test_bad_method_is_a_clear_4xx(client: TestClient) -> None:
 
 
 def test_invalid_requests_are_422_json(client: TestClient) -> None:
-    for payload in ({}, {"question": ""}, {"question": QUESTION, "options": {"x": [1]}}):
+    for payload in ({}, {"question": QUESTION, "options": {"x": [1]}}):
         res = client.post("/api/ask", json=payload)
         assert res.status_code == 422, payload
         assert res.json()["type"] == "ValidationError"
@@ -160,7 +175,9 @@ def test_methods_and_examples(client: TestClient) -> None:
     assert body["default"] == "symbolic"
     assert {"symbolic", "ari", "timer4"} <= set(by_name)
     assert by_name["symbolic"]["uses_llm"] is False and by_name["ari"]["uses_llm"] is True
-    assert "fake" in body["llm_backends"]
+    assert by_name["symbolic"]["description"].startswith("Offline reasoner")
+    assert all(len(m["description"].splitlines()) == 1 for m in body["methods"])
+    assert "fake" not in body["llm_backends"] and "fake" not in body["llm_presets"]  # hidden outside tests
     examples = client.get("/api/examples").json()["examples"]
     assert examples[0]["question"] == QUESTION and examples[0]["answers"] == ["Barack Obama"]
 
@@ -171,8 +188,14 @@ def test_ui_page_is_self_contained(client: TestClient) -> None:
     html = res.text
     assert '<form id="ask-form"' in html and 'id="question"' in html
     assert 'id="method"' in html and 'id="llm"' in html and 'id="evidence"' in html
-    assert "/api/ask" in html and "/api/examples" in html
-    assert "http://" not in html and "https://" not in html  # no CDN, no network
+    script = client.get("/static/app.js").text
+    assert "/api/ask" in script and "/api/examples" in script
+    assert "/static/vendor/echarts.min.js" in html
+    echarts = client.get("/static/vendor/echarts.min.js")
+    assert echarts.status_code == 200 and len(echarts.content) > 500_000  # vendored Apache ECharts, no CDN
+    assert "Apache License" in client.get("/static/vendor/echarts.LICENSE.txt").text
+    for text in (html, script, client.get("/static/app.css").text):
+        assert "http://" not in text and "https://" not in text  # no CDN, no network
 
 
 def test_bad_default_method_fails_at_startup() -> None:

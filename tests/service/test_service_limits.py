@@ -146,7 +146,7 @@ def test_the_operator_sets_the_allow_lists() -> None:
         assert c.post("/api/ask", json={"question": QUESTION, "options": {"relax": False}}).status_code == 200
         info = c.get("/api/methods").json()
         assert [m["name"] for m in info["methods"]] == ["symbolic"] and info["presets"] == []
-        assert info["allowed"]["options"] == ["relax"] and info["llm_presets"] == ["fake"]
+        assert info["allowed"]["options"] == ["relax"] and info["llm_presets"] == []  # fake: only for tests
     with pytest.raises(ConfigError, match="never taken from requests"):
         ServiceSettings(allow_options=("memory",))
     with pytest.raises(ConfigError, match="16 characters"):

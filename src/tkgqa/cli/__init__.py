@@ -32,8 +32,10 @@ _COMMAND_MODULES = (
     "llm_cmd",
     "analyze_cmd",
     "ari_cmd",
+    "timer4_cmd",
     "serve_cmd",
     "lpkg_cmd",
+    "embed_cmd",
 )
 
 

@@ -10,11 +10,13 @@ from rich.console import Console
 from rich.table import Table
 
 from ..datasets.base import Question
+from ..errors import ConfigError
 from ..kg.base import KGStore
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from ..methods.base import Answer, resolve_method
 from ..sanitize import clean_text
 from ..service.resolve import answer_payload, build_method, open_kg
+from ..service.views import program_tree
 from . import app
 from .run_config import METHOD_OPTION_HELP, cli_method_options
 
@@ -24,7 +26,12 @@ console = Console()
 def print_answer(question: str, answer: Answer, kg: KGStore) -> None:
     console.rule(f"[bold]{question}")
     if answer.abstained or not answer.answers:
-        console.print(f"[yellow]no answer[/yellow] ({answer.reason or 'the method abstained'})")
+        console.print(
+            f"[yellow]no answer[/yellow] ({answer.reason or 'the method abstained'})", highlight=False
+        )
+        program = program_tree(answer.trace, kg.label)
+        if program and program["missing"]:
+            console.print(f"missing: {program['missing']}", highlight=False, markup=False)
     else:
         console.print("[bold green]answer:[/bold green] " + ", ".join(answer.answers))
     if answer.evidence:
@@ -63,7 +70,9 @@ def ask(
     When the method's LLM call fails (HTTP error, timeout, bad key) there is no answer: the error is printed
     on stderr and the command exits with status 2 (an abstention is an answer: "no answer", status 0)."""
     apply_llm_settings(llm_timeout, llm_retries)
-    question = clean_text(question)  # bytes that were not UTF-8 on the command line (lone surrogates)
+    question = clean_text(question).strip()  # bytes that were not UTF-8 on the command line (lone surrogates)
+    if not question:
+        raise ConfigError('the question is empty: give one, e.g. tkgqa ask "Who visited China in 2014?"')
     store = open_kg(kg)
     started = time.perf_counter()
     options = cli_method_options(method_option, fallback_option)
@@ -71,7 +80,10 @@ def ask(
     answer = runner.answer(Question(qid="cli", text=question), store)
     if as_json:
         latency_ms = (time.perf_counter() - started) * 1000
-        typer.echo(json.dumps(answer_payload(answer, latency_ms), ensure_ascii=False))
+        payload = answer_payload(
+            answer, latency_ms, kg=store, question=question, method=method.strip(), llm=llm or None
+        )
+        typer.echo(json.dumps(payload, ensure_ascii=False))
         return
     print_answer(question, answer, store)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..errors import ConfigError
+from ..eval.executor import ExecutorKind
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from . import app
 from .run_config import METHOD_OPTION_HELP
@@ -149,6 +151,23 @@ def eval_command(
     as_json: bool = typer.Option(False, "--json", help="Print report.json instead of tables."),
     llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
     llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
+    executor: ExecutorKind | None = typer.Option(
+        None,
+        "--executor",
+        case_sensitive=False,
+        help="Where questions are answered: local (this process) or ray (Ray workers; extra 'distributed').",
+    ),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        help="Ray cluster to join (host:6379 or ray://head:10001); default RAY_ADDRESS, else a local one.",
+    ),
+    workers: int | None = typer.Option(None, "--workers", help="Ray workers (default: one per cluster CPU)."),
+    llm_concurrency: int | None = typer.Option(
+        None,
+        "--llm-concurrency",
+        help="Ray: LLM calls in flight over all workers at most (default: one per worker).",
+    ),
 ) -> None:
     """Evaluate a method on a benchmark: OUTPUT/results.jsonl, report.json, report.md, breakdown.png.
 
@@ -160,6 +179,7 @@ def eval_command(
     status 1; running it again retries them. Missing optional inputs that change results are warnings on
     stderr and in report.json ("warnings"); --strict makes them errors."""
     from ..datasets import DATASETS, load_dataset
+    from ..eval.executor import ExecutorConfig
     from ..eval.runner import evaluate
     from ..service.resolve import build_method, redact
     from .run_config import cli_method_options, effective_config, read_config_file
@@ -170,10 +190,14 @@ def eval_command(
     flags = _run_flags(
         dataset=dataset, data_dir=data_dir, kg=kg, questions=questions, method=method, limit=limit,
         sample=sample, seed=seed, context=context, llm=llm, policy=policy, output=output, resume=resume,
-        retry_errors=retry_errors, strict=strict, as_of=as_of, obfuscate=obfuscate,
+        retry_errors=retry_errors, strict=strict, as_of=as_of, obfuscate=obfuscate, executor=executor,
+        ray_address=ray_address, workers=workers, llm_concurrency=llm_concurrency,
     )  # fmt: skip
     file_values = read_config_file(config) if config is not None else {}
     cfg = effective_config(file_values, flags, cli_method_options(method_option, fallback_option))
+    run_on = ExecutorConfig.of(
+        cfg.executor, address=cfg.ray_address, workers=cfg.workers, llm_concurrency=cfg.llm_concurrency
+    )
     _choice(cfg.dataset, tuple(DATASETS.names()), "--dataset")
     if cfg.data_dir is None and cfg.questions is None and cfg.dataset != "demo":
         raise ConfigError("pass --data-dir (the dataset folder) or --questions (a question file)")
@@ -190,12 +214,19 @@ def eval_command(
     runner = build_method(cfg.method, llm=cfg.llm, policy=cfg.policy, options=cfg.method_options)
     out = Path(cfg.output)
     ds, kg_arg, view = kg_view(ds, kg_store, as_of=cfg.as_of, obfuscate=cfg.obfuscate)
+    factory = functools.partial(
+        build_method, cfg.method, llm=cfg.llm, policy=cfg.policy, options=cfg.method_options
+    )  # what each Ray worker calls to build its own copy of the method
     evaluate(
         runner, ds, kg_arg, out, limit=cfg.limit, sample=cfg.sample, seed=cfg.seed, resume=cfg.resume,
         progress=progress, retry_errors=cfg.retry_errors, strict=cfg.strict, warn=print_warning,
+        executor=run_on, method_factory=factory,
     )  # fmt: skip
     write_method_sections(out, runner, ds, cfg.limit, cfg.sample, cfg.seed, view)
-    data = write_run_config(out, redact(cfg.model_dump(mode="json")))
+    settings = cfg.model_dump(mode="json")
+    if run_on.kind is not ExecutorKind.LOCAL:  # how the run was executed (the rows do not depend on it)
+        settings["executor"] = run_on.describe()
+    data = write_run_config(out, redact(settings))
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False))
     else:

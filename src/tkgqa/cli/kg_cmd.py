@@ -1,4 +1,5 @@
-"""``tkgqa kg``: inspect and query temporal KG files (``info``, ``query``, ``neighbors``).
+"""``tkgqa kg``: inspect, query and convert temporal KG files (``info``, ``query``, ``neighbors``,
+``convert``).
 
 PATH is a KG file in any format :func:`tkgqa.kg.loaders.load_kg` reads, or ``demo`` for the bundled demo KG.
 With ``--json`` every command prints one JSON value on stdout; facts are objects
@@ -12,13 +13,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from typing import Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..errors import TKGQAError
+from ..errors import ConfigError, TKGQAError
 from ..kg.fact import Fact
 from ..kg.linking import EntityLinker
 from ..kg.memory import TemporalKG
@@ -31,7 +33,10 @@ kg_app = typer.Typer(
 )
 app.add_typer(kg_app, name="kg")
 
-PATH_HELP = "KG file (quadruples, id files, Wikidata quintuples, TSV, CSV, JSONL) or 'demo'."
+PATH_HELP = (
+    "KG file (quadruples, id files, Wikidata quintuples, TSV, CSV, JSONL), a .duckdb store, a Parquet "
+    "directory, or 'demo'."
+)
 
 
 @contextmanager
@@ -204,3 +209,56 @@ def _neighbors(
             f"relations at {h} hop(s): " + ", ".join(kg.label(r) for r in rels[:limit]), highlight=False
         )
     console.print(_fact_table(kg, facts[:limit], f"facts (first {min(limit, len(facts))} of {len(facts)})"))
+
+
+class StoreFormat(StrEnum):
+    """What ``tkgqa kg convert`` writes."""
+
+    DUCKDB = "duckdb"
+    PARQUET = "parquet"
+
+
+@kg_app.command("convert")
+def convert(
+    src: str = typer.Argument(..., help=PATH_HELP + " Also a .duckdb store or a Parquet directory."),
+    dst: str = typer.Argument(..., help="New .duckdb file, or new directory with --to parquet."),
+    to: StoreFormat | None = typer.Option(
+        None, "--to", help="Output: duckdb (default; a persistent bi-temporal store) or parquet (a folder)."
+    ),
+    fmt: str = FormatOpt,
+) -> None:
+    """Convert a KG into a DuckDB store or a Parquet directory (tkgqa.kg.duckdb_store). A .duckdb source
+    keeps its history (recorded/retracted times); another source is recorded now."""
+    with cli_errors():
+        _convert(src, dst, to, fmt)
+
+
+def _convert(src: str, dst: str, to: StoreFormat | None, fmt: str) -> None:
+    import shutil
+    from pathlib import Path
+
+    from ..kg.duckdb_io import export_parquet, import_parquet
+    from ..kg.duckdb_store import DuckDBStore
+    from ..kg.formats import directory_format, sniff_format
+
+    out = Path(dst).expanduser()
+    target = to or (StoreFormat.PARQUET if out.suffix.lower() == ".parquet" else StoreFormat.DUCKDB)
+    if out.exists() and (target is StoreFormat.DUCKDB or any(out.iterdir())):
+        raise ConfigError(f"{str(out)!r} already exists; convert into a new path")
+    source = Path(src).expanduser()
+    into = out if target is StoreFormat.DUCKDB else None  # built straight into the new file, or in memory
+    if src != "demo" and source.is_file() and (fmt == "duckdb" or sniff_format(source) == "duckdb"):
+        if into is not None:  # a store to a store: the file as it is, history included
+            shutil.copyfile(source, into)
+        store = DuckDBStore.open(into or source, read_only=True)
+    elif src != "demo" and directory_format(fmt, source) is not None:
+        store = import_parquet(source, into)
+    else:
+        store = DuckDBStore.from_kg(open_store(src, fmt), into)
+    try:
+        if target is StoreFormat.PARQUET:
+            export_parquet(store, out)
+        n = len(store)
+    finally:
+        store.close()
+    console.print(f"wrote {n:,} live facts to {out} ({target.value})", highlight=False)

@@ -17,6 +17,11 @@
     policy = "llm"
     t_max = 3
 
+    # optional: run on Ray workers (extra 'distributed')
+    # executor = "ray"
+    # workers = 4
+    # llm_concurrency = 8
+
 Command-line flags override the file's values (``--method-option``/``--fallback-option`` are merged into
 ``method_options`` key by key; a ``--method`` naming another method drops the file's ``method_options``).
 The effective configuration is recorded in the run's ``report.json`` under ``run_config``. Relative paths
@@ -34,6 +39,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from ..errors import ConfigError
+from ..eval.executor import ExecutorKind
 from ..methods.base import merge_options, parse_option_pairs
 
 SampleMode = Literal["stratified", "random", "first"]
@@ -67,6 +73,14 @@ class RunConfig(BaseModel):
     obfuscate: bool = Field(
         default=False, description="ask the questions Q′ over K_all ∪ K′ (entity labels obfuscated)"
     )
+    executor: ExecutorKind = Field(
+        default=ExecutorKind.LOCAL, description="local (this process) or ray (Ray workers)"
+    )
+    ray_address: str | None = Field(default=None, description="Ray cluster to join (default RAY_ADDRESS)")
+    workers: int | None = Field(default=None, ge=1, description="Ray workers (default: one per cluster CPU)")
+    llm_concurrency: int | None = Field(
+        default=None, ge=1, description="Ray: LLM calls in flight over all workers at most"
+    )
 
 
 #: Field → the flag that sets it (for error messages).
@@ -78,7 +92,10 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
     p = Path(path).expanduser()
     if not p.is_file():
         raise ConfigError(f"run config {str(p)!r} does not exist")
-    text = p.read_text(encoding="utf-8")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"run config {str(p)!r} is not UTF-8 text ({exc.reason})") from None
     try:
         if p.suffix.lower() == ".toml":
             data: Any = tomllib.loads(text)
@@ -86,8 +103,8 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
             data = json.loads(text)
         else:
             raise ConfigError(f"run config {str(p)!r}: use a .toml or .json file")
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError(f"run config {str(p)!r} is not valid {p.suffix[1:].upper()}: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # TOMLDecodeError/JSONDecodeError, huge ints, deep nesting
+        raise ConfigError(f"run config {str(p)!r} is not valid {p.suffix[1:].upper()}: {str(exc)[:300]}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"run config {str(p)!r} must hold a table/object of settings")
     return {str(k).replace("-", "_"): v for k, v in data.items()}

@@ -36,7 +36,18 @@ def read_token(token_file: Path | None) -> str | None:
 
 @app.command()
 def serve(
-    kg: str | None = typer.Option(None, "--kg", help="KG file (default: the bundled demo KG)."),
+    kg: str | None = typer.Option(
+        None, "--kg", help="KG file (default: --dataset's KG, else the bundled demo KG)."
+    ),
+    dataset: str | None = typer.Option(
+        None,
+        "--dataset",
+        help="The benchmark the KG comes from (multitq, cronquestions, demo…): the UI offers a few of its "
+        "questions as examples, one per question type; its KG is served unless --kg is given.",
+    ),
+    data_dir: Path | None = typer.Option(
+        None, "--data-dir", help="--dataset's folder (as released); not needed for demo."
+    ),
     method: str = typer.Option(
         "symbolic", "--method", help="Default method (symbolic, ari:policy=symbolic, …)."
     ),
@@ -77,10 +88,21 @@ def serve(
     api_token_file: Path | None = typer.Option(
         None, "--api-token-file", help=f"File holding the API token (else ${TOKEN_ENV})."
     ),
+    allow_append: bool = typer.Option(
+        False,
+        "--allow-append",
+        help="Let clients append facts (POST /api/kg/facts); beyond loopback only with the API token.",
+    ),
+    runs_dir: Path | None = typer.Option(
+        None, "--runs-dir", help="A folder of `tkgqa eval` outputs to browse in the web UI (read-only)."
+    ),
     llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
     llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
 ) -> None:
-    """Serve the question-answering API and a web UI (open http://HOST:PORT/ in a browser)."""
+    """Serve the question-answering API and a web UI (open http://HOST:PORT/ in a browser).
+
+    --llm is the default LLM of the methods that use one; methods without an LLM (symbolic) ignore it.
+    With --dataset (and --data-dir), the example questions come from that benchmark's question set."""
     from ..service import require_service
     from ..service.policy import DEFAULT_ALLOWED_OPTIONS, ServiceSettings, parse_list
     from ..service.resolve import redact
@@ -103,12 +125,26 @@ def serve(
         max_pending=max_pending,
         method_workers=method_workers,
         shutdown_timeout_s=shutdown_timeout,
+        allow_append=allow_append,
+        runs_dir=str(runs_dir) if runs_dir is not None else None,
         api_token=token,
     )
-    application = create_app(kg=kg, default_method=method, llm=llm, settings=settings)
+    ds = None
+    if dataset is not None:
+        from ..datasets import load_dataset
+
+        ds = load_dataset(dataset, data_dir)
+        if kg is None and ds.kg_path is None:
+            raise ConfigError(
+                f"dataset {dataset!r} names no KG file (its questions carry their own facts); pass --kg PATH"
+            )
+    elif data_dir is not None:
+        raise ConfigError("--data-dir needs --dataset NAME (e.g. --dataset multitq --data-dir DIR)")
+    application = create_app(kg=kg, default_method=method, llm=llm, settings=settings, dataset=ds)
     kg_name = getattr(application.state.tkgqa.kg, "name", kg)
     console.print(
         f"[bold]tkgqa serve[/bold]: KG {kg_name}, method {redact(method)}"
+        + (f", examples from {ds.name} ({len(ds)} questions)" if ds is not None else "")
         + (f", LLM {redact(llm)}" if llm else "")
         + (", API token required" if token else "")
         + f" → http://{host}:{port}/",

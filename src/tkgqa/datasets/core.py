@@ -10,13 +10,16 @@ file is found but retrieved facts are).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
+
+from pydantic import ValidationError
 
 from ..errors import ConfigError, DataError, NotFoundError
 from ..registry import Registry
@@ -161,6 +164,32 @@ def resolve_kg(kg: PathLike | None, data_dir: Path | None, candidates: Sequence[
     return find_optional(data_dir, candidates)
 
 
+RowParser = TypeVar("RowParser", bound=Callable[..., Question])
+
+
+def row_parser(fn: RowParser) -> RowParser:
+    """Wrap a ``(row, path, i, ...) → Question`` converter of a benchmark record: a field of the wrong type
+    (a list where a string belongs, an object where a list belongs, …) becomes a DataError naming the record
+    instead of a TypeError/ValidationError from deep inside the converter."""
+
+    @functools.wraps(fn)
+    def wrapper(row: Any, path: Path, i: int, *args: Any, **kwargs: Any) -> Question:
+        try:
+            return fn(row, path, i, *args, **kwargs)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(map(str, first["loc"]))
+            raise DataError(f"question #{i}: invalid {where}: {first['msg']}", path=str(path)) from None
+        except (TypeError, KeyError, IndexError, AttributeError, ValueError) as exc:
+            raise DataError(
+                f"question #{i} has a field of the wrong type ({type(exc).__name__}: {str(exc)[:150]}); "
+                "check the file is in this dataset's format",
+                path=str(path),
+            ) from None
+
+    return cast(RowParser, wrapper)
+
+
 def read_json(path: Path) -> Any:
     """Parse a JSON file; DataError with the line of a syntax error."""
     try:
@@ -170,6 +199,8 @@ def read_json(path: Path) -> Any:
         raise DataError(f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno) from None
     except UnicodeDecodeError as exc:
         raise DataError(f"not UTF-8 text ({exc.reason})", path=str(path)) from None
+    except (ValueError, RecursionError) as exc:  # a >4300-digit integer, or nesting too deep
+        raise DataError(f"invalid JSON: {str(exc)[:200]}", path=str(path)) from None
 
 
 def read_records(path: Path, *, allow_pickle: bool = False) -> list[dict[str, Any]]:
@@ -215,6 +246,8 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
                     yield lineno, json.loads(line)
                 except json.JSONDecodeError as exc:
                     raise DataError(f"invalid JSON: {exc.msg}", path=str(path), line=lineno) from None
+                except (ValueError, RecursionError) as exc:  # a >4300-digit integer, or nesting too deep
+                    raise DataError(f"invalid JSON: {str(exc)[:200]}", path=str(path), line=lineno) from None
     except UnicodeDecodeError as exc:
         raise DataError(f"not UTF-8 text ({exc.reason})", path=str(path)) from None
 

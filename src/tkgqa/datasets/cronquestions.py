@@ -39,6 +39,7 @@ from .core import (
     read_records,
     reject_options,
     resolve_kg,
+    row_parser,
     str_list,
 )
 from .verbalized import FactSplitter, read_label_file
@@ -67,6 +68,7 @@ def _time_answer(value: str) -> str:
         return value
 
 
+@row_parser
 def to_question(
     row: dict[str, Any], path: Path, i: int, labels: dict[str, str], qid_prefix: str = ""
 ) -> Question:

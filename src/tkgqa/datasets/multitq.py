@@ -14,7 +14,17 @@ from typing import Any
 
 from ..errors import DataError
 from .base import Question
-from .core import DATASETS, Dataset, PathLike, as_path, find_file, read_records, reject_options, resolve_kg
+from .core import (
+    DATASETS,
+    Dataset,
+    PathLike,
+    as_path,
+    find_file,
+    read_records,
+    reject_options,
+    resolve_kg,
+    row_parser,
+)
 from .core import str_list as _str_list
 
 KG_FILES = ("kg/full.txt", "full.txt", "kg/full_partial.txt")
@@ -37,6 +47,7 @@ def _answer_type(value: Any, path: Path, i: int) -> str | None:
     return text
 
 
+@row_parser
 def to_question(row: dict[str, Any], path: Path, i: int) -> Question:
     """One MultiTQ record → :class:`Question` (``qid`` = ``str(quid)``)."""
     if "question" not in row:

@@ -45,6 +45,7 @@ from .core import (
     read_records,
     reject_options,
     resolve_kg,
+    row_parser,
 )
 from .verbalized import FactSplitter, ParsedFact, read_label_file
 
@@ -69,6 +70,7 @@ def normalize_value(value: str, granularity: str = "year") -> tuple[str, str]:
     return TimePoint(year).iso(), "time"
 
 
+@row_parser
 def to_question(row: dict[str, Any], path: Path, i: int, granularity: str) -> Question:
     """One official TimeQuestions record → :class:`Question` (without context)."""
     if "Question" not in row or "Id" not in row:

@@ -20,6 +20,10 @@ DataError and the same command resumes once there is space.
 Missing optional inputs that change results (the dataset's :attr:`~tkgqa.datasets.Dataset.warnings`, no KG at
 all) are reported through ``warn`` (default: a :class:`~tkgqa.errors.MissingInputWarning`) and listed in the
 report's ``warnings``; ``strict=True`` raises a DataError before any question is answered.
+
+``executor`` chooses where the questions are answered (:mod:`tkgqa.eval.executor`: this process, or Ray
+workers whose rows stream back to this process, which alone writes the run folder); the rows, the resume
+rules and the report are the same either way.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from ..llm.helpers import error_usage_dict
 from ..methods.base import Answer, Method, resolve_method
 from ..query import context_kg
 from ..sanitize import clean_json, clean_text, has_surrogates
+from .executor import LOCAL, ExecutorConfig, answer_rows, method_factory_for
 from .report import DEFAULT_KS, RESULTS_FILE, Report, build_report, read_results, write_report
 from .scoring import score_answer
 from .support import SupportChecker
@@ -64,9 +69,13 @@ class _KGs:
         self.check_support = check_support
         self.description: str | None = None
 
+    def source(self) -> KGStore | str | Path | None:
+        """What the shared KG is opened from: the given store or file, else the dataset's KG file."""
+        return self._given if self._given is not None else self._path
+
     def shared(self) -> KGStore:
         if self._shared is None:
-            source = self._given if self._given is not None else self._path
+            source = self.source()
             if isinstance(source, str | Path):
                 from ..kg.loaders import load_kg
 
@@ -288,6 +297,8 @@ def evaluate(
     retry_errors: bool = True,
     strict: bool = False,
     warn: Callable[[str], None] | None = None,
+    executor: ExecutorConfig = LOCAL,
+    method_factory: Callable[[], Method] | None = None,
 ) -> Report:
     """Evaluate ``method`` and write ``results.jsonl``, ``report.json``, ``report.md``, ``breakdown.png``.
 
@@ -295,7 +306,9 @@ def evaluate(
     ``limit``/``sample``/``seed`` choose the questions (``first``, ``random`` or ``stratified`` by qtype).
     ``retry_errors``: a resume answers the error rows again (else it keeps them). ``strict``: a missing
     optional input (see :func:`input_warnings`) is a DataError instead of a warning given to ``warn``
-    (default: :func:`warnings.warn` with :class:`~tkgqa.errors.MissingInputWarning`)."""
+    (default: :func:`warnings.warn` with :class:`~tkgqa.errors.MissingInputWarning`). ``executor``: where the
+    questions are answered (default here); ``method_factory``: how a Ray worker builds its own ``method``
+    (a picklable zero-argument callable; default: the registry for a name, else ``method`` pickled)."""
     runner = resolve_method(method) if isinstance(method, str) else method
     if isinstance(dataset_or_questions, Dataset):
         ds: Dataset | None = dataset_or_questions
@@ -331,8 +344,9 @@ def evaluate(
         hits = 0
         try:
             with results.open("a", encoding="utf-8") as fh:
-                for i, q in enumerate(remaining, 1):
-                    row = answer_one(runner, q, kgs)
+                factory = method_factory_for(method, method_factory)  # how a Ray worker builds it
+                rows_iter = answer_rows(executor, runner, remaining, kgs, method_factory=factory)
+                for i, row in enumerate(rows_iter, 1):
                     fh.write(row_line(row))
                     fh.flush()
                     hits += bool(row["strict_hit"])
@@ -345,7 +359,10 @@ def evaluate(
         wanted = {q.qid for q in questions}
         if retried & wanted:
             _rewrite(results, read_results(results))  # one line per question: the retried rows replaced
-        rows = [r for r in read_results(results) if str(r["qid"]) in wanted]
+        order = {q.qid: i for i, q in enumerate(questions)}  # the report does not depend on finish order
+        rows = sorted(
+            (r for r in read_results(results) if str(r["qid"]) in wanted), key=lambda r: order[str(r["qid"])]
+        )
         dataset_info: dict[str, Any] = {
             "name": name,
             "n_available": len(all_questions),

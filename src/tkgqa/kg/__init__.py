@@ -1,5 +1,6 @@
 """Temporal KG: facts, the store protocol, the in-memory store and the ARI operators."""
 
+from . import duckdb_io  # noqa: F401  registers the duckdb and parquet KG formats (duckdb imported lazily)
 from .base import Hop, KGStore, TimeQuery
 from .fact import Fact, display_name
 from .linking import Candidate, EntityLinker, RelationLinker

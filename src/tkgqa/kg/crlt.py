@@ -404,6 +404,8 @@ def read_entries(path: str | Path) -> list[dict[str, Any]]:
         raise DataError(f"invalid JSON: {exc.msg}", path=str(p), line=exc.lineno) from None
     except UnicodeDecodeError as exc:
         raise DataError(f"not UTF-8 text ({exc.reason})", path=str(p)) from None
+    except (ValueError, RecursionError) as exc:  # a >4300-digit integer, or nesting too deep
+        raise DataError(f"invalid JSON: {str(exc)[:200]}", path=str(p)) from None
     if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
         raise DataError(
             "expected a JSON list of entries (objects with 'id', 'query', 'KG Triples')", path=str(p)

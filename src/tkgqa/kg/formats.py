@@ -52,6 +52,8 @@ class KGFormat:
     priority: int = 50
     aux_files: AuxFiles | None = None
     description: str = ""
+    cacheable: bool = True  # False: already a binary store (duckdb, parquet), loaded without the npz cache
+    directory: bool = False  # the KG is a directory (a Parquet export); ``detect`` gets its file names
 
     def __call__(self, path: PathLike, **options: Any) -> TemporalKG:
         return self.loader(path, **options)
@@ -204,6 +206,23 @@ def _odd_line(numbered: Sequence[tuple[int, str]]) -> str:
             )
     widths = sorted({len(line.split("\t")) for _, line in numbered})
     return f"lines {numbered[0][0]}–{numbered[-1][0]} have {widths} tab-separated columns but match no format"
+
+
+def directory_format(format: str, path: Path) -> KGFormat | None:
+    """The directory format (``directory=True``, e.g. a Parquet export) that reads the folder ``path``:
+    the one named by ``format``, or with ``"auto"`` the first whose ``detect`` accepts its file names;
+    ``None`` when ``path`` is not a directory or no directory format claims it."""
+    if not path.is_dir():
+        return None
+    name = format.strip().lower()
+    if name != "auto":
+        fmt = get_format(name) if name in KG_FORMATS else None
+        return fmt if fmt is not None and fmt.directory else None
+    names = sorted(p.name for p in path.iterdir())
+    for fmt in all_formats():
+        if fmt.directory and fmt.detect is not None and fmt.detect(names):
+            return fmt
+    return None
 
 
 def resolve_format(format: str, path: PathLike) -> KGFormat:

@@ -40,7 +40,15 @@ from .builder import LoadReport as LoadReport
 from .crlt import is_crlt, load_crlt
 from .formats import KG_FORMATS as KG_FORMATS
 from .formats import KGFormat as KGFormat
-from .formats import check_file, data_lines, get_format, not_utf8, register_format, resolve_format
+from .formats import (
+    check_file,
+    data_lines,
+    directory_format,
+    get_format,
+    not_utf8,
+    register_format,
+    resolve_format,
+)
 from .formats import format_names as format_names
 from .formats import sniff_format as sniff_format
 from .memory import TemporalKG
@@ -477,8 +485,11 @@ def load_kg(
         p = Path(path).expanduser()
     except RuntimeError:  # "~user" of an unknown user
         p = Path(path)
-    check_file(p)
-    fmt = resolve_format(format, p)
+    fmt = directory_format(format, p)  # a folder holding one KG (a Parquet export)
+    if fmt is None:
+        check_file(p)
+        fmt = resolve_format(format, p)
+    cache = cache and fmt.cacheable
     kwargs: dict[str, Any] = dict(options, strict=strict, labels=labels)
 
     def build() -> TemporalKG:

@@ -4,6 +4,14 @@ Everything lives in ``$TKGQA_HOME/llm.sqlite`` (``~/.cache/tkgqa`` by default; t
 cache is created, never at import); :mod:`tkgqa.llm.schema` versions and migrates the file. Only requests
 (without credentials, see :data:`~tkgqa.llm.base.SECRET_FIELDS`), responses and counts are stored.
 Summaries of the log are in :mod:`tkgqa.llm.summary`, prices in :mod:`tkgqa.llm.pricing`.
+
+Several processes may share the file (the workers of ``tkgqa eval --executor ray`` on one machine): it is in
+WAL mode and every write is one ``BEGIN IMMEDIATE`` transaction retried while another process holds the lock
+(:class:`~tkgqa.sqlite_file.SQLiteFile`), so no cached response or log row is lost or torn.
+
+:func:`set_call_gate` installs a process-wide limit on the calls that reach a backend (cache hits pass
+freely): the Ray executor installs a semaphore shared by all its workers, which bounds LLM concurrency over
+the whole cluster.
 """
 
 from __future__ import annotations
@@ -14,7 +22,8 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -28,6 +37,25 @@ from .schema import migrate, schema_version
 _CONTEXT: contextvars.ContextVar[Mapping[str, str | None]] = contextvars.ContextVar(
     "tkgqa_llm_context", default=MappingProxyType({})
 )
+
+
+#: A process-wide gate around each backend call (cache misses only): ``None`` or a zero-argument callable
+#: returning a context manager that holds one slot of a shared limit while the call runs.
+CallGate = Callable[[], AbstractContextManager[object]]
+_GATE: CallGate | None = None
+
+
+def set_call_gate(gate: CallGate | None) -> CallGate | None:
+    """Install ``gate`` around every backend call of this process (``None`` removes it); returns the gate it
+    replaced. Used by the Ray executor to share one LLM concurrency limit between its workers."""
+    global _GATE
+    previous, _GATE = _GATE, gate
+    return previous
+
+
+def _call_slot() -> AbstractContextManager[object]:
+    gate = _GATE
+    return gate() if gate is not None else contextlib.nullcontext()
 
 
 def default_cache_path() -> Path:
@@ -57,7 +85,10 @@ def _request_json(request: LLMRequest) -> str:
 class LLMCache(SQLiteFile):
     """The SQLite file: cached responses, stored requests and the call log. Safe to share between threads.
 
-    The file is migrated to the current schema the first time this object opens it."""
+    The file is migrated to the current schema the first time this object opens it. Safe to share between
+    processes too (WAL; writes are retried while another process holds the lock)."""
+
+    wal = True
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         super().__init__(Path(path) if path is not None else default_cache_path())
@@ -82,20 +113,16 @@ class LLMCache(SQLiteFile):
         return LLMResponse.model_validate_json(row[0]) if row else None
 
     def put(self, key: str, backend: str, request: LLMRequest, response: LLMResponse) -> None:
-        with self._connect() as conn:
-            conn.execute(
-                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)",
-                (key, backend, _request_json(request), response.model_dump_json(), time.time()),
-            )
+        values = (key, backend, _request_json(request), response.model_dump_json(), time.time())
+        self._write(
+            lambda conn: conn.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)", values)
+        )
 
     # --- run log ----------------------------------------------------------------------------------------
     def put_request(self, key: str, backend: str, request: LLMRequest) -> None:
         """Store ``request`` (no credentials) under ``key`` for the run log; kept once per key."""
-        with self._connect() as conn:
-            conn.execute(
-                "INSERT OR IGNORE INTO requests VALUES (?, ?, ?, ?)",
-                (key, backend, _request_json(request), time.time()),
-            )
+        values = (key, backend, _request_json(request), time.time())
+        self._write(lambda conn: conn.execute("INSERT OR IGNORE INTO requests VALUES (?, ?, ?, ?)", values))
 
     def request(self, key: str) -> dict[str, Any] | None:
         """The stored request of ``key`` (``backend`` namespace + ``request`` data), or ``None``."""
@@ -110,8 +137,8 @@ class LLMCache(SQLiteFile):
         row.setdefault("ts", time.time())
         cols = ", ".join(row)
         marks = ", ".join("?" for _ in row)
-        with self._connect() as conn:
-            conn.execute(f"INSERT INTO calls ({cols}) VALUES ({marks})", tuple(row.values()))
+        values = tuple(row.values())
+        self._write(lambda conn: conn.execute(f"INSERT INTO calls ({cols}) VALUES ({marks})", values))
 
     def calls(
         self, *, method: str | None = None, since: float | None = None, question_id: str | None = None
@@ -203,7 +230,8 @@ class CachedLLM(LLMBackend):
                 self._log(request, key, namespace, resp)
                 return resp
         try:
-            resp = self.backend.complete(request)
+            with _call_slot():
+                resp = self.backend.complete(request)
         except ParseError as exc:  # the backend validated its reply itself: tokens were spent
             self._log(request, key, namespace, None, error=_error_text(exc), usage=exc.usage, text=exc.raw)
             raise

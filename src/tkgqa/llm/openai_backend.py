@@ -271,9 +271,15 @@ class OpenAIBackend(LLMBackend):
         except ModuleNotFoundError as exc:
             raise ConfigError(f"the openai backend needs httpx: {install_hint('httpx')}") from exc
 
+        key = self._api_key()
+        if not key and not self._base_url and not os.environ.get("OPENAI_BASE_URL"):
+            raise ConfigError(
+                f"openai:{self.model_id} has no API key and no base URL: set OPENAI_API_KEY to use the "
+                "public OpenAI API, or OPENAI_BASE_URL (e.g. http://127.0.0.1:8080/v1) for a local "
+                "OpenAI-compatible server (llama.cpp, vLLM, Ollama); nothing was sent"
+            )
         body = self.build_body(request)
         headers = {"Content-Type": "application/json"}
-        key = self._api_key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
         url = self.endpoint()

@@ -109,7 +109,7 @@ def extract_json(text: str) -> Any:
     for cand in candidates:
         try:
             value = json.loads(cand)
-        except ValueError:
+        except (ValueError, RecursionError):  # deep nesting or a >4300-digit int
             continue
         if isinstance(value, dict | list):
             return value
@@ -118,7 +118,7 @@ def extract_json(text: str) -> Any:
         if ch in "{[":
             try:
                 value, _ = decoder.raw_decode(text, i)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             return value
     raise ParseError("no JSON object or list found", raw=text, expected="JSON")

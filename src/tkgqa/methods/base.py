@@ -5,14 +5,17 @@ from __future__ import annotations
 import inspect
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..datasets.base import Question
-from ..errors import ConfigError
+from ..errors import ConfigError, TKGQAError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
 from ..registry import Registry
@@ -53,6 +56,72 @@ class Answer:
             "reason": self.reason,
             "raw_output": self.raw_output,
         }
+
+
+class StepKind(StrEnum):
+    """What a :class:`StepEvent` reports."""
+
+    ACTION = "action"  # an agent's chosen action and the size of its result (ARI)
+    STOP = "stop"  # the agent loop ended without an action (policy stopped, unparsable reply)
+    BRANCH = "branch"  # a search branch starts (R3: its axiom)
+    CHECK = "check"  # an answer attempt and its mechanical check (R3: verdict, rejected replies)
+    EXPAND = "expand"  # the search expands to more evidence (R3: the entity to expand)
+
+
+@dataclass(frozen=True)
+class StepEvent:
+    """One step of a multi-step method, reported while the method runs (the service streams them).
+
+    ``index`` orders the events of one question; ``label`` is one line for people; ``count`` the size of the
+    step's result (facts, items) when it has one; ``ok`` the outcome of a check when the step is one;
+    ``data`` a few JSON-ready details."""
+
+    method: str
+    kind: StepKind
+    index: int
+    label: str
+    count: int | None = None
+    ok: bool | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "kind": str(self.kind),
+            "index": self.index,
+            "label": self.label,
+            "count": self.count,
+            "ok": self.ok,
+            "data": dict(self.data),
+        }
+
+
+class StepCancelled(TKGQAError):
+    """The question was cancelled between two steps (its client went away): not an answer, not an
+    abstention. Raised by a step reporter; methods let it propagate."""
+
+
+StepReporter = Callable[[StepEvent], None]
+_STEP_REPORTER: ContextVar[StepReporter | None] = ContextVar("tkgqa_step_reporter", default=None)
+
+
+def report_step(event: StepEvent) -> None:
+    """Hand ``event`` to the reporter of the current context (none: nothing happens). The reporter may raise
+    :class:`StepCancelled` to stop the method between steps; methods call this between steps only."""
+    reporter = _STEP_REPORTER.get()
+    if reporter is not None:
+        reporter(event)
+
+
+@contextmanager
+def step_reporter(reporter: StepReporter | None) -> Iterator[None]:
+    """Within the block (in this thread/context), :func:`report_step` calls ``reporter``. Methods need no
+    argument for it, so every method and plugin works with or without one."""
+    token = _STEP_REPORTER.set(reporter)
+    try:
+        yield
+    finally:
+        _STEP_REPORTER.reset(token)
 
 
 class MethodConfig(BaseModel):
@@ -131,6 +200,8 @@ def parse_option_pairs(pairs: Iterable[str], *, option: str = "--method-option")
                 value = json.loads(value)
             except json.JSONDecodeError as exc:
                 raise ConfigError(f"bad {option} {pair!r}: the value is not valid JSON ({exc.msg})") from None
+            except (ValueError, RecursionError) as exc:  # a >4300-digit integer, or nesting too deep
+                raise ConfigError(f"bad {option} {pair[:80]!r}: the value cannot be read ({exc})"[:300]) from None
         node = out
         for part in path[:-1]:
             child = node.setdefault(part, {})

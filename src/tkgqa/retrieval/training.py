@@ -18,6 +18,11 @@ softmax denominator as ``w · exp(logit)`` (``log w`` added to its logit); all w
 evident intent with the two exponentials swapped: ``L = w_p·exp(1 − φ⁺) + Σ_type w_type·exp(φ⁻)``,
 averaged over pairs.
 
+**Pairs and where the model goes.** ``tkgqa timer4 train-retriever`` mines the pairs
+(:mod:`tkgqa.methods.timer4.training_data`: TimeQuestions dev, or KG-generated questions for MultiTQ) and
+saves the model to :func:`trained_retriever_dir` (``$TKGQA_HOME/models/timer4-tks/<dataset>``), where TimeR4
+finds it (:func:`find_trained_retriever`).
+
 Training is a plain PyTorch loop over the sentence-transformers model (no ``datasets``/``accelerate``
 needed); it runs on CUDA when torch sees a GPU, else CPU (a few hundred pairs take well under a minute with
 MiniLM on 2 cores). The model is saved with ``SentenceTransformer.save`` plus ``tkgqa_model.json``; load it
@@ -50,9 +55,31 @@ from .embedders import (
     bundled_minilm_path,
     set_offline_env,
 )
+from .paths import models_dir, safe_name
 from .verbalize import DEFAULT_VERBALIZER, Verbalizer
 
 TRAIN_SPLITS = frozenset({"train", "dev", "valid", "validation"})
+TRAINED_RETRIEVERS = "timer4-tks"
+
+
+def trained_retriever_dir(key: str) -> Path:
+    """Where ``tkgqa timer4 train-retriever`` saves the time-aware retriever for ``key`` (a dataset name such
+    as ``multitq``, else a KG name): ``$TKGQA_HOME/models/timer4-tks/<key>`` (read at call time)."""
+    return models_dir() / TRAINED_RETRIEVERS / safe_name(key)
+
+
+def find_trained_retriever(key: str) -> Path | None:
+    """The saved retriever for ``key`` (:func:`trained_retriever_dir`), or ``None`` when there is none."""
+    path = trained_retriever_dir(key)
+    return path if (path / "modules.json").is_file() else None
+
+
+def trained_retrievers() -> dict[str, Path]:
+    """Every saved time-aware retriever under ``$TKGQA_HOME/models/timer4-tks``: key → folder."""
+    root = models_dir() / TRAINED_RETRIEVERS
+    if not root.is_dir():
+        return {}
+    return {p.name: p for p in sorted(root.iterdir()) if (p / "modules.json").is_file()}
 
 
 class NegativeType(StrEnum):
@@ -164,7 +191,10 @@ def build_training_examples(
 # --- training -----------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ContrastiveConfig:
-    epochs: int = 1
+    """Training settings; ``epochs`` = 10 and in-batch + 3 hard negatives (``infonce``) are the paper's
+    (§5.1), the rest are ours (the paper gives no batch size or learning rate)."""
+
+    epochs: int = 10
     batch_size: int = 16
     lr: float = 2e-5
     loss: Literal["infonce", "eq8"] = "infonce"

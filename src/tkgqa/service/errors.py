@@ -13,6 +13,7 @@ status   type                        when
 413      PayloadTooLarge             a body over the limit (64 KB by default)
 422      ValidationError             invalid JSON, not UTF-8, nested too deep, fields out of range
 429      Busy                        the method's queue (or the server's) is full; see ``Retry-After``
+499      Cancelled                   the question was stopped between steps (its client went away)
 500      InternalError               a bug: the message names the exception type only
 502      LLMError                    the method's LLM backend failed
 503      ShuttingDown                the server is stopping
@@ -26,6 +27,7 @@ import math
 from typing import Any
 
 from ..errors import ConfigError, DataError, LLMError, NotFoundError, ParseError, TKGQAError
+from ..methods.base import StepCancelled
 from ..sanitize import clean_json
 from .resolve import redact
 
@@ -77,6 +79,8 @@ def status_for(exc: TKGQAError) -> int:
             return 504
         case ShuttingDownError():
             return 503
+        case StepCancelled():
+            return 499
         case _:
             return 400
 
@@ -88,6 +92,7 @@ def type_name(exc: TKGQAError) -> str:
         BusyError: "Busy",
         DeadlineError: "Timeout",
         ShuttingDownError: "ShuttingDown",
+        StepCancelled: "Cancelled",
     }
     return names.get(type(exc), type(exc).__name__)
 

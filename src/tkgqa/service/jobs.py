@@ -7,9 +7,11 @@ time; a slot holds ``workers`` instances (built on first use, in the worker, so 
 else). ``queue_limit`` bounds the questions pending in a slot and ``max_pending`` those of the whole pool;
 beyond either, :meth:`MethodPool.submit` raises :class:`~tkgqa.service.errors.BusyError` (429) with a
 ``Retry-After`` estimated from the slot's recent answer times. A job is a ``concurrent.futures.Future``:
-cancelling it (the client went away, the deadline passed) removes a queued question; a running one finishes
-in its thread and its result is dropped. Worker threads are daemons, so a stalled call never holds up the
-process's exit; :meth:`MethodPool.close` cancels everything queued when the server stops.
+cancelling it (the client went away, the deadline passed) removes a queued question; a running one stops at
+its next step when the method reports steps (:class:`~tkgqa.service.stream.StepChannel`; counted as
+``cancelled``), else finishes in its thread and its result is dropped. Worker threads are daemons, so a
+stalled call never holds up the process's exit; :meth:`MethodPool.close` cancels everything queued when
+the server stops.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-from ..methods.base import Method
+from ..methods.base import Method, StepCancelled
 from .errors import BusyError, ShuttingDownError
 from .resolve import build_method
 
@@ -46,6 +48,7 @@ class MethodSlot:
         self.pending = 0  # queued + running, not yet done
         self.running = 0
         self.answered = 0
+        self.cancelled = 0  # stopped between steps (StepCancelled): neither answered nor failed
         self._mean_s = 0.0
         self._closed = False
 
@@ -100,10 +103,14 @@ class MethodSlot:
                 self.running += 1
                 method = self._idle.pop() if self._idle else None
             started = time.perf_counter()
+            stopped = False
             try:
                 if method is None:
                     method = self._build()
                 result = job(method)
+            except StepCancelled as exc:  # its client went away: the method stopped between two steps
+                stopped = True
+                future.set_exception(exc)
             except BaseException as exc:  # reaches the waiting request as its error
                 future.set_exception(exc)
             else:
@@ -112,8 +119,11 @@ class MethodSlot:
                 elapsed = time.perf_counter() - started
                 with self._cv:
                     self.running -= 1
-                    self.answered += 1
-                    self._mean_s = elapsed if self.answered == 1 else 0.8 * self._mean_s + 0.2 * elapsed
+                    if stopped:
+                        self.cancelled += 1
+                    else:
+                        self.answered += 1
+                        self._mean_s = elapsed if self.answered == 1 else 0.8 * self._mean_s + 0.2 * elapsed
                     if method is not None:
                         self._idle.append(method)
 
@@ -136,6 +146,7 @@ class MethodSlot:
                 "pending": self.pending,
                 "running": self.running,
                 "answered": self.answered,
+                "cancelled": self.cancelled,
                 "mean_s": round(self._mean_s, 4),
             }
 
@@ -217,6 +228,15 @@ class MethodPool:
             slot = self._slot(spec, llm, {})
             slot._idle.append(method)
         return method
+
+    def reset(self) -> None:
+        """Drop every method instance (after the KG changed: their per-KG caches are stale); what a slot
+        holds finishes on the old instance, the next question builds a new one."""
+        with self._lock:
+            slots = list(self._slots.values())
+            self._slots.clear()
+        for slot in slots:
+            slot.close(cancel=False)
 
     def close(self) -> None:
         """Stop: new jobs get ShuttingDownError, queued ones are cancelled."""

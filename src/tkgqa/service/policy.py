@@ -87,7 +87,9 @@ class ServiceSettings:
     set, every ``/api/`` request must send ``Authorization: Bearer <token>`` (binding beyond loopback
     requires one). ``queue_limit``: questions pending (queued + running) per method instance;
     ``max_pending``: over all methods; beyond either a request gets 429 with ``Retry-After``.
-    ``method_workers``: method instances answering in parallel per (method, LLM, options)."""
+    ``method_workers``: method instances answering in parallel per (method, LLM, options).
+    ``allow_append``: ``POST /api/kg/facts`` may append facts to the served KG (off by default).
+    ``runs_dir``: a folder of ``tkgqa eval`` outputs the runs browser lists (``None``: no runs browser)."""
 
     allow_methods: tuple[str, ...] | None = None
     allow_llms: tuple[str, ...] = DEFAULT_ALLOWED_LLMS
@@ -101,6 +103,8 @@ class ServiceSettings:
     max_pending: int = 256
     method_workers: int = 1
     shutdown_timeout_s: float = 3.0
+    allow_append: bool = False
+    runs_dir: str | None = None
     api_token: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:

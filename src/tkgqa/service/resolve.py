@@ -14,7 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ConfigError
+from ..kg.base import KGStore
 from ..kg.memory import TemporalKG
+from ..llm.helpers import USAGE_KEYS
 from ..methods.base import Answer, Method, resolve_method
 from ..sanitize import clean_json
 
@@ -96,12 +98,42 @@ def redact(value: Any) -> Any:
     return value
 
 
-def answer_payload(answer: Answer, latency_ms: float | None = None) -> dict[str, Any]:
-    """The JSON object of ``tkgqa ask --json`` and ``POST /api/ask``: ``answers``, ``evidence`` (facts as
-    ``{subject, relation, object, start, end}``), ``trace``, ``usage``, ``abstained``, ``reason``,
-    ``raw_output`` and ``latency_ms``; JSON-safe (odd trace values become strings, lone surrogates U+FFFD)
-    with secrets masked."""
+def answer_payload(
+    answer: Answer,
+    latency_ms: float | None = None,
+    *,
+    kg: KGStore | None = None,
+    question: str = "",
+    method: str = "",
+    llm: str | None = None,
+    as_of: str | None = None,
+) -> dict[str, Any]:
+    """The JSON object of ``tkgqa ask --json`` and ``POST /api/ask``
+    (:class:`tkgqa.service.models.AnswerOut`): the ``question``, ``method``, ``llm`` and ``kg`` it
+    answers, ``answers``, ``evidence`` (facts as
+    ``{subject, relation, object, start, end}`` plus their labels), ``grounded``, ``trace``, ``program``
+    (the symbolic program as a tree with per-step fact counts), ``missing``, ``usage``, ``abstained``,
+    ``reason``, ``raw_output`` and ``latency_ms``; JSON-safe (odd trace values become strings, lone
+    surrogates U+FFFD) with secrets masked."""
+    from .views import labelled_fact, program_tree
+
     data = answer.to_dict()
-    data["latency_ms"] = round(latency_ms, 1) if latency_ms is not None else None
+    usage = {key: data["usage"].get(key, 0) for key in USAGE_KEYS} | data["usage"]
+    usage["cost_usd"] = float(usage.get("cost_usd") or 0.0)
+    program = program_tree(answer.trace, kg.label if kg is not None else None)
+    empty = answer.abstained or not answer.answers
+    data.update(
+        question=question,
+        method=method,
+        llm=llm,
+        kg=getattr(kg, "name", None) if kg is not None else None,
+        as_of=as_of,
+        evidence=[labelled_fact(f, kg) for f in answer.evidence],
+        usage=usage,
+        grounded=bool(answer.evidence),
+        program=program,
+        missing=program["missing"] if program and empty else None,
+        latency_ms=round(latency_ms, 1) if latency_ms is not None else None,
+    )
     safe = json.loads(json.dumps(data, ensure_ascii=False, default=str))
     return dict(redact(clean_json(safe)))

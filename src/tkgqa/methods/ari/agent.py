@@ -1,7 +1,9 @@
 """The ARI agent loop (paper Algorithm 1, lines 5-15): offer candidates, let the policy choose, execute,
 feed the result back (truncated to ``max_result_items`` entries when set), until ``answer(...)`` or ``t_max``
-actions. ``fallback_answer`` (ours) answers from the current list when the loop ends without an answer; the
-paper's loop then has none."""
+actions. Each step is reported as a :class:`~tkgqa.methods.base.StepEvent` (the action and its result size)
+to the step reporter of the context, if any, which may cancel the episode between steps.
+``fallback_answer`` (ours) answers from the current list when the loop ends without an answer; the paper's
+loop then has none."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from ...kg.fact import Fact
 from ...llm.base import Usage
 from ...llm.helpers import charge
 from ...time import Granularity
+from ..base import StepEvent, StepKind, report_step
 from .actions import (
     ANSWER,
     Action,
@@ -130,6 +133,7 @@ def run_episode(
             stop = "parse_failure" if decision.parse_failed else "policy_stopped"
             note = decision.error or decision.note
             steps.append(StepRecord(i, texts, None, "", 0, decision.raw, decision.parse_failed, note=note))
+            report_step(StepEvent("ari", StepKind.STOP, i, note or stop, data={"stop": stop}))
             break
         action = decision.action
         state, items = env.step(state, action)
@@ -147,6 +151,16 @@ def run_episode(
             )
         )
         history.append((action.text, result))
+        report_step(
+            StepEvent(
+                "ari",
+                StepKind.ACTION,
+                i,
+                action.text,
+                count=len(items),
+                data={"result": result[:300], "candidates": len(candidates)},
+            )
+        )
         if action.is_lookup and len(items) <= 3:
             anchor_facts.extend(it.fact for it in items)
         if state.done:

@@ -153,13 +153,15 @@ class OraclePolicy:
     """Chooses, at each step, an action on a shortest path to an ``answer(...)`` candidate matching the gold
     answer, found by breadth-first search over the environment's candidates (within ``t_max`` actions).
 
-    Pruning keeps it cheap and exact for the action space: temporal operators only filter the current list,
-    so they are expanded only from lists that contain a gold answer; lookups are expanded only from lists
-    that do not. With ``action_space=reference`` a lookup's relation must reach the gold somewhere (later
-    lookups stay on it). With ``action_space=paper`` a lookup that misses the gold is expanded only when two
-    more actions fit (another lookup and the answer), and the search first tries the question entities'
-    lookups alone, then (when that fails) chained lookups from result entities too. ``max_nodes`` bounds
-    each search."""
+    Its Hits@1 estimates the reachability of the filtered action space, which bounds any policy's Hits@1
+    from above. The search is pruned to stay cheap; with ``action_space=paper`` the pruning is a heuristic
+    that can miss paths, so there the figure may under-estimate the reachability. Temporal operators only
+    filter the current list, so they are expanded only from lists that contain a gold answer; lookups are
+    expanded only from lists that do not. With ``action_space=reference`` a lookup's relation must reach
+    the gold somewhere (later lookups stay on it). With ``action_space=paper`` a lookup that misses the gold
+    is expanded only when two more actions fit (another lookup and the answer), and the search first tries
+    the question entities' lookups alone, then (when that fails) chained lookups from result entities too.
+    ``max_nodes`` bounds each search."""
 
     name = "oracle"
 

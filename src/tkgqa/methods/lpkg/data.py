@@ -18,6 +18,7 @@ import hashlib
 import json
 import random
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -199,13 +200,28 @@ def build_examples(
 def split_by_entities(
     examples: Sequence[PlanningExample], holdout: float, *, seed: int = 0
 ) -> tuple[list[PlanningExample], list[PlanningExample]]:
-    """(train, held-out): every held-out example names an entity no training example names."""
+    """(train, held-out): every held-out example names an entity no training example names. With
+    ``holdout > 0`` and at least two examples the held-out set is never empty: when the seeded draw holds out
+    no entity (a handful of examples), the entity named by the fewest examples is held out, as long as some
+    training example remains."""
     if not 0.0 <= holdout < 1.0:
         raise ConfigError(f"holdout must lie in [0, 1), got {holdout}")
     rng = random.Random(seed)
     entities = sorted({(ex.kg, e) for ex in examples for e in ex.entities()})
     per_entity = 1 - (1 - holdout) ** 0.5  # instances name about two entities
     held = {e for e in entities if rng.random() < per_entity}
+    train, test = _split(examples, held)
+    if holdout > 0 and not test and len(train) > 1:
+        named = Counter(key for ex in examples for key in {(ex.kg, e) for e in ex.entities()})
+        for key in sorted(named, key=lambda k: (named[k], k)):
+            if named[key] < len(examples):
+                return _split(examples, {key})
+    return train, test
+
+
+def _split(
+    examples: Sequence[PlanningExample], held: set[tuple[str, str]]
+) -> tuple[list[PlanningExample], list[PlanningExample]]:
     train: list[PlanningExample] = []
     test: list[PlanningExample] = []
     for ex in examples:

@@ -7,6 +7,10 @@ Every grounded answer passes the mechanical check of :func:`~tkgqa.prompts.r3.pa
 ids must be among the facts listed in that prompt); a reply that fails it is rejected and re-asked with the
 reason, and the rejections are kept in the node. A node whose replies are all rejected counts as "I don't
 know" (the search goes on). LLM backend errors propagate.
+
+Each branch's axiom, each node's answer check and each expansion is reported as a
+:class:`~tkgqa.methods.base.StepEvent` to the step reporter of the context, if any (which may cancel the
+search between steps).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from ...errors import ParseError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...prompts import r3 as P
+from ..base import StepEvent, StepKind, report_step
 from .config import LLMPick, R3Config
 from .entities import EntityFinder
 from .facts import FactPool, Pruning, Ranker, prune, subgraph
@@ -102,6 +107,12 @@ class TreeSearch:
         self.finder, self.ranker = finder, ranker
         self.pool = FactPool(kg)
         self.axioms: list[P.Axiom] = []
+        self._steps = 0
+
+    def _report(self, kind: StepKind, label: str, **kw: Any) -> None:
+        """A :class:`StepEvent` of this search (numbered in order) to the context's step reporter."""
+        report_step(StepEvent("r3", kind, self._steps, label, **kw))
+        self._steps += 1
 
     # --- pieces ---------------------------------------------------------------------------------------
     def _rules(self) -> list[tuple[str, str]]:
@@ -228,7 +239,17 @@ class TreeSearch:
             branch.axiom = self.surface_axiom(candidates)
         except ParseError as exc:
             branch.error = f"axiom unparsable: {short_error(exc)}"
+            self._report(
+                StepKind.BRANCH, f"branch {index + 1}: {branch.error}", ok=False, data={"branch": index}
+            )
             return branch, None
+        self._report(
+            StepKind.BRANCH,
+            f"branch {index + 1}: {branch.axiom.rule}",
+            count=len(candidates),
+            ok=True,
+            data={"branch": index, "entities": [self.kg.label(e) for e in chosen]},
+        )
         self.axioms.append(branch.axiom)
         current: list[str] = []
         node = previous = Node(0, list(chosen))
@@ -248,12 +269,43 @@ class TreeSearch:
                     break
             self.grounded_answer(node, current)
             branch.nodes.append(node)
+            self._report_check(index, node)
             if node.verdict != P.Verdict.UNKNOWN:
                 return branch, node
-            if depth == self.cfg.max_depth or self.missing_evidence(node, current, chosen) is None:
+            if depth == self.cfg.max_depth:
+                break
+            entity = self.missing_evidence(node, current, chosen)
+            self._report(
+                StepKind.EXPAND,
+                f"expand {self.kg.label(entity)}" if entity is not None else f"stop: {node.note}",
+                ok=entity is not None,
+                data={"branch": index, "depth": depth, "need": node.need},
+            )
+            if entity is None:
                 break
             previous = node
         return branch, None
+
+    def _report_check(self, index: int, node: Node) -> None:
+        verdict = node.verdict
+        outcome = node.error or (
+            f"{len(node.rejected)} reply(ies) rejected by the citation check"
+            if node.rejected
+            else "check passed"
+        )
+        self._report(
+            StepKind.CHECK,
+            f"branch {index + 1}, depth {node.depth}: {verdict} ({outcome})",
+            count=len(node.facts),
+            ok=node.answer is not None and verdict != P.Verdict.UNKNOWN,
+            data={
+                "branch": index,
+                "depth": node.depth,
+                "verdict": str(verdict),
+                "rejected": len(node.rejected),
+                "error": node.error,
+            },
+        )
 
     def run(self, entities: list[str]) -> SearchResult:
         branches: list[Branch] = []

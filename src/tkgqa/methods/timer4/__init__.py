@@ -1,8 +1,11 @@
 """TimeR4 (Qian et al., EMNLP 2024): time-aware retrieve-rewrite-retrieve-rerank (registered "timer4").
 
-The rewrite runs with an LLM (the paper's) or offline through the KG (:func:`kg_rewrite`).
+``preset=paper`` (default) is the paper's configuration, ``preset=ours`` the project's variants
+(:mod:`.config`; ``docs/timer4_paper_vs_ours.md``). The rewrite runs with an LLM (the paper's) or offline
+through the KG (:func:`kg_rewrite`, ours).
 """
 
+from .config import PRESETS, PhiNorm, Preset, RewritePolicy, Scope, deviations, unspecified
 from .coverage import COVERAGE_NS, QuestionCoverage, question_coverage
 from .export import ExportReport, export_instruction_data
 from .method import RetrievalStages, TimeR4, TimeR4Config
@@ -19,19 +22,26 @@ from .rewrite import (
 
 __all__ = [
     "COVERAGE_NS",
+    "PRESETS",
     "ExportReport",
     "KGRewrite",
+    "PhiNorm",
+    "Preset",
     "QuestionCoverage",
     "RetrievalStages",
     "RewriteAnchor",
     "RewriteMode",
     "RewriteOutcome",
+    "RewritePolicy",
+    "Scope",
     "TimeR4",
     "TimeR4Config",
     "accept_rewrite",
+    "deviations",
     "export_instruction_data",
     "kg_rewrite",
     "needs_rewrite",
     "place_time",
     "question_coverage",
+    "unspecified",
 ]

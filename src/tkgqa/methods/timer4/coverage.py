@@ -6,7 +6,8 @@ TKS and TKS + φ_t rerank, for n ∈ {5, 10, 15, 20}. The rewrite stage runs as 
 (:class:`~tkgqa.methods.timer4.rewrite.RewriteMode`; by default the LLM rewrite with an LLM, the offline KG
 rewrite without): TKS retrieves with the rewritten question, the rerank uses the constraint the KG rewrite
 resolved. Without a rewrite (``rewrite=off``, or a question with no implicit time) TKS equals FKS unless a
-time-aware ``tks_embedder`` is configured.
+trained time-aware retriever is found or given (``tks_embedder``; ``tks_models`` in the summary says which
+ran).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class QuestionCoverage:
     qtype: str = ""
     rewrite: dict[str, Any] = field(default_factory=dict)  # the rewrite trace step
     time_constraint: str | None = None  # what the rerank used
+    tks_model: str = ""  # which time-aware retriever ran (trained, or the FKS model)
 
 
 def question_coverage(
@@ -65,6 +67,7 @@ def question_coverage(
         question.qtype or "",
         outcome.step,
         None if used is None else str(used),
+        stages.tks_model,
     )
 
 
@@ -100,5 +103,8 @@ def summarize(
     out["mean_candidates"] = fmean(sizes) if sizes else None
     if method is not None:
         out["config"] = method.config.model_dump(mode="json")
-        out["embedders"] = {"fks": method.fks.embedder.name, "tks": method.tks.embedder.name}
+        out["embedders"] = {"fks": method.fks.embedder.name}
+        out["preset"] = str(method.config.preset)
+        out["deviations"] = method.describe()["deviations"]
+    out["tks_models"] = dict(Counter(r.tks_model for r in rows))
     return out

@@ -1,41 +1,44 @@
 """TimeR4 (Qian et al., EMNLP 2024): retrieve → rewrite → retrieve → rerank → reason.
 
-1. **FKS retrieval** (§4.2): the top ``rewrite_facts`` facts for the question by the untrained embedder.
-2. **Rewrite** (§4.3, Figure 5): an implicit temporal reference ("after the Danish ministry [visited
-   Iraq]") is replaced by an explicit time; questions without one stay unchanged (:mod:`.rewrite`).
-   ``rewrite`` (:class:`RewriteMode`): ``llm`` — the paper's LLM rewrite from those facts; ``kg`` — offline:
-   the shared :class:`~tkgqa.query.Reasoner` parses the reference into ``TimeOf(anchor rows)`` and the
-   executor reads the anchor event's time from the KG; ``auto`` (default) — ``llm`` when the method has an
-   LLM, else ``kg``; ``off``. The trace records which ran and the resolved time.
-3. **TKS retrieval** (§4.4) with the *rewritten* question (the reference code retrieves with the original
-   one; we follow the paper) by the time-aware retriever (``tks_embedder``, e.g. a model trained with
-   :func:`tkgqa.retrieval.train_time_aware_retriever`; the FKS embedder when none is given).
-4. **Rerank** (§4.5, Eq. 9–10): ``μ · sim + (1 − μ) · φ_t``, μ = 0.4, with the constraint the KG rewrite
-   resolved (relation and time, at the anchor's granularity), else the one read from the (rewritten)
-   question. As in the paper, only questions with a time ``t_q`` are reranked; our first/last analogue
-   for questions without one is ``rerank_extremes=True`` (off: it ranks the whole-KG pool by date alone
-   and lowered MultiTQ coverage). ``proximity=ordinal`` (default) ranks before/after facts by nearness to
-   ``t_q`` (Eq. 9's decay) only for first/last questions and keeps Eq. 9's filter alone for the others;
-   ``proximity=paper`` is Eq. 9 for all (see :mod:`tkgqa.retrieval.temporal`).
+Settings, presets and deviations: :mod:`.config` (``preset=paper`` by default; ``report.json`` names the
+preset and every deviation in force). The stages:
+
+1. **FKS retrieval** (§4.2): the top ``rewrite_facts`` facts for the question by the untrained encoder
+   (``embedder``, the bundled SentenceBERT all-MiniLM-L6-v2), over the whole KG through a persisted FAISS
+   index — no entity linking (``scope=kg``, the paper preset; ``scope=entities``/``auto`` are ours, see
+   :class:`~.config.Scope`). ``fact_retrieval=false`` is Table 5's "w/o fact retrieval": the stage is
+   replaced by entity linking (the linked entities' facts, ranked by BM25), also TKS's candidate set.
+2. **Rewrite** (§4.3, Figure 5): every question goes to the rewrite (``rewrite_policy=always``, the paper's
+   "ensure that all questions have explicit timestamps"; ``detect`` rewrites only questions with an implicit
+   time, :func:`needs_rewrite`). ``rewrite`` (:class:`RewriteMode`): ``llm`` — the paper's LLM rewrite
+   from the FKS facts; ``kg`` — offline (ours): the shared :class:`~tkgqa.query.Reasoner` parses the
+   reference into ``TimeOf(anchor rows)`` and the executor reads the anchor event's time from the KG (a
+   question without such a reference is left as it is); ``auto`` (default) — ``llm`` with an LLM, else
+   ``kg``; ``off``. The trace records which ran and the resolved time.
+3. **TKS retrieval** (§4.4) with the *rewritten* question by the time-aware retriever: ``tks_embedder=auto``
+   uses the model ``tkgqa timer4 train-retriever`` saved for the question's dataset under ``TKGQA_HOME``
+   (:func:`tkgqa.retrieval.training.find_trained_retriever`) and says in the trace (and ``report.json``)
+   when there is none and the FKS model stands in.
+4. **Rerank** (§4.5, Eq. 9–10): ``μ · sim + (1 − μ) · φ_t``, μ = 0.4, over the ``pool_size`` facts TKS
+   retrieved, with the constraint the KG rewrite resolved, else the one read from the (rewritten) question.
+   φ_t's normaliser ``max(t_q − t)`` runs over the KG's facts (``phi_norm=kg``, §4.5) or over the candidates
+   (``pool``, ours). Only questions with a time ``t_q`` are reranked, as in the paper; our first/last
+   analogue is ``rerank_extremes=True``. ``proximity=paper`` applies Eq. 9's decay to every before/after
+   question; ``ordinal`` (ours) only to first/last ones (see :mod:`tkgqa.retrieval.temporal`).
 5. **Reason** (§4.6, Figure 6): the top ``top_k`` = 15 facts; the model lists all possible answers, parsed
    with the safe list parser (never eval).
 
-Retrieval scope (``scope``): ``"kg"`` scores the whole KG through a persisted vector index; ``"entities"``
-scores only the facts around the question's linked entities (``scope_hops`` = 1 or 2), cut to
-``max_candidates`` by BM25 when larger (and BM25 over the whole KG when no entity is linked); ``"auto"``
-scores every fact of small KGs (≤ ``small_kg`` facts, e.g. TimeQuestions' per-question facts), the whole
-KG with a fast embedder (model2vec, hashing) and the entity scope with MiniLM (embedding MultiTQ's 227k
-facts takes ~14 min on 2 cores). Ablations (Table 5): ``rewrite=off`` (``False`` is read as ``off``),
-``temporal_retrieval=False`` (TKS = FKS retriever), ``rerank=False``; or ``"timer4:no_rewrite,no_rerank"``.
+Ablations (Table 5): ``fact_retrieval=false``, ``rewrite=off``, ``temporal_retrieval=false`` (TKS = FKS),
+``rerank=false``; or ``"timer4:no_fact_retrieval,no_rewrite,no_temporal_retrieval,no_rerank"``.
 """
 
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import Any
 
-from pydantic import Field, field_validator
+import numpy as np
 
 from ...datasets.base import Question
 from ...errors import ConfigError, ContextWindowError, LLMError, ParseError
@@ -46,46 +49,28 @@ from ...prompts.base import run_prompt
 from ...prompts.timer4 import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
 from ...query import ParserOptions, QuestionEntities, Reasoner
 from ...retrieval import BM25Retriever, Retriever, ScoredFact, TimeConstraint
-from ...retrieval.temporal import Proximity
-from ..base import METHODS, Answer, Method, MethodConfig, merge_config, parse_options
+from ...retrieval.temporal import fuse, time_scores
+from ...retrieval.training import find_trained_retriever, trained_retriever_dir, trained_retrievers
+from ...time import span_of
+from ..base import METHODS, Answer, Method, merge_config, parse_options
+from .config import (
+    PhiNorm,
+    Preset,
+    RewritePolicy,
+    Scope,
+    TimeR4Config,
+    deviations,
+    unspecified,
+)
 from .rewrite import RewriteAnchor, RewriteMode, RewriteOutcome, accept_rewrite, kg_rewrite, needs_rewrite
 
 _FAST_EMBEDDERS = ("model2vec", "hashing")
 
 
-class TimeR4Config(MethodConfig):
-    """TimeR4 settings (paper defaults: 15 facts, μ = 0.4); see the module docstring."""
-
-    embedder: str = "minilm"
-    tks_embedder: str | None = None
-    scope: Literal["auto", "entities", "kg"] = "auto"
-    scope_hops: int = Field(default=1, ge=1, le=2)
-    small_kg: int = Field(default=5000, ge=0)
-    max_candidates: int = Field(default=5000, ge=1)
-    rewrite_facts: int = Field(default=10, ge=1)
-    top_k: int = Field(default=15, ge=1)
-    pool_size: int = Field(default=100, ge=1)
-    mu: float = Field(default=0.4, ge=0.0, le=1.0)
-    rewrite: RewriteMode = RewriteMode.AUTO
-    rewrite_policy: Literal["detect", "always"] = "detect"
-    rewrite_anchor: RewriteAnchor = RewriteAnchor.ANY
-    temporal_retrieval: bool = True
-    rerank: bool = True
-    rerank_extremes: bool = False
-    proximity: Proximity = Proximity.ORDINAL
-    hybrid: bool = False
-    cache_embeddings: bool = True
-    max_tokens: int = Field(default=256, ge=16)
-
-    @field_validator("rewrite", mode="before")
-    @classmethod
-    def _rewrite_mode(cls, value: object) -> RewriteMode:
-        return RewriteMode.parse(value)  # True/False (the former boolean setting) read as auto/off
-
-
 @dataclass(frozen=True)
 class RetrievalStages:
-    """Ranked facts of each retrieval stage for one question, and the scope they were drawn from."""
+    """Ranked facts of each retrieval stage for one question, and the scope they were drawn from.
+    ``tks_model``: which time-aware retriever ran (``trained:<path>``, ``fks (untrained: …)``, a name)."""
 
     fks: list[ScoredFact]
     tks: list[ScoredFact]
@@ -94,11 +79,13 @@ class RetrievalStages:
     scope: str
     n_candidates: int | None
     entities: list[str] = field(default_factory=list)
+    tks_model: str = ""
 
 
 @METHODS.register("timer4")
 class TimeR4(Method):
-    """TimeR4. ``llm``: spec or backend (needed by :meth:`answer`, not by :meth:`retrieve`)."""
+    """TimeR4. ``llm``: spec or backend (needed by :meth:`answer`, not by :meth:`retrieve`). ``requested``
+    is the configuration as given, ``config`` the effective one (the preset's values filled in)."""
 
     name = "timer4"
 
@@ -110,17 +97,53 @@ class TimeR4(Method):
         **overrides: Any,
     ) -> None:
         updates = {**parse_options(spec, method="timer4", flags=_SPEC_FLAGS), **overrides}
-        self.config: TimeR4Config = merge_config(TimeR4Config, config, updates)
+        self.requested: TimeR4Config = merge_config(TimeR4Config, config, updates)
+        self.config: TimeR4Config = self.requested.effective()
         self.llm = resolve_llm_arg(llm)
         self.linker = QuestionEntities()
         self._fks: Retriever | None = None
-        self._tks: Retriever | None = None
+        self._tks: dict[str, Retriever] = {}
         self._reasoner: Reasoner | None = None
         self._bm25: weakref.WeakKeyDictionary[Any, tuple[int, BM25Retriever]] = weakref.WeakKeyDictionary()
+        self._spans: weakref.WeakKeyDictionary[Any, tuple[int, int] | None] = weakref.WeakKeyDictionary()
 
     def describe(self) -> dict[str, Any]:
+        """The method, its effective settings, the preset, the deviations from the paper in force, the
+        settings the paper leaves open, and the trained time-aware retrievers found under ``TKGQA_HOME``
+        (``tks_trained``: dataset → path; which one each question used is in its trace and in
+        ``method_metrics``)."""
         llm = None if self.llm is None else getattr(self.llm, "cache_namespace", lambda: None)()
-        return {**super().describe(), "llm": llm}
+        found = trained_retrievers()
+        return {
+            **super().describe(),
+            "llm": llm,
+            "preset": Preset(self.config.preset).value,
+            "deviations": deviations(self.config, tks_trained=bool(found))
+            + (
+                ["rewrite=auto without an LLM: the offline KG rewrite (ours; paper: the LLM, Fig. 5)"]
+                if self.config.rewrite is RewriteMode.AUTO and self.rewrite_mode() is RewriteMode.KG
+                else []
+            ),
+            "unspecified_by_paper": unspecified(self.config),
+            "tks_trained": {k: str(v) for k, v in found.items()},
+        }
+
+    def report_metrics(self, rows: Any) -> dict[str, Any]:
+        """Counts over an evaluation's rows for ``report.json``: rewritten questions, reranked ones, and the
+        time-aware retriever used (trained or the untrained FKS model)."""
+        steps = [s for r in rows for s in (r.get("trace") or ()) if isinstance(s, dict)]
+        rewrites = [s for s in steps if s.get("step") == "rewrite"]
+        tks = [s for s in steps if s.get("step") == "tks"]
+        models: dict[str, int] = {}
+        for s in tks:
+            key = str(s.get("retriever", ""))
+            models[key] = models.get(key, 0) + 1
+        return {
+            "rewritten": sum(1 for s in rewrites if s.get("rewritten") not in (None, s.get("original"))),
+            "reranked": sum(1 for s in tks if s.get("time_constraint")),
+            "tks_retriever": models,
+            "tks_untrained": sum(n for k, n in models.items() if not k.startswith("trained:")),
+        }
 
     # --- retrievers -------------------------------------------------------------------------------
     def _retriever(self, embedder: str) -> Retriever:
@@ -132,7 +155,7 @@ class TimeR4(Method):
             pool_size=cfg.pool_size,
             hybrid=cfg.hybrid,
             rerank_extremes=cfg.rerank_extremes,
-            proximity=cfg.proximity,
+            proximity=cfg.proximity or "ordinal",
         )
 
     @property
@@ -142,15 +165,40 @@ class TimeR4(Method):
             self._fks = self._retriever(self.config.embedder)
         return self._fks
 
+    def _tks_spec(self, key: str) -> tuple[str | None, str]:
+        """The embedder TKS uses for dataset ``key`` (``None``: the FKS retriever) and how to name it."""
+        cfg = self.config
+        spec = cfg.tks_embedder or "fks"
+        if not cfg.temporal_retrieval or spec == "fks":
+            return None, "fks (temporal_retrieval off)"
+        if spec != "auto":
+            return spec, spec
+        found = find_trained_retriever(key)
+        if found is None:
+            where = trained_retriever_dir(key)
+            return None, f"fks (untrained: no trained retriever at {where})"
+        return f"minilm:{found}", f"trained:{found}"
+
+    def tks_for(self, question: Question | str, kg: KGStore) -> tuple[Retriever, str]:
+        """The time-aware retriever for ``question`` (the model trained for its dataset when there is one,
+        see :class:`~.config.TimeR4Config` ``tks_embedder``) and a note naming it."""
+        key = (question.dataset if isinstance(question, Question) else "") or kg.name
+        spec, note = self._tks_spec(kg.name if key.startswith("generated:") else key)
+        if spec is None:
+            return self.fks, note
+        if spec not in self._tks:
+            self._tks[spec] = self._retriever(spec)
+        return self._tks[spec], note
+
     @property
     def tks(self) -> Retriever:
-        """The time-aware retriever (``tks_embedder``; the FKS one when absent or ablated)."""
-        cfg = self.config
-        if not cfg.temporal_retrieval or not cfg.tks_embedder:
+        """The time-aware retriever for questions without a dataset (see :meth:`tks_for`)."""
+        spec, _ = self._tks_spec("")
+        if spec is None:
             return self.fks
-        if self._tks is None:
-            self._tks = self._retriever(cfg.tks_embedder)
-        return self._tks
+        if spec not in self._tks:
+            self._tks[spec] = self._retriever(spec)
+        return self._tks[spec]
 
     # --- scope ------------------------------------------------------------------------------------
     def _bm25_top(self, kg: KGStore, text: str, ids: list[int] | None, k: int) -> list[int]:
@@ -169,26 +217,95 @@ class TimeR4(Method):
         """Candidate fact ids (``None`` = the whole KG index), the scope's name and the linked entities."""
         cfg = self.config
         text = question.text if isinstance(question, Question) else question
-        mode = cfg.scope
-        if mode == "auto":
+        mode = Scope(cfg.preset_value("scope"))
+        if not cfg.fact_retrieval:
+            mode = Scope.ENTITIES  # "w/o fact retrieval": entity linking instead
+        elif mode is Scope.AUTO:
             if len(kg) <= cfg.small_kg:
                 return list(range(len(self.fks.table(kg)))), "all", []
             fast = self.fks.embedder.name.startswith(_FAST_EMBEDDERS)
-            mode = "kg" if fast else "entities"
-        if mode == "kg":
+            mode = Scope.KG if fast else Scope.ENTITIES
+        if mode is Scope.KG:
             return None, "kg", []
         entities = self.linker(question, kg)
         if not entities:
+            if not cfg.fact_retrieval:
+                return [], "entity-linking (no entity linked)", []
             return self._bm25_top(kg, text, None, cfg.max_candidates), "bm25", []
         around = list(entities)
         if cfg.scope_hops > 1:
             for e in entities:
                 around += neighbors(kg, e)[:50]
         ids = self.fks.candidates_around(kg, dict.fromkeys(around))
-        name = f"entities-{cfg.scope_hops}hop"
+        name = f"entities-{cfg.scope_hops}hop" if cfg.fact_retrieval else "entity-linking"
         if len(ids) > cfg.max_candidates:
             ids, name = self._bm25_top(kg, text, ids, cfg.max_candidates), name + "+bm25"
         return ids, name, entities
+
+    def _linked_facts(self, text: str, kg: KGStore, ids: list[int] | None, k: int) -> list[ScoredFact]:
+        """``fact_retrieval=false``: the linked entities' facts ranked by BM25 (no dense retrieval)."""
+        if not ids:
+            return []
+        table = self.fks.table(kg)
+        ranked = self._bm25_top(kg, text, ids, k)
+        return [ScoredFact(table.facts[i], 0.0, 0.0, None, i, table.texts[i]) for i in ranked]
+
+    def fks_facts(
+        self, question: Question | str, kg: KGStore, ids: list[int] | None, k: int
+    ) -> list[ScoredFact]:
+        """The FKS stage: the ``k`` facts nearest the original question (or, ``fact_retrieval=false``, the
+        linked entities' facts by BM25)."""
+        text = question.text if isinstance(question, Question) else question
+        if not self.config.fact_retrieval:
+            return self._linked_facts(text, kg, ids, k)
+        return self.fks.retrieve(text, kg, k, candidate_ids=ids, rerank=False)
+
+    # --- φ_t rerank -----------------------------------------------------------------------------------
+    def _kg_span(self, kg: KGStore) -> tuple[int, int] | None:
+        if kg not in self._spans:
+            first, last = kg.time_span()
+            self._spans[kg] = None if first is None or last is None else (first.first_day, last.last_day)
+        return self._spans[kg]
+
+    def normaliser(self, constraint: TimeConstraint, kg: KGStore) -> float | None:
+        """φ_t's ``max(t_q − t)`` in days: over the KG's facts (``phi_norm=kg``: from ``t_q`` to the KG's
+        earliest fact for *before*, to its latest for *after*, the larger of both for *equal*/*in*), or
+        ``None`` = over the reranked candidates (``phi_norm=pool``, and first/last)."""
+        if PhiNorm(self.config.preset_value("phi_norm")) is PhiNorm.POOL or constraint.time is None:
+            return None
+        span = self._kg_span(kg)
+        if span is None:
+            return None
+        q0, q1 = span_of(constraint.time)
+        lo, hi = span
+        match constraint.kind:
+            case "before":
+                d = q0 - lo
+            case "after":
+                d = hi - q1
+            case _:
+                d = max(q0 - lo, hi - q1)
+        return float(d) if d > 0 else None
+
+    def rerank(
+        self,
+        retriever: Retriever,
+        query: str,
+        pool: list[ScoredFact],
+        constraint: TimeConstraint | None,
+        kg: KGStore,
+    ) -> list[ScoredFact]:
+        """Eq. 10 over ``pool`` (TKS's facts, cosine order): ``μ · sim + (1 − μ) · φ_t``."""
+        if constraint is None or not pool:
+            return pool
+        nearest = retriever.proximity.nearest(query)
+        phi = time_scores(
+            constraint, [s.fact for s in pool], horizon_days=self.normaliser(constraint, kg), nearest=nearest
+        )
+        sims = np.array([s.sim for s in pool], dtype=np.float64)
+        scores = fuse(sims, phi, self.config.mu)
+        order = np.argsort(-scores, kind="stable")
+        return [replace(pool[j], score=float(scores[j]), time_score=float(phi[j])) for j in order]
 
     # --- pipeline ---------------------------------------------------------------------------------
     def retrieve(
@@ -207,11 +324,14 @@ class TimeR4(Method):
         k = k or max(cfg.top_k, cfg.rewrite_facts)
         ids, scope, entities = self.scope(question, kg)
         query = rewritten or text
-        fks = self.fks.retrieve(text, kg, k, candidate_ids=ids, rerank=False)
-        tks = self.tks.retrieve(query, kg, k, candidate_ids=ids, rerank=False)
-        constraint: TimeConstraint | str = time_constraint or "auto"
-        reranked = self.tks.retrieve(query, kg, k, candidate_ids=ids, time_constraint=constraint, rerank=True)
-        return RetrievalStages(fks, tks, reranked, query, scope, None if ids is None else len(ids), entities)
+        fks = self.fks_facts(question, kg, ids, k)
+        tks_retriever, note = self.tks_for(question, kg)
+        pool = tks_retriever.retrieve(query, kg, max(cfg.pool_size, k), candidate_ids=ids, rerank=False)
+        constraint = tks_retriever.resolve_constraint(query, time_constraint or "auto")
+        reranked = self.rerank(tks_retriever, query, pool, constraint, kg)
+        return RetrievalStages(
+            fks, pool[:k], reranked[:k], query, scope, None if ids is None else len(ids), entities, note
+        )
 
     def rewrite_mode(self) -> RewriteMode:
         """The rewrite that runs: ``auto`` resolved to ``llm`` (with an LLM) or ``kg``."""
@@ -232,8 +352,7 @@ class TimeR4(Method):
         """The FKS facts the LLM rewrite reads (none for the other modes, which do not use them)."""
         if self.rewrite_mode() is not RewriteMode.LLM:
             return []
-        text = question.text if isinstance(question, Question) else question
-        return self.fks.retrieve(text, kg, self.config.rewrite_facts, candidate_ids=ids, rerank=False)
+        return self.fks_facts(question, kg, ids, self.config.rewrite_facts)
 
     def rewrite(self, question: Question | str, facts: list[ScoredFact], kg: KGStore) -> RewriteOutcome:
         """The rewrite stage (:class:`RewriteMode`): the question TKS retrieves with, the φ_t constraint
@@ -241,14 +360,15 @@ class TimeR4(Method):
         cfg = self.config
         text = question.text if isinstance(question, Question) else question
         mode = self.rewrite_mode()
-        step: dict[str, Any] = {"step": "rewrite", "mode": str(mode), "original": text}
+        policy = RewritePolicy(cfg.preset_value("rewrite_policy"))
+        step: dict[str, Any] = {"step": "rewrite", "mode": str(mode), "policy": str(policy), "original": text}
 
         def unchanged(reason: str) -> RewriteOutcome:
             return RewriteOutcome(text, None, None, {**step, "skipped": reason})
 
         if mode is RewriteMode.OFF:
             return unchanged("disabled")
-        if cfg.rewrite_policy == "detect" and not needs_rewrite(text):
+        if policy is RewritePolicy.DETECT and not needs_rewrite(text):
             return unchanged("no implicit temporal reference")
         if mode is RewriteMode.KG:
             found, why = kg_rewrite(question, kg, self.reasoner)
@@ -290,29 +410,31 @@ class TimeR4(Method):
     def _answer(self, question: Question, kg: KGStore, llm: LLMBackend) -> Answer:
         cfg = self.config
         ids, scope, entities = self.scope(question, kg)
-        fks = self.fks.retrieve(question.text, kg, cfg.rewrite_facts, candidate_ids=ids, rerank=False)
+        fks = self.fks_facts(question, kg, ids, cfg.rewrite_facts)
         outcome = self.rewrite(question, fks, kg)
         query, step, usage = outcome.text, outcome.step, outcome.usage
         trace: list[dict[str, Any]] = [
             {
                 "step": "fks",
                 "scope": scope,
+                "fact_retrieval": "dense" if cfg.fact_retrieval else "entity linking (ablation)",
                 "candidates": None if ids is None else len(ids),
                 "entities": entities,
                 "facts": [f.text for f in fks],
             },
             step,
         ]
-        constraint: TimeConstraint | str | None = (outcome.constraint or "auto") if cfg.rerank else None
-        facts = self.tks.retrieve(
-            query, kg, cfg.top_k, candidate_ids=ids, time_constraint=constraint, rerank=cfg.rerank
-        )
-        used = self.tks.resolve_constraint(query, constraint) if cfg.rerank else None
+        retriever, note = self.tks_for(question, kg)
+        pool = retriever.retrieve(query, kg, max(cfg.pool_size, cfg.top_k), candidate_ids=ids, rerank=False)
+        used = retriever.resolve_constraint(query, outcome.constraint or "auto") if cfg.rerank else None
+        facts = (self.rerank(retriever, query, pool, used, kg) if cfg.rerank else pool)[: cfg.top_k]
         trace.append(
             {
                 "step": "tks",
+                "retriever": note,
                 "rerank": cfg.rerank,
                 "time_constraint": None if used is None else str(used),
+                "phi_norm": str(cfg.preset_value("phi_norm")),
                 "facts": [f.text for f in facts],
             }
         )
@@ -349,6 +471,10 @@ class TimeR4(Method):
 
 
 _SPEC_FLAGS: dict[str, tuple[str, Any]] = {
+    "paper": ("preset", Preset.PAPER),
+    "ours": ("preset", Preset.OURS),
+    "no_fact_retrieval": ("fact_retrieval", False),
+    "wo_fact_retrieval": ("fact_retrieval", False),
     "no_rewrite": ("rewrite", RewriteMode.OFF),
     "wo_rewrite": ("rewrite", RewriteMode.OFF),
     "kg_rewrite": ("rewrite", RewriteMode.KG),
@@ -357,7 +483,8 @@ _SPEC_FLAGS: dict[str, tuple[str, Any]] = {
     "wo_temporal_retrieval": ("temporal_retrieval", False),
     "no_rerank": ("rerank", False),
     "wo_rerank": ("rerank", False),
-    "always_rewrite": ("rewrite_policy", "always"),
+    "always_rewrite": ("rewrite_policy", RewritePolicy.ALWAYS),
+    "detect_rewrite": ("rewrite_policy", RewritePolicy.DETECT),
     "hybrid": ("hybrid", True),
     "rerank_extremes": ("rerank_extremes", True),
 }

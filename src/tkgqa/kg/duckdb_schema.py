@@ -1,0 +1,118 @@
+"""The DuckDB side of :class:`~tkgqa.kg.duckdb_store.DuckDBStore`: the schema, opening a database (the
+one-writer rule), the state a store and its views share, and transaction-time values."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, DataError
+from ..time import TimePoint
+
+SCHEMA_VERSION = "1"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS facts (
+    id BIGINT NOT NULL, s INTEGER NOT NULL, r INTEGER NOT NULL, o INTEGER NOT NULL,
+    t0 INTEGER NOT NULL, t1 INTEGER NOT NULL, g0 UTINYINT NOT NULL, g1 UTINYINT NOT NULL,
+    recorded_at BIGINT NOT NULL, retracted_at BIGINT);
+CREATE TABLE IF NOT EXISTS facts_by_o AS SELECT * FROM facts LIMIT 0;
+CREATE TABLE IF NOT EXISTS entities (id INTEGER NOT NULL, name VARCHAR NOT NULL);
+CREATE TABLE IF NOT EXISTS relations (id INTEGER NOT NULL, name VARCHAR NOT NULL);
+CREATE TABLE IF NOT EXISTS labels (name VARCHAR NOT NULL, label VARCHAR NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR NOT NULL, value VARCHAR NOT NULL);
+"""
+TxTime = datetime | str | int
+
+
+def _duckdb() -> Any:
+    try:
+        import duckdb
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ConfigError("the DuckDB store needs duckdb and pyarrow: pip install 'tkgqa[store]'") from None
+    return duckdb
+
+
+def tx_micros(t: TxTime) -> int:
+    """A transaction time as microseconds since the Unix epoch: a ``datetime`` (naive = UTC), an ISO
+    string (``2026-11-23T16:00:00``) or an int already in microseconds."""
+    if isinstance(t, int):
+        return t
+    if isinstance(t, str):
+        try:
+            t = datetime.fromisoformat(t.strip())
+        except ValueError:
+            raise ConfigError(
+                f"bad transaction time {t!r}; use ISO 8601 such as 2026-11-23T16:00:00"
+            ) from None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=UTC)
+    return round(t.timestamp() * 1_000_000)
+
+
+def tx_datetime(micros: int) -> datetime:
+    return datetime.fromtimestamp(micros / 1_000_000, tz=UTC)
+
+
+@dataclass
+class Shared:
+    """What a store and its views share: the connection, the vocabulary, the writer lock, the clock."""
+
+    con: Any
+    path: Path | None
+    read_only: bool
+    ent: list[str] = field(default_factory=list)
+    ent_id: dict[str, int] = field(default_factory=dict)
+    rel: list[str] = field(default_factory=list)
+    rel_id: dict[str, int] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+    next_id: int = 0
+    last_tx: int = 0
+    lock: threading.RLock = field(default_factory=threading.RLock)
+    local: threading.local = field(default_factory=threading.local)
+    points: dict[int, TimePoint] = field(default_factory=dict)
+
+
+def connect(path: Path | None, read_only: bool, memory_limit: str | None = None) -> Shared:
+    duckdb = _duckdb()
+    try:
+        config = {"memory_limit": memory_limit} if memory_limit else {}
+        con = duckdb.connect(
+            str(path) if path is not None else ":memory:", read_only=read_only, config=config
+        )
+    except duckdb.IOException as exc:
+        raise ConfigError(
+            f"cannot open DuckDB store {str(path)!r} ({str(exc).splitlines()[0][:200]}); another process may "
+            "hold it read-write: only one writer at a time, readers open it read_only=True when none runs"
+        ) from None
+    except duckdb.Error as exc:
+        raise DataError(f"not a DuckDB store ({str(exc).splitlines()[0][:200]})", path=str(path)) from None
+    sh = Shared(con, path, read_only)
+    if not read_only:
+        con.execute(_SCHEMA)
+        if not con.execute("SELECT count(*) FROM meta").fetchone()[0]:
+            con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
+    tables = {row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    if not {"facts", "facts_by_o", "entities", "relations", "labels", "meta"} <= tables:
+        raise DataError(
+            "not a tkgqa DuckDB store (tables missing); create one with `tkgqa kg convert`", path=str(path)
+        )
+    load_state(sh)
+    return sh
+
+
+def load_state(sh: Shared) -> None:
+    """(Re)read the vocabulary, labels, next fact id and last transaction time from the database."""
+    con = sh.con
+    sh.ent = [n for (n,) in con.execute("SELECT name FROM entities ORDER BY id").fetchall()]
+    sh.rel = [n for (n,) in con.execute("SELECT name FROM relations ORDER BY id").fetchall()]
+    sh.ent_id = {n: i for i, n in enumerate(sh.ent)}
+    sh.rel_id = {n: i for i, n in enumerate(sh.rel)}
+    sh.labels = dict(con.execute("SELECT name, label FROM labels").fetchall())
+    next_id, last = con.execute(
+        "SELECT coalesce(max(id) + 1, 0), "
+        "coalesce(max(greatest(recorded_at, coalesce(retracted_at, 0))), 0) FROM facts"
+    ).fetchone()
+    sh.next_id, sh.last_tx = int(next_id), int(last)

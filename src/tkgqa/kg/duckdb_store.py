@@ -1,0 +1,651 @@
+"""``DuckDBStore``: a persistent, bi-temporal :class:`~tkgqa.kg.KGStore` on DuckDB (issue #14).
+
+**Layout.** One DuckDB database (a ``.duckdb`` file, or in memory): ``facts(id, s, r, o, t0, t1, g0, g1,
+recorded_at, retracted_at)`` with the same dictionary-encoded columns as the in-memory store
+(:mod:`tkgqa.kg.index`: entity/relation ids, first/last day, start/end granularity, 0 = open end), plus
+``entities``, ``relations``, ``labels`` and ``meta``. ``id`` is the insertion order (iteration and ties
+follow it), so the physical row order is free: ``facts`` is clustered by ``(s, t0)`` and a second copy,
+``facts_by_o``, by ``(o, t0)``, so that DuckDB's zone maps skip most row groups on subject lookups, object
+lookups and (one lookup each) incident facts; writes go to both copies in one transaction. Only the
+vocabulary (names ↔ ids) and labels are held in Python memory; facts stay on disk and are read per query,
+so a 20M-fact store answers with a resident set far below its data size (``bench/store_scale.py``).
+
+**One meaning, one place.** SQL only selects candidate rows — the day-window overlap and the ``as_of``
+window of :func:`tkgqa.kg.memory._clipped_window` — and aggregates them; the rules of :mod:`tkgqa.kg.base`
+are then applied by the shared Python code (:func:`~tkgqa.kg.base.clip_at` for snapshots, the same
+ranking and "latest end" rule as the reference store), and the ARI operators of :mod:`tkgqa.kg.operators`
+run unchanged on the facts returned.
+
+**Bi-temporal.** Each row also has a *transaction time*: ``recorded_at`` (when the store learnt it) and
+``retracted_at`` (when it was withdrawn, or NULL), in microseconds since the Unix epoch (UTC), strictly
+increasing per store. :meth:`DuckDBStore.add` / :meth:`~DuckDBStore.append` insert rows and
+:meth:`~DuckDBStore.retract` only sets ``retracted_at`` on live rows: no row is ever deleted or changed
+otherwise, so :meth:`~DuckDBStore.known_at` can answer "what did the KG say at transaction time t".
+:meth:`~DuckDBStore.as_of` keeps its valid-time meaning; the two views compose
+(``store.known_at(t).as_of("2015")``). A retracted fact may be added again (a new row).
+
+**One writer, many readers.** DuckDB lets one process open a database file read-write, or any number of
+processes open it read-only, never both. The rule: the process that serves a persistent store (``tkgqa
+serve --kg store.duckdb --allow-append``; without appends it opens it read-only) holds its single
+read-write connection; its threads read through their own
+cursors (MVCC: a reader sees the last committed append) and appends/retractions are serialised by the
+store's lock, each one transaction. Other processes open the file ``read_only=True`` when no writer runs
+(e.g. an evaluation), or read a Parquet export (``tkgqa kg convert store.duckdb DIR --to parquet``).
+"""
+
+from __future__ import annotations
+
+import time as _time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError, NotFoundError
+from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, parse_time, span_of
+from .base import Hop, TimeQuery, clip_at, entity_names
+from .duckdb_schema import TxTime, connect, tx_datetime, tx_micros
+from .fact import Fact, display_name
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from .memory import TemporalKG
+
+BATCH = 65_536
+_COLS = "s, r, o, t0, t1, g0, g1"
+_KEY = ("s", "r", "o", "t0", "t1")
+_FEW = 8  # frontiers up to this size are looked up per side (zone maps), larger ones scanned once
+
+
+@lru_cache(maxsize=4096)
+def _parsed_span(text: str) -> tuple[int, int]:
+    return span_of(Interval.parse(text))
+
+
+def _window(time: TimeQuery) -> tuple[int, int]:
+    if time is None:
+        return (NEG_INF, POS_INF)
+    return _parsed_span(time) if isinstance(time, str) else span_of(time)
+
+
+def _table(subject: str | None, object: str | None) -> str:
+    """The copy of the facts to scan: the one clustered by object for object-only patterns."""
+    return "facts_by_o" if subject is None and object is not None else "facts"
+
+
+def _incident(where: str, subjects: str, objects: str) -> str:
+    """The rows meeting ``where`` with subject in ``subjects`` (read from ``facts``, clustered by subject) or
+    object in ``objects`` (from ``facts_by_o``, clustered by object; a fact of both once). The parameters of
+    ``where`` are needed twice."""
+    return (
+        f"SELECT * FROM facts WHERE {where} AND s IN ({subjects}) UNION ALL "
+        f"SELECT * FROM facts_by_o WHERE {where} AND o IN ({objects}) AND s NOT IN ({subjects})"
+    )
+
+
+def _ints(ids: Iterable[int]) -> str:
+    """An SQL list of ids (ints from our own vocabulary, never user text)."""
+    return ", ".join(str(int(i)) for i in ids)
+
+
+class DuckDBStore:
+    """A :class:`~tkgqa.kg.KGStore` on DuckDB, persistent when given a ``path`` (see the module docstring).
+
+    ``DuckDBStore(facts, labels=..., name=...)`` builds an in-memory database (as the other backends do);
+    ``DuckDBStore.open(path)`` opens (or creates) a ``.duckdb`` file."""
+
+    def __init__(
+        self,
+        facts: Iterable[Fact] = (),
+        *,
+        labels: Mapping[str, str] | None = None,
+        name: str = "duckdb",
+        path: str | Path | None = None,
+        read_only: bool = False,
+        display_underscores: bool = True,
+        memory_limit: str | None = None,
+    ) -> None:
+        self.name = name
+        self.display_underscores = display_underscores
+        self._sh = connect(Path(path) if path is not None else None, read_only, memory_limit)
+        self._root: DuckDBStore = self
+        self._cutoff: TimePoint | None = None
+        self._tx: int | None = None
+        if labels:
+            self.set_labels(labels)
+        if not read_only:
+            self.add(facts)
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        read_only: bool = False,
+        name: str | None = None,
+        memory_limit: str | None = None,
+    ) -> DuckDBStore:
+        """Open (or, unless ``read_only``, create) the store file at ``path``. ``memory_limit`` (e.g.
+        ``"512MB"``) caps DuckDB's buffer pool (default: DuckDB's, 80% of RAM)."""
+        p = Path(path).expanduser()
+        if read_only and not p.is_file():
+            raise NotFoundError(f"DuckDB store {str(p)!r} does not exist; create it with `tkgqa kg convert`")
+        return cls(name=name or p.stem, path=p, read_only=read_only, memory_limit=memory_limit)
+
+    @classmethod
+    def from_kg(
+        cls, kg: TemporalKG, path: str | Path | None = None, *, name: str | None = None
+    ) -> DuckDBStore:
+        """A store holding the facts of the in-memory ``kg`` (bulk copy of its encoded columns, clustered by
+        subject and start day), written to ``path`` if given (which must be new or empty)."""
+        import numpy as np
+        import pyarrow as pa
+
+        store = cls(name=name or kg.name, path=path)
+        if len(store):
+            raise ConfigError(f"store {str(path)!r} already holds facts; convert into a new file")
+        ents, rels, cols, _ = kg.to_arrays()
+        sh, cur = store._sh, store._cur()
+        with sh.lock:
+            tx = store._tick(None)
+            cur.execute("BEGIN")
+            store._write_vocab(cur, ents, rels)
+            batch = pa.table({"id": np.arange(len(cols["s"]), dtype=np.int64), **cols})
+            cur.register("bulk", batch)
+            cur.execute(f"INSERT INTO facts SELECT id, {_COLS}, ?, NULL FROM bulk ORDER BY s, t0, id", [tx])
+            cur.execute(
+                f"INSERT INTO facts_by_o SELECT id, {_COLS}, ?, NULL FROM bulk ORDER BY o, t0, id", [tx]
+            )
+            cur.unregister("bulk")
+            cur.execute("COMMIT")
+            sh.next_id = len(cols["s"])
+        store.set_labels(kg.labels)
+        return store
+
+    # --- connection, clock ------------------------------------------------------------------------------
+    def _cur(self) -> duckdb.DuckDBPyConnection:
+        """This thread's cursor on the shared database (DuckDB connections are not shared across threads)."""
+        local = self._sh.local
+        cur = getattr(local, "cur", None)
+        if cur is None:
+            cur = local.cur = self._sh.con.cursor()
+        return cur
+
+    def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        rows: list[tuple[Any, ...]] = self._cur().execute(sql, list(params)).fetchall()
+        return rows
+
+    def _tick(self, at: TxTime | None) -> int:
+        """The transaction time of the next write: ``at``, or now; never before the last one."""
+        sh = self._sh
+        if at is None:
+            now = max(_time.time_ns() // 1000, sh.last_tx + 1)
+        else:
+            now = tx_micros(at)
+            if now < sh.last_tx:
+                raise ConfigError(
+                    f"transaction time {tx_datetime(now).isoformat()} is before the store's last write "
+                    f"({tx_datetime(sh.last_tx).isoformat()}); history is append-only"
+                )
+        sh.last_tx = now
+        return now
+
+    def close(self) -> None:
+        self._sh.con.close()
+
+    def __enter__(self) -> DuckDBStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def path(self) -> Path | None:
+        return self._sh.path
+
+    @property
+    def last_transaction(self) -> datetime | None:
+        """When the store was last written (``None`` if never)."""
+        return tx_datetime(self._sh.last_tx) if self._sh.last_tx else None
+
+    # --- vocabulary ---------------------------------------------------------------------------------------
+    @property
+    def entities(self) -> Sequence[str]:
+        return self._sh.ent
+
+    @property
+    def relations(self) -> Sequence[str]:
+        return self._sh.rel
+
+    @property
+    def live(self) -> DuckDBStore:
+        return self._root
+
+    @property
+    def labels(self) -> Mapping[str, str]:
+        return self._sh.labels
+
+    def has_entity(self, name: str) -> bool:
+        return name in self._sh.ent_id
+
+    def has_relation(self, name: str) -> bool:
+        return name in self._sh.rel_id
+
+    def label(self, name: str) -> str:
+        found = self._sh.labels.get(name)
+        if found is not None:
+            return found
+        return display_name(name) if self.display_underscores else name
+
+    def set_labels(self, labels: Mapping[str, str]) -> None:
+        self._sh.labels.update(labels)
+        if self._sh.read_only or not labels:
+            return
+        cur = self._cur()
+        with self._sh.lock:
+            cur.execute("BEGIN")
+            cur.executemany("DELETE FROM labels WHERE name = ?", [[k] for k in labels])
+            cur.executemany("INSERT INTO labels VALUES (?, ?)", [[k, v] for k, v in labels.items()])
+            cur.execute("COMMIT")
+
+    # --- SQL building -------------------------------------------------------------------------------------
+    def _where(self, time: TimeQuery = None) -> tuple[list[str], list[Any]]:
+        """Conditions (and parameters) of the rows this store shows that share a day with ``time``: the
+        visible transaction state, then the valid-time window clipped at the ``as_of`` cutoff."""
+        conds: list[str] = []
+        params: list[Any] = []
+        if self._tx is None:
+            conds.append("retracted_at IS NULL")
+        else:
+            conds.append("recorded_at <= ? AND (retracted_at IS NULL OR retracted_at > ?)")
+            params += [self._tx, self._tx]
+        lo, hi = _window(time)
+        if self._cutoff is not None:  # the same window as the in-memory store's (memory._clipped_window)
+            cut = self._cutoff.first_day
+            lo, hi = min(lo, cut), min(hi, cut - 1)
+        if hi < POS_INF:
+            conds.append("t0 <= ?")
+            params.append(hi)
+        if lo > NEG_INF:
+            conds.append("t1 >= ?")
+            params.append(lo)
+        return conds, params
+
+    def _pattern(
+        self, subject: str | None, relation: str | None, object: str | None, time: TimeQuery
+    ) -> tuple[str, list[Any]] | None:
+        """The WHERE clause of a pattern, or ``None`` when a name is unknown (no fact can match)."""
+        conds, params = self._where(time)
+        sh = self._sh
+        for col, name, ids in (
+            ("s", subject, sh.ent_id),
+            ("r", relation, sh.rel_id),
+            ("o", object, sh.ent_id),
+        ):
+            if name is not None:
+                i = ids.get(name)
+                if i is None:
+                    return None
+                conds.append(f"{col} = {int(i)}")
+        return " AND ".join(conds), params
+
+    def _point(self, day: int, gran: int) -> TimePoint | None:
+        if not gran:
+            return None
+        key = day * 4 + gran
+        cache = self._sh.points
+        found = cache.get(key)
+        if found is None:
+            if len(cache) > 200_000:
+                cache.clear()
+            found = cache[key] = TimePoint(*civil_from_days(day)).coarsen(Granularity(gran))
+        return found
+
+    def _build(self, rows: Iterable[tuple[Any, ...]]) -> list[Fact]:
+        """Facts of ``(s, r, o, t0, t1, g0, g1)`` rows, clipped at this view's cutoff."""
+        ent, rel, point = self._sh.ent, self._sh.rel, self._point
+        out = [Fact(ent[s], rel[r], ent[o], point(t0, g0), point(t1, g1)) for s, r, o, t0, t1, g0, g1 in rows]
+        if self._cutoff is None:
+            return out
+        cut = self._cutoff.first_day
+        return [clip_at(f, cut) for f in out]
+
+    # --- queries ------------------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self.count()
+
+    def __iter__(self) -> Iterator[Fact]:
+        conds, params = self._where()
+        cur = self._sh.con.cursor()  # its own cursor: queries made while iterating must not reset it
+        cur.execute(f"SELECT {_COLS} FROM facts WHERE {' AND '.join(conds)} ORDER BY id", params)
+        try:
+            while rows := cur.fetchmany(BATCH):
+                yield from self._build(rows)
+        finally:
+            cur.close()
+
+    def facts(
+        self,
+        subject: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        time: TimeQuery = None,
+        *,
+        limit: int | None = None,
+    ) -> list[Fact]:
+        where = self._pattern(subject, relation, object, time)
+        if where is None or limit == 0:
+            return []
+        sql = f"SELECT {_COLS} FROM {_table(subject, object)} WHERE {where[0]} ORDER BY t0, id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return self._build(self._q(sql, where[1]))
+
+    def count(
+        self,
+        subject: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        time: TimeQuery = None,
+    ) -> int:
+        where = self._pattern(subject, relation, object, time)
+        if where is None:
+            return 0
+        sql = f"SELECT count(*) FROM {_table(subject, object)} WHERE {where[0]}"
+        return int(self._q(sql, where[1])[0][0])
+
+    def incident(self, entity: str, *, relation: str | None = None, time: TimeQuery = None) -> list[Fact]:
+        e = self._sh.ent_id.get(entity)
+        where = self._pattern(None, relation, None, time)
+        if e is None or where is None:
+            return []
+        sql = f"SELECT {_COLS}, id FROM ({_incident(where[0], str(e), str(e))}) ORDER BY t0, id"
+        return self._build(row[:7] for row in self._q(sql, where[1] + where[1]))
+
+    def _entity_ids(self, names: str | Iterable[str]) -> set[int]:
+        get = self._sh.ent_id.get
+        return {i for i in map(get, entity_names(names)) if i is not None}
+
+    def hop(
+        self,
+        frontier: str | Iterable[str],
+        *,
+        time: TimeQuery = None,
+        visited: str | Iterable[str] = (),
+        new_facts_only: bool = False,
+        max_neighbors: int | None = None,
+    ) -> Hop:
+        front, done = self._entity_ids(frontier), self._entity_ids(visited)
+        if not front:
+            return Hop(0, {}, ())
+        conds, params = self._where(time)
+        if new_facts_only and done:
+            conds.append(f"s NOT IN ({_ints(done)}) AND o NOT IN ({_ints(done)})")
+        where, ids = " AND ".join(conds), _ints(front)
+        if len(front) <= _FEW:  # a few entities: two lookups, each on the copy clustered by it
+            met, params = _incident(where, ids, ids), params + params
+        else:  # a wide frontier meets row groups everywhere: one scan of one copy
+            met = f"SELECT * FROM facts WHERE {where} AND (s IN ({ids}) OR o IN ({ids}))"
+        rows = self._q(f"SELECT s, r, o, count(*) FROM ({met}) GROUP BY s, r, o", params)
+        rel = self._sh.rel
+        relations: Counter[str] = Counter()
+        ends: Counter[int] = Counter()
+        skip = front | done
+        for s, r, o, n in rows:
+            relations[rel[r]] += n
+            for e in (s, o):
+                if e not in skip:
+                    ends[e] += n
+        neighbors: tuple[str, ...] = ()
+        if max_neighbors != 0 and ends:
+            ent = self._sh.ent
+            ranked = sorted(ends, key=lambda e: (-ends[e], ent[e]))
+            neighbors = tuple(ent[e] for e in ranked[:max_neighbors])
+        return Hop(sum(relations.values()), dict(relations), neighbors)
+
+    def relation_counts(self, entity: str | None = None) -> dict[str, int]:
+        if entity is not None:
+            return self.hop(entity, max_neighbors=0).relations
+        conds, params = self._where()
+        rows = self._q(f"SELECT r, count(*) FROM facts WHERE {' AND '.join(conds)} GROUP BY r", params)
+        return {self._sh.rel[r]: int(n) for r, n in rows}
+
+    def time_span(self, entity: str | None = None) -> tuple[TimePoint | None, TimePoint | None]:
+        """SQL picks the candidates (the least start; the ends that may be the latest), Python applies
+        the rule of :meth:`tkgqa.kg.KGStore.time_span` to them."""
+        conds, params = self._where()
+        rows_sql = f"SELECT * FROM facts WHERE {' AND '.join(conds)}"
+        if entity is not None:
+            e = self._sh.ent_id.get(entity)
+            if e is None:
+                return (None, None)
+            rows_sql, params = _incident(" AND ".join(conds), str(e), str(e)), params + params
+        # an end is known unless open, or clipped open at the view's cutoff; else the start counts
+        known1 = "g1 > 0" if self._cutoff is None else f"(g1 > 0 AND t1 < {self._cutoff.first_day})"
+        last_day = f"CASE WHEN {known1} THEN t1 ELSE t0 END"
+        sql = f"""
+            WITH v AS (SELECT t0, t1, g0, g1, {known1} AS k1 FROM ({rows_sql})),
+            top AS (SELECT max({last_day}) AS d FROM v WHERE k1 OR g0 > 0)
+            SELECT 0, min(t0::BIGINT * 4 + g0) FILTER (WHERE g0 > 0), NULL FROM v
+            UNION ALL
+            SELECT DISTINCT 1, CASE WHEN k1 THEN t1::BIGINT * 4 + g1 ELSE t0::BIGINT * 4 + g0 END, NULL
+            FROM v, top WHERE (k1 OR g0 > 0) AND (CASE WHEN k1 THEN t1 ELSE t0 + 366 END) >= top.d
+        """
+        rows = self._q(sql, params)
+        first = last = None
+        lasts = []
+        for kind, key, _ in rows:
+            if key is None:
+                continue
+            point = self._point(int(key) >> 2, int(key) & 3)
+            if kind == 0:
+                first = point
+            elif point is not None:
+                lasts.append(point)
+        if lasts:
+            last = max(lasts, key=lambda p: (p.last_day, p.first_day))
+        return (first, last)
+
+    # --- views ----------------------------------------------------------------------------------------------
+    def _view(self, cutoff: TimePoint | None, tx: int | None) -> DuckDBStore:
+        view = object.__new__(DuckDBStore)
+        view.display_underscores = self.display_underscores
+        view._sh, view._root, view._cutoff, view._tx = self._sh, self._root, cutoff, tx
+        parts = [self._root.name]
+        if cutoff is not None:
+            parts.append(f"<{cutoff}")
+        if tx is not None:
+            parts.append(f"@{tx_datetime(tx).isoformat()}")
+        view.name = "".join(parts)
+        return view
+
+    def as_of(self, cutoff: TimePoint | str) -> DuckDBStore:
+        """The valid-time snapshot (see :mod:`tkgqa.kg.base`); keeps this view's transaction time."""
+        point = parse_time(cutoff) if isinstance(cutoff, str) else cutoff
+        return self._view(point if self._cutoff is None else min(point, self._cutoff), self._tx)
+
+    def known_at(self, t: TxTime) -> DuckDBStore:
+        """The transaction-time snapshot: what the store said at ``t`` (the facts recorded at or before
+        ``t`` and not retracted by then). Read-only; composes with :meth:`as_of`."""
+        micros = tx_micros(t)
+        return self._view(self._cutoff, micros if self._tx is None else min(micros, self._tx))
+
+    # --- writes ---------------------------------------------------------------------------------------------
+    def _writable(self) -> None:
+        if self._root is not self:
+            raise ConfigError("a snapshot is read-only; add facts to the live store it was taken from")
+        if self._sh.read_only:
+            raise ConfigError(
+                f"store {self.name!r} is open read-only; only the process holding the read-write "
+                "connection (e.g. the service) may append"
+            )
+
+    def add(self, facts: Iterable[Fact]) -> int:
+        """Append facts now (duplicates of live facts skipped); returns how many were new."""
+        return self.append(facts)
+
+    def append(self, facts: Iterable[Fact], *, at: TxTime | None = None) -> int:
+        """Append facts recorded at transaction time ``at`` (default: now; never before the last write)."""
+        self._writable()
+        total = 0
+        batch: list[Fact] = []
+        for f in facts:
+            batch.append(f)
+            if len(batch) >= 4 * BATCH:
+                total += self._append(batch, at)
+                batch = []
+        return total + (self._append(batch, at) if batch else 0)
+
+    def _encode(self, f: Fact, intern: bool) -> tuple[int, ...] | None:
+        sh = self._sh
+        ids = []
+        for name, table, index in (
+            (f.subject, sh.ent, sh.ent_id),
+            (f.relation, sh.rel, sh.rel_id),
+            (f.object, sh.ent, sh.ent_id),
+        ):
+            i = index.get(name)
+            if i is None:
+                if not intern:
+                    return None
+                i = index[name] = len(table)
+                table.append(name)
+            ids.append(i)
+        t0 = f.start.first_day if f.start else NEG_INF
+        t1 = f.end.last_day if f.end else POS_INF
+        g0 = int(f.start.granularity) if f.start else 0
+        g1 = int(f.end.granularity) if f.end else 0
+        return (*ids, t0, t1, g0, g1)
+
+    def _append(self, facts: list[Fact], at: TxTime | None) -> int:
+        import pyarrow as pa
+
+        sh, cur = self._sh, self._cur()
+        with sh.lock:
+            n_ent, n_rel = len(sh.ent), len(sh.rel)
+            rows: dict[tuple[int, ...], tuple[int, ...]] = {}
+            for f in facts:
+                row = self._encode(f, intern=True)
+                assert row is not None
+                rows.setdefault(row[:5], row)  # duplicates within the batch: the first one stays
+            tx = self._tick(at)
+            cols = list(zip(*rows.values(), strict=True))
+            batch = pa.table(
+                {c: pa.array(v, pa.int64()) for c, v in zip(_COLS.split(", "), cols, strict=True)}
+            )
+            try:
+                cur.execute("BEGIN")
+                self._write_vocab(cur, sh.ent[n_ent:], sh.rel[n_rel:], n_ent, n_rel)
+                cur.register("batch", batch)
+                cur.execute(
+                    f"""CREATE OR REPLACE TEMP TABLE new_rows AS
+                    SELECT ? + row_number() OVER (ORDER BY b.pos) - 1 AS id, {_COLS},
+                        ?::BIGINT AS recorded_at, NULL::BIGINT AS retracted_at
+                    FROM (SELECT *, row_number() OVER () AS pos FROM batch) b
+                    WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.retracted_at IS NULL
+                        AND f.s = b.s AND f.r = b.r AND f.o = b.o AND f.t0 = b.t0 AND f.t1 = b.t1)""",
+                    [sh.next_id, tx],
+                )
+                cur.execute("INSERT INTO facts SELECT * FROM new_rows ORDER BY s, t0, id")
+                cur.execute("INSERT INTO facts_by_o SELECT * FROM new_rows ORDER BY o, t0, id")
+                found = cur.execute("SELECT count(*) FROM new_rows").fetchone()
+                cur.execute("DROP TABLE new_rows")
+                cur.unregister("batch")
+                cur.execute("COMMIT")
+            except Exception:
+                cur.execute("ROLLBACK")
+                for name in sh.ent[n_ent:]:
+                    del sh.ent_id[name]
+                for name in sh.rel[n_rel:]:
+                    del sh.rel_id[name]
+                del sh.ent[n_ent:], sh.rel[n_rel:]
+                raise
+            added = int(found[0]) if found else 0
+            sh.next_id += added
+            return added
+
+    def _write_vocab(
+        self, cur: Any, ents: Sequence[str], rels: Sequence[str], ent0: int = 0, rel0: int = 0
+    ) -> None:
+        import pyarrow as pa
+
+        sh = self._sh
+        if ent0 == 0 and not sh.ent:  # a bulk import sets the whole vocabulary
+            sh.ent[:], sh.rel[:] = list(ents), list(rels)
+            sh.ent_id.update((e, i) for i, e in enumerate(ents))
+            sh.rel_id.update((r, i) for i, r in enumerate(rels))
+        for table, names, first in (("entities", ents, ent0), ("relations", rels, rel0)):
+            if names:
+                cur.register("vocab", pa.table({"id": range(first, first + len(names)), "name": list(names)}))
+                cur.execute(f"INSERT INTO {table} SELECT id, name FROM vocab")
+                cur.unregister("vocab")
+
+    def retract(self, facts: Iterable[Fact], *, at: TxTime | None = None) -> int:
+        """Withdraw live facts at transaction time ``at`` (default now): their rows get ``retracted_at``
+        and drop out of the live store and of later ``known_at`` views. Returns how many were retracted."""
+        self._writable()
+        keys = {row[:5] for f in facts if (row := self._encode(f, intern=False)) is not None}
+        if not keys:
+            return 0
+        import pyarrow as pa
+
+        sh, cur = self._sh, self._cur()
+        with sh.lock:
+            tx = self._tick(at)
+            cols = list(zip(*keys, strict=True))
+            cur.register(
+                "gone", pa.table({c: pa.array(v, pa.int64()) for c, v in zip(_KEY, cols, strict=True)})
+            )
+            cur.execute("BEGIN")
+            for table in ("facts_by_o", "facts"):  # both copies; the count is the second's
+                found = cur.execute(
+                    f"""UPDATE {table} SET retracted_at = ? FROM gone g WHERE {table}.retracted_at IS NULL
+                    AND {table}.s = g.s AND {table}.r = g.r AND {table}.o = g.o
+                    AND {table}.t0 = g.t0 AND {table}.t1 = g.t1""",
+                    [tx],
+                ).fetchone()
+            cur.execute("COMMIT")
+            cur.unregister("gone")
+        return int(found[0]) if found else 0
+
+    def history(
+        self, subject: str | None = None, relation: str | None = None, object: str | None = None
+    ) -> list[tuple[Fact, datetime, datetime | None]]:
+        """Every row ever recorded for the pattern, retracted ones included, in insertion order:
+        ``(fact, recorded_at, retracted_at)``."""
+        sh = self._sh
+        conds = ["TRUE"]
+        for col, name, ids in (
+            ("s", subject, sh.ent_id),
+            ("r", relation, sh.rel_id),
+            ("o", object, sh.ent_id),
+        ):
+            if name is not None:
+                if name not in ids:
+                    return []
+                conds.append(f"{col} = {ids[name]}")
+        rows = self._q(
+            f"SELECT {_COLS}, recorded_at, retracted_at FROM facts WHERE {' AND '.join(conds)} ORDER BY id"
+        )
+        facts = DuckDBStore._build(self._root, [row[:7] for row in rows])
+        return [
+            (f, tx_datetime(row[7]), None if row[8] is None else tx_datetime(row[8]))
+            for f, row in zip(facts, rows, strict=True)
+        ]
+
+    def to_kg(self) -> TemporalKG:
+        """The facts this store shows as an in-memory :class:`~tkgqa.kg.TemporalKG` (same vocabulary)."""
+        import numpy as np
+
+        from .memory import TemporalKG
+
+        if self._cutoff is not None:
+            return TemporalKG(self, labels=self.labels, name=self.name)
+        conds, params = self._where()
+        sql = f"SELECT {_COLS} FROM facts WHERE {' AND '.join(conds)} ORDER BY id"
+        found = self._cur().execute(sql, params).fetchnumpy()
+        cols = {c: np.asarray(found[c], dtype=np.int64) for c in _COLS.split(", ")}
+        return TemporalKG.from_arrays(self.entities, self.relations, cols, labels=self.labels, name=self.name)

@@ -1,0 +1,227 @@
+"""The service's request and response models: what ``/openapi.json`` documents is what the endpoints return.
+
+Every error is :class:`ErrorBody` (``{"error", "type"}``, plus ``suggestions`` for an unknown entity or
+relation); the statuses are in :mod:`tkgqa.service.errors`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ErrorBody(BaseModel):
+    """The one error shape of every endpoint (and of unknown paths and verbs)."""
+
+    error: str = Field(description="What is wrong and how to fix it.")
+    type: str = Field(description="ConfigError, NotFoundError, ValidationError, LLMError, Busy, Timeout…")
+    suggestions: list[str] | None = Field(default=None, description="Near matches of an unknown name.")
+
+
+class FactOut(BaseModel):
+    """A KG fact: names as stored (``Military_(Burundi)``) and their labels (``Military (Burundi)``)."""
+
+    subject: str
+    relation: str
+    object: str
+    start: str | None = Field(description="ISO start (None: open)")
+    end: str | None = Field(description="ISO end (None: open)")
+    subject_label: str
+    relation_label: str
+    object_label: str
+
+
+class UsageOut(BaseModel):
+    """LLM usage of one answer; a call served from the cache counts in ``cached_calls`` and costs $0."""
+
+    model_config = ConfigDict(extra="allow")
+
+    llm_calls: int
+    cached_calls: int = Field(description="Calls served from the cache (they cost $0).")
+    prompt_tokens: int
+    completion_tokens: int
+    parse_failures: int
+    cost_usd: float = Field(description="Estimated USD, by tkgqa.llm.pricing.usage_cost.")
+
+
+class ProgramStep(BaseModel):
+    """One step of a symbolic program: operator, text, facts found (None: not run or unknown), children."""
+
+    op: str
+    text: str
+    args: list[str]
+    facts: int | None
+    ran: bool
+    children: list[ProgramStep]
+
+
+class ProgramView(BaseModel):
+    """The program as a tree; ``empty_step`` is the step that found nothing and ``missing`` says what the KG
+    lacks for it."""
+
+    tree: ProgramStep
+    counted: bool = Field(description="Whether the per-step fact counts could be read from the trace.")
+    empty_step: str | None
+    missing: str | None
+
+
+class AnswerOut(BaseModel):
+    """``POST /api/ask`` and ``tkgqa ask --json``: the question, method, LLM and KG it answers, ranked
+    answers, evidence facts, the trace, LLM usage and latency. An abstention is an answer (``abstained``
+    with a ``reason``); an LLM failure is never one (it is a 502 :class:`ErrorBody`)."""
+
+    question: str
+    method: str
+    llm: str | None = Field(description="The LLM used (None for methods without one).")
+    kg: str | None
+    as_of: str | None = None
+    answers: list[str] = Field(description="Ranked, best first.")
+    evidence: list[FactOut]
+    grounded: bool = Field(description="Whether the answer cites at least one KG fact.")
+    trace: list[dict[str, Any]]
+    usage: UsageOut
+    abstained: bool
+    reason: str
+    missing: str | None = Field(
+        default=None, description="What the KG lacks, when the program found nothing."
+    )
+    program: ProgramView | None = None
+    raw_output: str
+    latency_ms: float | None
+
+
+class FactsOut(BaseModel):
+    """``GET /api/kg/query``: the operator, how many facts it found, and the first ``limit`` of them."""
+
+    op: str
+    count: int
+    facts: list[FactOut]
+
+
+class NeighborOut(BaseModel):
+    name: str
+    label: str
+    facts: int
+
+
+class NeighborsOut(BaseModel):
+    """``GET /api/kg/neighbors``: an entity's 1-hop neighbourhood."""
+
+    entity: str
+    label: str
+    first: str | None
+    last: str | None
+    n_facts: int
+    n_neighbors: int
+    neighbors: list[NeighborOut]
+    facts: list[FactOut]
+
+
+class CandidateOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    label: str
+    score: float
+    method: str
+
+
+class EntitiesOut(BaseModel):
+    query: str
+    candidates: list[CandidateOut]
+
+
+class MethodOut(BaseModel):
+    name: str
+    description: str = Field(description="One line.")
+    uses_llm: bool
+
+
+class MethodsOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    default: str
+    default_llm: str | None
+    methods: list[MethodOut]
+    presets: list[str]
+    llm_backends: list[str]
+    llm_presets: list[str]
+    allowed: dict[str, Any]
+
+
+class ExampleOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    question: str
+    answers: list[str] = []
+
+
+class ExamplesOut(BaseModel):
+    examples: list[ExampleOut]
+
+
+class HealthOut(BaseModel):
+    status: str
+    version: str
+    kg: str | None
+    facts: int
+    pending: int
+
+
+class AppendIn(BaseModel):
+    """``POST /api/kg/facts``: tab-separated lines ``subject<TAB>relation<TAB>object<TAB>start[<TAB>end]``."""
+
+    lines: str = Field(
+        max_length=60_000, description="One fact per line, tab-separated; '#' starts a comment."
+    )
+
+
+class AppendOut(BaseModel):
+    added: int
+    facts: int = Field(description="Facts in the KG after the append.")
+
+
+class RunOut(BaseModel):
+    name: str
+    method: str | None
+    dataset: str | None
+    n: int | None
+    strict_hits_at_1: float | None
+    answered: float | None
+    errors: int | None
+    modified: float
+
+
+class RunsOut(BaseModel):
+    runs: list[RunOut]
+
+
+class RunReportOut(RunOut):
+    report_md: str
+    has_chart: bool
+    counts: dict[str, int] = Field(
+        description="Questions per outcome: all, correct, wrong, abstained, error."
+    )
+    run_config: dict[str, Any]
+
+
+class RunAnswerOut(BaseModel):
+    """One question of a run, in the answer view's shape, with its ``gold`` answers and ``outcome``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    qid: str
+    outcome: str
+    gold: list[str]
+    question: str
+    answers: list[str]
+    evidence: list[FactOut]
+
+
+class RunResultsOut(BaseModel):
+    name: str
+    outcome: str
+    total: int
+    offset: int
+    results: list[RunAnswerOut]

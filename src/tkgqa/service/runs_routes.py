@@ -1,0 +1,55 @@
+"""The runs browser's endpoints (``tkgqa serve --runs-dir DIR``): list the ``tkgqa eval`` folders, a run's
+report and chart, its per-question results filtered by outcome. Without ``--runs-dir`` they answer 404."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI, Query
+from fastapi.responses import FileResponse
+
+from ..errors import NotFoundError
+from .models import ErrorBody, RunReportOut, RunResultsOut, RunsOut
+from .runs import Outcome, list_runs, run_dir, run_report, run_results
+
+if TYPE_CHECKING:
+    from .app import ServiceState
+
+NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No such run"}}
+
+
+def add_runs_routes(app: FastAPI, state: ServiceState) -> None:
+    def root() -> Path:
+        if not state.settings.runs_dir:
+            raise NotFoundError("this server has no runs folder; start it with tkgqa serve --runs-dir DIR")
+        return Path(state.settings.runs_dir)
+
+    @app.get("/api/runs", response_model=RunsOut, responses=NOT_FOUND)
+    def runs() -> dict[str, Any]:
+        """The ``tkgqa eval`` output folders under the server's ``--runs-dir``, newest first."""
+        return {"runs": list_runs(root())}
+
+    @app.get("/api/runs/{name}", response_model=RunReportOut, responses=NOT_FOUND)
+    def report(name: str) -> dict[str, Any]:
+        """A run's summary, its ``report.md``, whether it has a chart, and how many questions it got right,
+        wrong, abstained on or failed."""
+        return run_report(root(), name)
+
+    @app.get("/api/runs/{name}/chart", response_class=FileResponse, responses=NOT_FOUND)
+    def chart(name: str) -> FileResponse:
+        """The run's ``breakdown.png``."""
+        path = run_dir(root(), name) / "breakdown.png"
+        if not path.is_file():
+            raise NotFoundError(f"run {name!r} has no breakdown.png")
+        return FileResponse(path, media_type="image/png")
+
+    @app.get("/api/runs/{name}/results", response_model=RunResultsOut, responses=NOT_FOUND)
+    def results(
+        name: str,
+        outcome: Outcome = Query(Outcome.ALL),
+        offset: int = Query(0, ge=0),
+        limit: int = Query(50, ge=1, le=200),
+    ) -> dict[str, Any]:
+        """Per-question results with the given outcome, each in the answer view's shape."""
+        return run_results(root(), name, outcome, offset, limit, state.live.kg.label)
