@@ -1,9 +1,9 @@
 """LoRA vs full fine-tuning of the LPKG planner per CPU-minute: the same batches (same seed, same data) for a
-few steps each, then the loss per plan token on the same held-out sample. A short side-by-side, not a full
-training run (a full fine-tuning step costs about 3× a LoRA step on these cores).
+few steps each, then the loss per plan token on the same held-out sample and the CPU time. A short
+side-by-side, not a full training run. Full runs write a ~1.6 GB checkpoint (model + AdamW state) to --out.
 
     HF_HUB_OFFLINE=1 nice -n 5 .venv/bin/python bench/lpkg_lora_vs_full.py --data runs/lpkg/data \\
-        --steps 10 --out /tmp/lpkg_lvf > runs/lpkg/lora_vs_full.log 2>&1
+        --steps 8 --threads 1 --out /tmp/lpkg_lvf > runs/lpkg/lora_vs_full.log 2>&1
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 COMMON = ["--dataset", "multitq", "--data-dir", "../shared/data/multitq", "--method", "timer4"]
+TKGQA = str(Path(sys.executable).with_name("tkgqa"))  # the venv's script, whatever PATH says
 FAST = ["--embedder", "model2vec", "-o", "tks_embedder=fks", "-o", "cache_embeddings=false"]
 
 # name → extra options (model2vec everywhere: MiniLM over the whole KG takes ~14 min once on 2 cores)
@@ -43,7 +44,7 @@ TRAINED_COMMON = ["--embedder", "minilm", "--scope", "entities", "-o", "max_cand
 
 def run(name: str, options: list[str], out: Path, limit: int | None) -> dict[str, object]:
     folder = out / "".join(c if c.isalnum() else "_" for c in name)
-    cmd = ["tkgqa", "analyze", "coverage", *COMMON, *options, "--output", str(folder)]
+    cmd = [TKGQA, "analyze", "coverage", *COMMON, *options, "--output", str(folder)]
     if limit:
         cmd += ["--limit", str(limit)]
     print("$", " ".join(cmd), file=sys.stderr)
@@ -64,7 +65,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.train:
         subprocess.run(
-            ["tkgqa", "timer4", "train-retriever", "--dataset", "multitq", "--data-dir",
+            [TKGQA, "timer4", "train-retriever", "--dataset", "multitq", "--data-dir",
              "../shared/data/multitq", "--n", str(args.pairs), "--epochs", str(args.epochs)],
             check=True,
             env={**os.environ, "HF_HUB_OFFLINE": "1"},

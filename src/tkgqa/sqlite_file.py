@@ -57,19 +57,36 @@ class SQLiteFile:
             except sqlite3.Error as exc:
                 raise self._error(exc) from None
             try:
-                if not self._ready and self.wal:
-                    conn.execute("PRAGMA journal_mode=WAL")
+                if not self._ready:
+                    self._initialise(conn)
                 if self.wal:
                     conn.execute("PRAGMA synchronous=NORMAL")  # per connection; durable enough in WAL
-                if not self._ready:
-                    conn.executescript(self.schema)
-                    self._ready = True
                 with conn:
                     yield conn
             except sqlite3.Error as exc:
                 raise self._error(exc) from None
             finally:
                 conn.close()
+
+    def _initialise(self, conn: sqlite3.Connection) -> None:
+        """WAL mode and the schema, once per process. Several processes opening a new file at once race
+        here: switching to WAL needs an exclusive lock, and SQLite answers a reader that would wait for it
+        with "locked" at once (deadlock avoidance, no busy handler), so the idempotent setup is retried."""
+        attempts = 10 * (self.retries + 1)
+        for attempt in range(attempts):
+            try:
+                if self.wal:
+                    conn.execute("PRAGMA journal_mode=WAL")
+                conn.executescript(self.schema)  # CREATE … IF NOT EXISTS: safe to run again
+                self._ready = True
+                return
+            except sqlite3.OperationalError as exc:
+                text = str(exc)
+                if ("locked" not in text and "busy" not in text) or attempt == attempts - 1:
+                    raise
+                if conn.in_transaction:
+                    conn.rollback()
+                time.sleep(min(0.5, 0.01 * 2**attempt) * (0.5 + random.random()))
 
     def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         """``fn(conn)`` in one write transaction taken up front (``BEGIN IMMEDIATE``); when another process

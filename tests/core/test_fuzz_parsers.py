@@ -9,6 +9,7 @@ r3 prompts (tests/methods/test_r3_prompts.py), lpkg plans, KG loaders (tests/rel
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +22,7 @@ from tkgqa.cli.run_config import read_config_file
 from tkgqa.datasets import cronquestions, multitq, timequestions
 from tkgqa.datasets.core import read_records
 from tkgqa.datasets.jsonl import parse_row, read_jsonl_questions
+from tkgqa.datasets.verbalized import FactSplitter
 from tkgqa.errors import ConfigError, DataError, NotFoundError, ParseError
 from tkgqa.kg.crlt import read_entries
 from tkgqa.llm import extract_json, extract_json_list, extract_json_object, parse_string_list
@@ -83,7 +85,7 @@ def _only_parse_errors(text: str) -> None:
         try:
             parse(text)
         except ParseError as exc:
-            assert isinstance(exc.raw, str) and exc.raw in text or exc.raw.strip("[]") in text
+            assert (isinstance(exc.raw, str) and exc.raw in text) or exc.raw.strip("[]") in text
 
 
 # ---------------------------------------------------------------- LLM output
@@ -147,10 +149,8 @@ def test_time_parsers_raise_only_data_errors(text: str) -> None:
         assert parse_time(text) == found
     except DataError:
         assert found is None
-    try:
+    with contextlib.suppress(DataError):
         parse_bound(text)
-    except DataError:
-        pass
     pair = split_range(text)
     assert pair is None or all(isinstance(p, str) for p in pair)
 
@@ -268,7 +268,48 @@ def test_dataset_rows_raise_only_data_errors(row: dict[str, object]) -> None:
         lambda r: timequestions.to_question(r, path, 1, "day"),
     ]
     for load in loaders:
-        try:
+        with contextlib.suppress(DataError):
             load(row)
-        except DataError:
-            pass
+
+
+# ---------------------------------------------------------------- verbalised facts (TimeQuestions retrieved)
+
+_VERBAL = st.one_of(
+    st.text(max_size=80),
+    st.lists(
+        st.sampled_from(["Barack Obama", "position held", "President", "from", "to", "2009", "-44", "+2017",
+                         "", ".", "date of birth", "member of", "12345678901234567890"]),
+        max_size=10,
+    ).map(" ".join),
+)  # fmt: skip
+
+
+@FAST
+@given(st.lists(_VERBAL, max_size=6))
+def test_verbalised_facts_never_raise(texts: list[str]) -> None:
+    for parsed in FactSplitter(["position held", "member of"]).parse_many(texts):
+        assert (parsed.fact is not None) == (parsed.status in ("ok", "reversed"))
+
+
+_NAME = st.text(st.characters(categories=["L"]), min_size=1, max_size=12)
+
+
+@FAST
+@given(_NAME, _NAME, st.integers(1000, 2100), st.integers(1000, 2100))  # years 1/2916 mean "unknown"
+def test_verbalised_fact_round_trips(subject: str, obj: str, y1: int, y2: int) -> None:
+    parsed = FactSplitter(["position held"], include_extra=False).parse(
+        f"{subject} position held {obj} from {y1} to {y2}."
+    )
+    assert parsed.fact is not None
+    assert (parsed.fact.subject, parsed.fact.relation, parsed.fact.object) == (subject, "position held", obj)
+    assert parsed.status == ("reversed" if y1 > y2 else "ok")
+
+
+_RETRIEVED_KEYS = st.sampled_from(["id", "timer4_retrieved_facts", "question", "original_question"])
+
+
+@FAST
+@given(st.lists(st.dictionaries(_RETRIEVED_KEYS, _JSON, max_size=4), max_size=4))
+def test_retrieved_rows_raise_only_data_errors(rows: list[dict[str, object]]) -> None:
+    with contextlib.suppress(DataError):
+        timequestions.parse_retrieved(rows, [])  # type: ignore[arg-type]

@@ -302,6 +302,7 @@ def test_llm_calls_in_flight_are_bounded_over_all_workers(
             factory(), ds, None, tmp_path / "run", limit=16, sample="first", progress=False,
             executor=ray_config(workers=2, llm_concurrency=limit, chunk_size=1), method_factory=factory,
         )  # fmt: skip
-    assert report.n == 16 and report.errors == 0
+    rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert report.n == 16 and report.errors == 0, [r["error"] for r in rows if r.get("error")]
     assert stats["requests"] == 16
     assert stats["peak"] == peak  # one call at a time with the shared limit; both workers at once without

@@ -59,6 +59,21 @@ def test_two_processes_write_the_same_file_concurrently(tmp_path: Path) -> None:
         conn.close()
 
 
+def test_several_processes_creating_a_new_file_at_once_all_succeed(tmp_path: Path) -> None:
+    """Switching a new file to WAL needs an exclusive lock; SQLite answers a process racing it with "locked"
+    at once (no busy wait), so the first open of each process retries its idempotent setup."""
+    for round_ in range(3):
+        path = tmp_path / f"new-{round_}.sqlite"
+        procs = [
+            subprocess.Popen([sys.executable, "-c", WRITER, str(path), tag, "5"], stderr=subprocess.PIPE)
+            for tag in "abcd"
+        ]
+        for p in procs:
+            _, err = p.communicate(timeout=120)
+            assert p.returncode == 0, err.decode()
+        assert LLMCache(path).info()["responses"] == 20
+
+
 def test_a_write_waits_for_another_process_lock_then_succeeds(tmp_path: Path) -> None:
     path = tmp_path / "llm.sqlite"
     cache = LLMCache(path)

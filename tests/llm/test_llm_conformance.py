@@ -134,4 +134,6 @@ def test_requests_are_json_ready(case: Case) -> None:
     request = make_request("hi", choices=["a", "b"], extra={"api_key": SECRET})
     stored = request.stored()
     assert SECRET not in json.dumps(stored)
-    assert request.cache_key(case.backend.cache_namespace()) == request.cache_key(case.backend.cache_namespace())
+    assert request.cache_key(case.backend.cache_namespace()) == request.cache_key(
+        case.backend.cache_namespace()
+    )

@@ -88,7 +88,7 @@ def test_describe_names_the_preset_and_every_deviation_in_force() -> None:
     for name in (
         "action_space=reference",
         "filter_mode=nonempty_first",
-        "truncate_results=True",
+        "truncate_results=true",
         "no_filter",
     ):
         assert any(d.startswith(name) for d in ours), name

@@ -313,3 +313,20 @@ def test_split_never_leaves_the_held_out_set_empty(examples: list) -> None:  # t
         assert all(ex.entities() - seen for ex in held)
     assert split_by_entities(few, 0.0, seed=0) == (few, [])
     assert split_by_entities(few[:1], 0.01, seed=0)[1] == []
+
+
+def test_an_llm_failure_is_an_error_not_an_empty_plan(demo_kg: TemporalKG) -> None:
+    """An endpoint that fails (HTTP 500, timeout, bad key) raises LLMError from the planner, the LLM reader
+    and LLM verbalisation: an infrastructure failure is an error row, never an abstention."""
+    from tkgqa.errors import LLMError
+
+    def down(request: LLMRequest) -> str:
+        raise LLMError("HTTP 500 from the endpoint")
+
+    with pytest.raises(LLMError, match="HTTP 500"):
+        resolve_method("lpkg", llm=FakeLLM(down)).answer(QUESTION, demo_kg)
+    with pytest.raises(LLMError, match="HTTP 500"):
+        resolve_method("lpkg", llm=FakeLLM(down), planner="sft").answer(QUESTION, demo_kg)
+    reader_down = resolve_method("lpkg", llm=FakeLLM([IN_PLAN]), reader="llm")
+    with pytest.raises(LLMError):
+        reader_down.answer(QUESTION, demo_kg)

@@ -174,7 +174,8 @@ def test_runs_browser_opens_a_result_in_the_answer_view(page: Any, runs_url: str
     page.wait_for_selector("#runs-list a.entity")
     page.click("#runs-list a.entity")
     page.wait_for_selector("#run-filters button")
-    assert "wrong (1)" in page.inner_text("#run-filters") and page.is_visible("#run-chart")
+    assert "wrong (1)" in page.inner_text("#run-filters")
+    page.wait_for_selector("#run-chart", state="visible")  # an <img> has no size until it has loaded
     page.click("#run-filters button[data-outcome=correct]")
     page.wait_for_function("document.querySelector('#run-results').textContent.includes('1 correct')")
     page.click("#run-results button")

@@ -2,6 +2,7 @@
 
     tkgqa lpkg ground --kg KG [--per-pattern N]            # pattern instances per pattern (counts)
     tkgqa lpkg data --kg KG [--kg KG2] --out DIR            # planning data + SFT export (+ --llm SPEC)
+    tkgqa lpkg data … --executor ray [--workers N]          # the same files, built on Ray workers
     tkgqa lpkg train --data DIR [--steps 200]               # LoRA fine-tuning of SmolLM2-135M on CPU
     tkgqa lpkg export-gguf PLANNER --llama-cpp-src SDIST    # adapter → GGUF for llama.cpp inference
     tkgqa lpkg plan "question" --planner finetuned:NAME     # one plan, parsed (and run with --kg)
@@ -12,7 +13,6 @@ Evaluation goes through ``tkgqa eval --method lpkg`` (plan metrics in ``report.j
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,8 @@ from rich.console import Console
 from rich.table import Table
 
 from ..errors import ConfigError
+from ..eval.executor import ExecutorKind
+from ..eval.executor_lpkg import kg_slug as _slug
 from . import app
 
 console = Console()
@@ -28,10 +30,6 @@ lpkg_app = typer.Typer(
     help="LPKG: planning data from a KG, planner training, planning.", no_args_is_help=True
 )
 app.add_typer(lpkg_app, name="lpkg")
-
-
-def _slug(path: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem) or "kg"
 
 
 def _grounding(per_pattern: int, max_answers: int, seed: int, patterns: list[str] | None) -> Any:
@@ -76,40 +74,41 @@ def data_cmd(
         "messages", "--format", help="SFT format: messages, prompt_completion, alpaca."
     ),
     seed: int = typer.Option(0, "--seed"),
+    executor: ExecutorKind = typer.Option(
+        ExecutorKind.LOCAL, "--executor", case_sensitive=False, help="local, or ray (extra 'distributed')."
+    ),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="Ray cluster to join (ray only)."),
+    workers: int | None = typer.Option(None, "--workers", help="Ray workers (default: one per CPU)."),
 ) -> None:
-    """Planning data: ground, verbalise, gold plans; train/held-out split; SFT export."""
-    from ..llm import resolve_llm_arg
+    """Planning data: ground, verbalise, gold plans; train/held-out split; SFT export. One shard per (KG,
+    pattern), seeded from --seed and the pattern: --executor ray builds the shards on Ray workers and
+    writes the same files as the local run."""
+    from ..eval.executor import ExecutorConfig
+    from ..eval.executor_lpkg import planning_data
     from ..methods.lpkg.data import (
         SFTFormat,
-        build_examples,
         counts_by_pattern,
         export_sft,
-        make_verbalizer,
         split_by_entities,
         write_examples,
     )
-    from ..query.patterns import ground
-    from ..service.resolve import open_kg
 
     try:
         fmt = SFTFormat(sft_format)
     except ValueError:
         raise ConfigError(f"--format must be one of {', '.join(SFTFormat)}") from None
-    backend = resolve_llm_arg(llm)
+    config = ExecutorConfig.of(executor, address=ray_address, workers=workers)
     out.mkdir(parents=True, exist_ok=True)
-    examples = []
-    grounding: dict[str, Any] = {}
+    data = planning_data(
+        kg, per_pattern=per_pattern, max_answers=max_answers, seed=seed, llm=llm, executor=config
+    )
+    examples, grounding, kg = data.examples, data.grounding, data.kgs
     for path in kg:
-        store = open_kg(path)
-        result = ground(store, _grounding(per_pattern, max_answers, seed, None))
-        verbalize, stats = make_verbalizer(store, llm=backend, seed=seed)
-        built = build_examples(store, result.instances, verbalize, prefix=f"{_slug(path)}-")
-        examples.extend(built)
-        verbalized = {"template": stats.template, "llm": stats.llm, "llm_failed": stats.llm_failed,
-                      "usage": stats.usage.model_dump()}  # fmt: skip
-        grounding[path] = {"counts": result.counts, "attempts": result.attempts, "verbalized": verbalized}
-        console.print(f"[dim]{path}: {len(built)} examples ({stats.template} template, {stats.llm} LLM, "
-                      f"{stats.llm_failed} LLM failures)[/dim]")  # fmt: skip
+        v = grounding[path]["verbalized"]
+        console.print(f"[dim]{path}: {data.per_kg[path]} examples ({v['template']} template, {v['llm']} LLM, "
+                      f"{v['llm_failed']} LLM failures)[/dim]")  # fmt: skip
+    where = f"ray, {data.workers} workers" if data.executor == "ray" else data.executor
+    console.print(f"[dim]built on {where} in {data.wall_s:.1f} s[/dim]")
     train, held = split_by_entities(examples, holdout, seed=seed)
     write_examples(out / "planning.jsonl", examples)
     write_examples(out / "train.jsonl", train)

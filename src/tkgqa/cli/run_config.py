@@ -104,7 +104,9 @@ def read_config_file(path: str | Path) -> dict[str, Any]:
         else:
             raise ConfigError(f"run config {str(p)!r}: use a .toml or .json file")
     except (ValueError, RecursionError) as exc:  # TOMLDecodeError/JSONDecodeError, huge ints, deep nesting
-        raise ConfigError(f"run config {str(p)!r} is not valid {p.suffix[1:].upper()}: {str(exc)[:300]}") from None
+        raise ConfigError(
+            f"run config {str(p)!r} is not valid {p.suffix[1:].upper()}: {str(exc)[:300]}"
+        ) from None
     if not isinstance(data, dict):
         raise ConfigError(f"run config {str(p)!r} must hold a table/object of settings")
     return {str(k).replace("-", "_"): v for k, v in data.items()}

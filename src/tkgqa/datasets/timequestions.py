@@ -143,6 +143,8 @@ def parse_retrieved(
     for row in rows:
         qid = str(row.get("id"))
         facts = row.get("timer4_retrieved_facts") or []
+        if not isinstance(facts, list):
+            raise DataError(f"question {qid}: 'timer4_retrieved_facts' must be a list of fact strings")
         texts.extend(str(t) for t in facts)
         owners.extend([qid] * len(facts))
         q, orig = row.get("question"), row.get("original_question")

@@ -352,7 +352,7 @@ def wikidata_label_files(path: PathLike) -> list[Path]:
 
 # --- the format registry (one registration per format) ---------------------------------------------
 def _header(head: Sequence[str]) -> set[str]:
-    return set(re.split(r"[\t,]", head[0].strip()))
+    return set(re.split(r"[\t,]", head[0].strip())) if head else set()
 
 
 def _widths(head: Sequence[str]) -> set[int]:

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -131,6 +131,56 @@ class MethodConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class Preset(StrEnum):
+    """Which defaults fill a method's unset settings: ``paper`` (the paper's configuration wherever it gives
+    one; the default) or ``ours`` (the project's variants, each also a named option)."""
+
+    PAPER = "paper"
+    OURS = "ours"
+
+
+def shown_setting(name: str, value: Any) -> str:
+    """How a setting's value is written in ``deviations`` (enum values bare, booleans lower-case)."""
+    return value.value if isinstance(value, StrEnum) else str(value).lower()
+
+
+class PresetConfig(MethodConfig):
+    """A method configuration with a :class:`Preset`: every setting named in ``preset_table`` that is left
+    unset (``None``) takes the preset's value. ``paper_side``/``ours_side`` say in words what each setting
+    means on each side; :meth:`preset_deviations` lists the settings in force that differ from the paper
+    (for ``report.json``). Subclasses define the three tables as class variables."""
+
+    preset_table: ClassVar[Mapping[Preset, Mapping[str, Any]]] = {}
+    paper_side: ClassVar[Mapping[str, str]] = {}
+    ours_side: ClassVar[Mapping[str, str]] = {}
+
+    preset: Preset = Preset.PAPER
+
+    def preset_value(self, name: str) -> Any:
+        """The value of a preset-dependent setting: the one given, else the preset's."""
+        value = getattr(self, name)
+        return self.preset_table[self.preset][name] if value is None else value
+
+    def preset_updates(self) -> dict[str, Any]:
+        """Every preset-dependent setting with its value in force."""
+        return {name: self.preset_value(name) for name in self.preset_table[self.preset]}
+
+    def effective(self) -> Self:
+        """This config with every unset setting filled from its preset. Idempotent."""
+        return self.model_copy(update=self.preset_updates())
+
+    def preset_deviations(self, shown: Callable[[str, Any], str] = shown_setting) -> list[str]:
+        """The preset-dependent settings in force that differ from the paper, each with both sides."""
+        out: list[str] = []
+        for name, paper in self.preset_table[Preset.PAPER].items():
+            actual = self.preset_value(name)
+            if actual != paper:
+                out.append(
+                    f"{name}={shown(name, actual)}: {self.ours_side[name]} (paper: {self.paper_side[name]})"
+                )
+        return out
+
+
 C = TypeVar("C", bound=MethodConfig)
 
 
@@ -201,7 +251,9 @@ def parse_option_pairs(pairs: Iterable[str], *, option: str = "--method-option")
             except json.JSONDecodeError as exc:
                 raise ConfigError(f"bad {option} {pair!r}: the value is not valid JSON ({exc.msg})") from None
             except (ValueError, RecursionError) as exc:  # a >4300-digit integer, or nesting too deep
-                raise ConfigError(f"bad {option} {pair[:80]!r}: the value cannot be read ({exc})"[:300]) from None
+                raise ConfigError(
+                    f"bad {option} {pair[:80]!r}: the value cannot be read ({exc})"[:300]
+                ) from None
         node = out
         for part in path[:-1]:
             child = node.setdefault(part, {})

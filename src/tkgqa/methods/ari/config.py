@@ -13,14 +13,15 @@ import importlib.util
 import logging
 import os
 import warnings
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
 from ...errors import ConfigError
 from ...prompts.ari import ExampleSet
-from ..base import MethodConfig
+from ..base import Preset, PresetConfig
 from .environment import ActionSpace, FilterMode
 
 PolicyName = Literal["llm", "symbolic", "oracle"]
@@ -61,13 +62,6 @@ class EmbedderName(StrEnum):
                 f"ARI embedder {self.value!r} needs {', '.join(missing)} (not installed): "
                 "pip install 'tkgqa[retrieval]', or use embedder=hashing or embedder=lexical (no dependency)"
             )
-
-
-class Preset(StrEnum):
-    """``paper``: the paper's configuration where it gives one; ``ours``: the project's improvements."""
-
-    PAPER = "paper"
-    OURS = "ours"
 
 
 # Settings whose default depends on the preset (unset = the preset's value).
@@ -121,7 +115,7 @@ _OURS_SIDE: dict[str, str] = {
 }
 
 
-class ARIConfig(MethodConfig):
+class ARIConfig(PresetConfig):
     """Settings of ARI (Chen et al., 2024). From the paper: ``t_max=5``, ``n_clusters=10``, 200 history
     questions (§4.1). Ours (the paper gives none): ``top_k=15``, ``examples_per_kind=3`` (3 correct + 3
     incorrect samples per cluster, as in the authors' code; the paper gives no number), ``max_entities=2``,
@@ -133,6 +127,10 @@ class ARIConfig(MethodConfig):
     enumerated action is offered, without the non-empty check nor the top-K), ``no_incorrect``
     (methodologies induced from correct examples only).
     """
+
+    preset_table: ClassVar[Mapping[Preset, Mapping[str, Any]]] = PRESETS
+    paper_side: ClassVar[Mapping[str, str]] = _PAPER_SIDE
+    ours_side: ClassVar[Mapping[str, str]] = _OURS_SIDE
 
     preset: Preset = Preset.PAPER
     policy: PolicyName = "llm"
@@ -209,15 +207,10 @@ class ARIConfig(MethodConfig):
         """Key of the methodology set these ablation flags use (see :class:`ARIMemory`)."""
         return variant_key(clustered=not self.no_clustering, incorrect=not self.no_incorrect)
 
-    def preset_value(self, name: str) -> Any:
-        """The value of a preset-dependent setting: the one given, else the preset's."""
-        value = getattr(self, name)
-        return PRESETS[self.preset][name] if value is None else value
-
     def effective(self) -> ARIConfig:
         """This config with every unset setting filled: preset values, and the embedder resolved (``minilm``
         when installed, else ``hashing`` after one warning). Idempotent."""
-        updates = {name: self.preset_value(name) for name in PRESETS[self.preset]}
+        updates = self.preset_updates()
         updates["embedder"] = self.embedder if self.embedder is not None else auto_embedder()
         return self.model_copy(update=updates)
 
@@ -278,13 +271,7 @@ def embedder_fallback(requested: ARIConfig, effective: ARIConfig) -> str | None:
 
 def deviations(requested: ARIConfig, effective: ARIConfig) -> list[str]:
     """Every setting in force that differs from what the paper specifies, with the paper's side."""
-    out: list[str] = []
-    paper = PRESETS[Preset.PAPER]
-    for name, value in paper.items():
-        actual = getattr(effective, name)
-        if actual != value:
-            shown = actual.value if isinstance(actual, StrEnum) else actual
-            out.append(f"{name}={shown}: {_OURS_SIDE[name]} (paper: {_PAPER_SIDE[name]})")
+    out = effective.preset_deviations()
     fallback = embedder_fallback(requested, effective)
     if fallback:
         out.append(f"{fallback} (paper: a semantic sentence encoder; the authors' code uses MiniLM/mpnet)")

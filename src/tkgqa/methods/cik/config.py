@@ -11,19 +11,13 @@ the measured effect of each variant.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from ..base import MethodConfig
-
-
-class Preset(StrEnum):
-    """``paper``: the paper's configuration where it gives one; ``ours``: the project's variants."""
-
-    PAPER = "paper"
-    OURS = "ours"
+from ..base import Preset, PresetConfig, shown_setting
 
 
 class TimePruning(StrEnum):
@@ -95,7 +89,7 @@ _VALUE_TEXT: dict[str, dict[Any, str]] = {
 }
 
 
-class CIKConfig(MethodConfig):
+class CIKConfig(PresetConfig):
     """Settings of CIK-LLM. From the paper: ``hops`` (n = 3), ``delta1`` (δ1 = 300), ``delta2`` (δ2 = 30),
     ``margin_days`` (one year, footnote 2), the longest-lasting fact per (relation, tail) with several
     question entities, the compressed prompt (``compress``; ``nocompress`` is Table 2's "w/o compression").
@@ -104,6 +98,10 @@ class CIKConfig(MethodConfig):
     :data:`PRESETS` and :class:`TimePruning`, :class:`Delta2Rule`. ``path_policy=lexical`` (ours) chooses the
     relation paths offline, without an LLM (word overlap with the question); the paper uses the LLM (Π_esg).
     """
+
+    preset_table: ClassVar[Mapping[Preset, Mapping[str, Any]]] = PRESETS
+    paper_side: ClassVar[Mapping[str, str]] = _PAPER_SIDE
+    ours_side: ClassVar[Mapping[str, str]] = _OURS_SIDE
 
     preset: Preset = Preset.PAPER
     hops: int = Field(default=3, ge=1, le=5, description="n: relations discovered up to n hops")
@@ -139,15 +137,6 @@ class CIKConfig(MethodConfig):
         default=None, description="abstain when the evidence exceeds this many tokens ('token limit')"
     )
 
-    def preset_value(self, name: str) -> Any:
-        """The value of a preset-dependent setting: the one given, else the preset's."""
-        value = getattr(self, name)
-        return PRESETS[self.preset][name] if value is None else value
-
-    def effective(self) -> CIKConfig:
-        """This config with every unset setting filled from its preset. Idempotent."""
-        return self.model_copy(update={name: self.preset_value(name) for name in PRESETS[self.preset]})
-
     @property
     def layout(self) -> str:
         """The evidence layout of Π_rog: ``plain`` (uncompressed), ``flat`` (keep_times) or ``tree``."""
@@ -160,16 +149,12 @@ def _shown(name: str, value: Any) -> str:
     text = _VALUE_TEXT.get(name, {}).get(value)
     if text is not None:
         return text
-    return value.value if isinstance(value, StrEnum) else str(value).lower()
+    return shown_setting(name, value)
 
 
 def deviations(effective: CIKConfig) -> list[str]:
     """Every setting in force that differs from what the paper specifies, with the paper's side."""
-    out: list[str] = []
-    for name, value in PRESETS[Preset.PAPER].items():
-        actual = effective.preset_value(name)
-        if actual != value:
-            out.append(f"{name}={_shown(name, actual)}: {_OURS_SIDE[name]} (paper: {_PAPER_SIDE[name]})")
+    out = effective.preset_deviations(_shown)
     if not effective.compress:
         out.append("compress=false: uncompressed evidence (Table 2's 'CIK-LLM w/o compression' ablation)")
     if effective.path_policy == "lexical":

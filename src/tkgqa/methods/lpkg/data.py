@@ -27,15 +27,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ...errors import ConfigError, DataError, LLMError, ParseError
+from ...errors import ConfigError, DataError, ParseError
 from ...kg.base import KGStore
 from ...llm import LLMBackend, Usage, error_usage
 from ...prompts.base import run_prompt
 from ...prompts.lpkg import Demo, finetune_messages, verbalize_parser
 from ...query.patterns import (
     Compare,
+    Grounder,
+    GroundingConfig,
     Hop,
     Instance,
+    PatternType,
     Pick,
     SetOp,
     SetOperation,
@@ -153,7 +156,7 @@ def make_verbalizer(
                 v = llm_verbalize(inst, kg, llm, templates)
                 stats.llm += 1
                 return v, f"llm:{getattr(llm, 'model_id', 'llm')}"
-            except (ParseError, LLMError) as exc:
+            except ParseError as exc:  # an unusable reply: templates instead (an LLMError propagates)
                 stats.llm_failed += 1
                 stats.usage = stats.usage + error_usage(exc)
         stats.template += 1
@@ -195,6 +198,50 @@ def build_examples(
             )
         )
     return out
+
+
+def shard_seed(seed: int, pattern: PatternType | str) -> int:
+    """The seed of one (KG, pattern) shard of the planning data: derived from the run's ``seed`` and the
+    pattern alone (a sha256, not Python's salted ``hash``), so a shard's examples do not depend on which
+    process builds it, in what order, or on how many workers share the work."""
+    digest = hashlib.sha256(f"lpkg-shard:{seed}:{pattern}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+@dataclass(frozen=True)
+class PlanningShard:
+    """The planning examples of one pattern of one KG (qids numbered from 0; the caller renumbers), how
+    many instances grounding found in how many attempts, and who verbalised them."""
+
+    pattern: str
+    examples: list[PlanningExample]
+    found: int
+    attempts: int
+    stats: VerbalizationStats
+
+
+class ShardBuilder:
+    """Builds the planning data of one KG shard by shard (one shard per pattern), each shard grounded and
+    verbalised with its own :func:`shard_seed`; the usable facts are collected once per KG."""
+
+    def __init__(
+        self, kg: KGStore, *, per_pattern: int, max_answers: int, seed: int, llm: LLMBackend | None = None
+    ) -> None:
+        self.kg = kg
+        self.seed = seed
+        self.llm = llm
+        self.grounder = Grounder(
+            kg, GroundingConfig(per_pattern=per_pattern, max_answers=max_answers, seed=seed)
+        )
+
+    def build(self, pattern: PatternType) -> PlanningShard:
+        s = shard_seed(self.seed, pattern)
+        self.grounder.rng = random.Random(s)  # the grounder's only state besides the (fixed) usable facts
+        found, tries = self.grounder.ground(pattern, self.grounder.config.per_pattern)
+        verbalize, stats = make_verbalizer(self.kg, llm=self.llm, seed=s)
+        return PlanningShard(
+            str(pattern), build_examples(self.kg, found, verbalize), len(found), tries, stats
+        )
 
 
 def split_by_entities(

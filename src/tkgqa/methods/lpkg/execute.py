@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, assert_never
 
-from ...errors import LLMError, ParseError
+from ...errors import ParseError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...kg.memory import TemporalKG
@@ -202,7 +202,7 @@ class LLMReader:
         context = {"question": text, "facts": [_fact_text(f, kg) for f in facts]}
         try:
             parsed = run_prompt(self.llm, ANSWER_PROMPT, context, max_tokens=128)
-        except (ParseError, LLMError) as exc:
+        except ParseError as exc:  # an unusable reply: no answer to this step (an LLMError propagates)
             return AnswerSet(ValueKind.TIME if asks_time(text) else ValueKind.ENTITY), error_usage(exc)
         timeish = asks_time(text)
         pairs: list[tuple[str, Fact]] = []

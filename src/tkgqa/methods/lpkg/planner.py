@@ -24,7 +24,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from ...errors import ConfigError, LLMError, ParseError
+from ...errors import ConfigError, ParseError
 from ...llm import LLMBackend, Usage, complete_parsed, error_usage, resolve_llm, tkgqa_home
 from ...prompts.lpkg import BUILTIN_DEMOS, Demo, finetune_messages, planner_messages
 from ...query.answer_sets import CompareMode
@@ -118,8 +118,8 @@ class ICLPlanner(Planner):
             return PlanOutput(
                 exc.raw, None, str(exc).split("; raw text:")[0], error_usage(exc), time.perf_counter() - t0
             )
-        except LLMError as exc:
-            return PlanOutput("", None, f"LLM error: {exc}", error_usage(exc), time.perf_counter() - t0)
+        # an LLMError (endpoint down, timeout, bad key) propagates: an infrastructure failure is an error
+        # row, never an empty plan that would read as an abstention
         return PlanOutput(out.text, out.value, "", out.usage, time.perf_counter() - t0)
 
     def describe(self) -> dict[str, Any]:
@@ -334,10 +334,7 @@ class FinetunedPlanner(Planner):
 
     def _plan_llamacpp(self, question: str) -> PlanOutput:
         t0 = time.perf_counter()
-        try:
-            resp = self.llm.chat(finetune_messages(question), max_tokens=self.max_tokens)
-        except LLMError as exc:
-            return PlanOutput("", None, f"LLM error: {exc}", error_usage(exc), time.perf_counter() - t0)
+        resp = self.llm.chat(finetune_messages(question), max_tokens=self.max_tokens)  # LLMError propagates
         return parsed(resp.text, resp.usage, time.perf_counter() - t0)
 
     def describe(self) -> dict[str, Any]:

@@ -11,21 +11,15 @@ has the table with the measured effect of each variant.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
 from ...retrieval.temporal import Proximity
-from ..base import MethodConfig
+from ..base import Preset, PresetConfig
 from .rewrite import RewriteAnchor, RewriteMode
-
-
-class Preset(StrEnum):
-    """``paper``: the paper's configuration where it gives one; ``ours``: the project's variants."""
-
-    PAPER = "paper"
-    OURS = "ours"
 
 
 class Scope(StrEnum):
@@ -90,7 +84,7 @@ _OURS_SIDE: dict[str, str] = {
 }
 
 
-class TimeR4Config(MethodConfig):
+class TimeR4Config(PresetConfig):
     """TimeR4 settings. From the paper: ``top_k`` (15 facts, §5.4.2), ``mu`` (μ = 0.4), the SentenceBERT
     encoders (``embedder`` = the bundled all-MiniLM-L6-v2), the LLM rewrite (``rewrite=auto`` = the LLM when
     there is one). ``preset`` (``paper`` default, or ``ours``) fills every setting left unset (``None``):
@@ -103,6 +97,10 @@ class TimeR4Config(MethodConfig):
     5's "w/o fact retrieval": the FKS stage replaced by entity linking (the facts of the linked entities,
     ranked by BM25), which is also TKS's candidate set. Ablations: ``rewrite=off``, ``temporal_retrieval``,
     ``rerank``; spec flags ``timer4:no_rewrite,no_rerank,no_fact_retrieval``."""
+
+    preset_table: ClassVar[Mapping[Preset, Mapping[str, Any]]] = PRESETS
+    paper_side: ClassVar[Mapping[str, str]] = _PAPER_SIDE
+    ours_side: ClassVar[Mapping[str, str]] = _OURS_SIDE
 
     preset: Preset = Preset.PAPER
     embedder: str = "minilm"
@@ -133,19 +131,6 @@ class TimeR4Config(MethodConfig):
     def _rewrite_mode(cls, value: object) -> RewriteMode:
         return RewriteMode.parse(value)  # True/False (the former boolean setting) read as auto/off
 
-    def preset_value(self, name: str) -> Any:
-        """The value of a preset-dependent setting: the one given, else the preset's."""
-        value = getattr(self, name)
-        return PRESETS[self.preset][name] if value is None else value
-
-    def effective(self) -> TimeR4Config:
-        """This config with every unset setting filled from its preset. Idempotent."""
-        return self.model_copy(update={name: self.preset_value(name) for name in PRESETS[self.preset]})
-
-
-def _shown(value: Any) -> str:
-    return value.value if isinstance(value, StrEnum) else str(value).lower()
-
 
 TKS_UNTRAINED = (
     "tks_embedder=auto and no trained retriever under TKGQA_HOME: TKS uses the untrained FKS model (paper "
@@ -160,11 +145,7 @@ TKS_PARTLY = (
 def deviations(effective: TimeR4Config, *, tks_trained: bool | None = None) -> list[str]:
     """Every setting in force that differs from what the paper specifies, with the paper's side.
     ``tks_trained``: whether any trained time-aware retriever was found (``None``: not looked)."""
-    out: list[str] = []
-    for name, value in PRESETS[Preset.PAPER].items():
-        actual = effective.preset_value(name)
-        if actual != value:
-            out.append(f"{name}={_shown(actual)}: {_OURS_SIDE[name]} (paper: {_PAPER_SIDE[name]})")
+    out = effective.preset_deviations()
     if not effective.fact_retrieval:
         out.append(
             "fact_retrieval=false: entity linking instead of the fact retriever "

@@ -22,9 +22,17 @@ def load_example_lines(
     source = questions or data_dir
     if source is None:
         raise ConfigError("example_lines: pass the question file")
+    if options:  # unknown settings are errors, never silently unused
+        raise ConfigError(f"dataset 'example_lines' does not take option(s) {sorted(options)}")
     path = Path(source)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"not UTF-8 text ({exc.reason})", path=str(path)) from None
+    except OSError as exc:
+        raise DataError(f"cannot read the question file ({exc.strerror})", path=str(path)) from None
     qs = []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         text, sep, answer = line.partition("\t")

@@ -1,0 +1,227 @@
+"""Batch job on an executor: LPKG planning data (``tkgqa lpkg data``) from one or more KGs.
+
+The work is cut into shards, one per (KG, pattern) pair; each shard is grounded and verbalised with a seed
+derived from the run's seed and its pattern (:func:`~tkgqa.methods.lpkg.data.shard_seed`), so a shard's
+examples do not depend on where, when or next to what it is built. Locally the shards run in this process
+in order. With Ray, each worker (a Ray actor) opens a KG once from its path, the first time it gets one of
+its shards, and builds the shards it is sent; the driver keeps one shard in flight per worker, hands a dead
+worker's shard to another (once), then merges: KGs in the order given (a KG given twice counts once),
+patterns in :class:`~tkgqa.query.patterns.PatternType` order, qids renumbered ``<kg-slug>-<i>`` per KG.
+Both executors therefore return the same examples, and ``tkgqa lpkg data`` writes the same files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, assert_never
+
+from ..errors import TKGQAError
+from .executor import LOCAL, ExecutorConfig, ExecutorKind, forwarded_env, import_ray, portable_kg_source
+
+if TYPE_CHECKING:
+    from ..kg.base import KGStore
+    from ..methods.lpkg.data import PlanningExample, PlanningShard, ShardBuilder
+
+
+def kg_slug(path: str) -> str:
+    """The qid prefix (without the dash) and per-KG file suffix of a KG path."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(path).stem) or "kg"
+
+
+@dataclass(frozen=True)
+class PlanningData:
+    """The merged planning data: the examples (KG by KG, pattern by pattern), per-KG grounding counts,
+    attempts and verbalisation stats (as ``summary.json`` records them), the KGs used, and how it ran."""
+
+    examples: list[PlanningExample]
+    grounding: dict[str, dict[str, Any]]
+    kgs: list[str]
+    executor: str
+    workers: int
+    wall_s: float
+    per_kg: dict[str, int] = field(default_factory=dict)
+
+
+class PlanningWorker:
+    """A Ray worker: opens each KG once (on its first shard) and builds the shards it is sent."""
+
+    def __init__(self, per_pattern: int, max_answers: int, seed: int, llm: str | None) -> None:
+        self._args = (per_pattern, max_answers, seed)
+        self._llm = llm
+        self._builders: dict[str, ShardBuilder] = {}
+
+    def build(self, path: str, pattern: str) -> PlanningShard:
+        from ..query.patterns import PatternType
+
+        if path not in self._builders:
+            from ..llm import resolve_llm_arg
+
+            self._builders[path] = _builder(path, *self._args, resolve_llm_arg(self._llm))
+        return self._builders[path].build(PatternType(pattern))
+
+
+def _open(path: str) -> KGStore:
+    from ..kg.loaders import load_kg
+
+    return load_kg(portable_kg_source(path))
+
+
+def _builder(path: str, per_pattern: int, max_answers: int, seed: int, llm: Any) -> ShardBuilder:
+    from ..methods.lpkg.data import ShardBuilder
+
+    return ShardBuilder(_open(path), per_pattern=per_pattern, max_answers=max_answers, seed=seed, llm=llm)
+
+
+def planning_data(
+    kgs: list[str],
+    *,
+    per_pattern: int,
+    max_answers: int = 10,
+    seed: int = 0,
+    llm: str | None = None,
+    executor: ExecutorConfig = LOCAL,
+) -> PlanningData:
+    """Ground, verbalise and merge the planning data of ``kgs`` (see the module docstring); ``llm`` is an
+    LLM spec (each Ray worker resolves its own backend from it), ``None`` for templates."""
+    from ..llm import resolve_llm_arg
+    from ..query.patterns import PatternType
+
+    start = time.perf_counter()
+    paths = list(dict.fromkeys(kgs))  # a KG given twice counts once
+    tasks = [(p, str(pattern)) for p in paths for pattern in PatternType]
+    workers = 1
+    match executor.kind:
+        case ExecutorKind.LOCAL:
+            shards: dict[tuple[str, str], PlanningShard] = {}
+            backend = resolve_llm_arg(llm)
+            for path in paths:
+                builder = _builder(path, per_pattern, max_answers, seed, backend)
+                for pattern in PatternType:
+                    shards[(path, str(pattern))] = builder.build(pattern)
+        case ExecutorKind.RAY:
+            shards, workers = _ray_shards(executor, tasks, (per_pattern, max_answers, seed, llm))
+        case _:
+            assert_never(executor.kind)
+    data = _merge(paths, tasks, shards)
+    return PlanningData(
+        examples=data[0],
+        grounding=data[1],
+        kgs=paths,
+        executor=executor.kind.value,
+        workers=workers,
+        wall_s=round(time.perf_counter() - start, 3),
+        per_kg=data[2],
+    )
+
+
+def _merge(
+    paths: list[str], tasks: list[tuple[str, str]], shards: dict[tuple[str, str], PlanningShard]
+) -> tuple[list[PlanningExample], dict[str, dict[str, Any]], dict[str, int]]:
+    from ..methods.lpkg.data import VerbalizationStats
+
+    examples: list[PlanningExample] = []
+    grounding: dict[str, dict[str, Any]] = {}
+    per_kg: dict[str, int] = {}
+    for path in paths:
+        slug = kg_slug(path)
+        counts: dict[str, int] = {}
+        attempts: dict[str, int] = {}
+        stats = VerbalizationStats()
+        seen: set[str] = set()
+        n = 0
+        for key in (t for t in tasks if t[0] == path):
+            shard = shards[key]
+            counts[shard.pattern] = shard.found
+            attempts[shard.pattern] = shard.attempts
+            stats.template += shard.stats.template
+            stats.llm += shard.stats.llm
+            stats.llm_failed += shard.stats.llm_failed
+            stats.usage = stats.usage + shard.stats.usage
+            for ex in shard.examples:
+                ident = ex.model_dump_json(include={"instance"})
+                if ident in seen:
+                    continue
+                seen.add(ident)
+                examples.append(ex.model_copy(update={"qid": f"{slug}-{n}"}))
+                n += 1
+        verbalized = {"template": stats.template, "llm": stats.llm, "llm_failed": stats.llm_failed,
+                      "usage": stats.usage.model_dump()}  # fmt: skip
+        grounding[path] = {"counts": counts, "attempts": attempts, "verbalized": verbalized}
+        per_kg[path] = n
+    return examples, grounding, per_kg
+
+
+def _ray_shards(
+    config: ExecutorConfig, tasks: list[tuple[str, str]], args: tuple[int, int, int, str | None]
+) -> tuple[dict[tuple[str, str], PlanningShard], int]:
+    """Build every shard of ``tasks`` on Ray workers; the shards and the worker count."""
+    from .executor_ray import _connect
+
+    ray = import_ray()
+    started = _connect(ray, config)
+    actors: dict[int, Any] = {}
+    try:
+        cpus = float(ray.cluster_resources().get("CPU", 1.0))
+        workers = max(1, min(config.workers or max(1, int(cpus)), len(tasks)))
+        remote = ray.remote(PlanningWorker).options(
+            num_cpus=min(1.0, cpus / workers), max_restarts=0, runtime_env={"env_vars": forwarded_env()}
+        )
+        portable = [(str(portable_kg_source(p)), pattern) for p, pattern in tasks]
+        actors = {i: remote.remote(*args) for i in range(workers)}
+        built = _drive(ray, actors, deque(portable))
+        return {task: built[p] for task, p in zip(tasks, portable, strict=True)}, workers
+    finally:
+        for actor in actors.values():
+            with contextlib.suppress(Exception):
+                ray.kill(actor)
+        if started:
+            ray.shutdown()
+
+
+def _drive(
+    ray: ModuleType, actors: dict[int, Any], queue: deque[tuple[str, str]]
+) -> dict[tuple[str, str], PlanningShard]:
+    """One shard in flight per worker; a dead worker's shard goes back to the queue (once)."""
+    pending: dict[Any, tuple[int, tuple[str, str]]] = {}
+    expected = set(queue)
+    retried: set[tuple[str, str]] = set()
+    out: dict[tuple[str, str], PlanningShard] = {}
+
+    def submit(wid: int) -> None:
+        if queue and wid in actors:
+            task = queue.popleft()
+            pending[actors[wid].build.remote(*task)] = (wid, task)
+
+    for wid in list(actors):
+        submit(wid)
+    while pending:
+        (ref,), _ = ray.wait(list(pending), num_returns=1)
+        wid, task = pending.pop(ref)
+        try:
+            out[task] = ray.get(ref)
+        except ray.exceptions.RayActorError:
+            actors.pop(wid, None)
+            if task not in retried:
+                retried.add(task)
+                queue.appendleft(task)
+            for other in list(actors):
+                if not any(w == other for w, _ in pending.values()):
+                    submit(other)
+            continue
+        except ray.exceptions.RayTaskError as exc:  # the worker raised (bad KG file, LLM error): the cause
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, TKGQAError):
+                raise cause from None
+            raise TKGQAError(f"a Ray worker failed building shard {task}: {cause or exc}") from None
+        submit(wid)
+    if expected - set(out):
+        raise TKGQAError(
+            "some planning-data shards were not built (the Ray workers died); run the same command again"
+        )
+    return out
