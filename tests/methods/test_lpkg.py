@@ -330,3 +330,15 @@ def test_an_llm_failure_is_an_error_not_an_empty_plan(demo_kg: TemporalKG) -> No
     reader_down = resolve_method("lpkg", llm=FakeLLM([IN_PLAN]), reader="llm")
     with pytest.raises(LLMError):
         reader_down.answer(QUESTION, demo_kg)
+
+
+def test_plan_steps_are_reported_as_step_events(demo_kg: TemporalKG) -> None:
+    from tkgqa.methods import StepEvent, StepKind, step_reporter
+
+    events: list[StepEvent] = []
+    with step_reporter(events.append):
+        answer = resolve_method("lpkg", llm=FakeLLM([IN_PLAN])).answer(QUESTION, demo_kg)
+    assert answer.answers == ["Barack Obama"]
+    assert [e.index for e in events] == list(range(len(events))) and len(events) >= 4
+    assert {e.kind for e in events} == {StepKind.STAGE}
+    assert events[-1].label.startswith("Final_Answer = Finish_The_Plan: Barack Obama")

@@ -132,6 +132,18 @@ def test_full_pipeline_uses_the_rewritten_question(kg: TemporalKG, home: Path) -
     assert rewrite["mode"] == "llm" and rewrite["accepted"] and rewrite["rewritten"] == EXPLICIT
 
 
+def test_stages_are_reported_as_step_events(kg: TemporalKG, home: Path) -> None:
+    from tkgqa.methods import StepEvent, StepKind, step_reporter
+
+    events: list[StepEvent] = []
+    llm = FakeLLM([EXPLICIT, "['France']"])
+    with step_reporter(events.append):
+        method(llm).answer(Question(qid="q", text=IMPLICIT), kg)
+    assert [e.index for e in events] == [0, 1, 2] and {e.kind for e in events} == {StepKind.STAGE}
+    assert events[0].label.startswith("FKS") and events[1].label == f"rewrite: {EXPLICIT}"
+    assert events[2].label.startswith("TKS + φ_t rerank") and events[2].count
+
+
 def test_unusable_rewrite_keeps_the_original(kg: TemporalKG, home: Path) -> None:
     llm = FakeLLM(["France", "['France']"])
     answer = method(llm).answer(Question(qid="q", text=IMPLICIT), kg)

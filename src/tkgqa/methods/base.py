@@ -66,6 +66,7 @@ class StepKind(StrEnum):
     BRANCH = "branch"  # a search branch starts (R3: its axiom)
     CHECK = "check"  # an answer attempt and its mechanical check (R3: verdict, rejected replies)
     EXPAND = "expand"  # the search expands to more evidence (R3: the entity to expand)
+    STAGE = "stage"  # a pipeline stage finished (TimeR4: retrieval/rewrite/rerank; LPKG: a plan step)
 
 
 @dataclass(frozen=True)

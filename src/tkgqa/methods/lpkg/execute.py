@@ -50,6 +50,7 @@ from ...query.patterns import SetOperation, asks_time
 from ...query.program import Exclude as ExcludeRows
 from ...query.program import Fallback, Filter, Match, Program, Rows, Select, TimeOf, Times
 from ...time import Interval, TemporalRelation, TimePoint, parse_time
+from ..base import StepEvent, StepKind, report_step
 from .plan import (
     AnswerStep,
     Call,
@@ -222,6 +223,17 @@ class LLMReader:
         return ans, parsed.usage
 
 
+def _report(steps: list[dict[str, Any]], start: int) -> None:
+    """Report the trace entries from ``start`` on as step events (the service streams them)."""
+    for i, entry in enumerate(steps[start:], start=start):
+        label = f"{entry['step']} = {entry.get('call', 'error')}"
+        answers = entry.get("answers")
+        if answers:
+            label += ": " + ", ".join(map(str, answers[:3]))
+        ok = None if "error" not in entry else False
+        report_step(StepEvent("lpkg", StepKind.STAGE, i, label[:200], count=entry.get("n_answers"), ok=ok))
+
+
 def _fact_text(f: Fact, kg: KGStore) -> str:
     return f"{kg.label(f.subject)} | {kg.label(f.relation)} | {kg.label(f.object)} | {f.time_text()}"
 
@@ -291,12 +303,15 @@ class PlanExecutor:
         env: dict[str, Any] = {"Original_Question": Text("Original_Question", question)}
         ex = Execution(AnswerSet(ValueKind.ENTITY))
         for step in plan.steps:
+            before = len(ex.steps)
             try:
                 self._step(step, env, kg, ex)
             except (KeyError, TypeError, ValueError) as exc:  # a plan that parses but cannot run
                 ex.error = f"{step.var}: {type(exc).__name__}: {exc}"
                 ex.steps.append({"step": step.var, "error": ex.error})
+                _report(ex.steps, before)
                 return ex
+            _report(ex.steps, before)
         return ex
 
     def texts(self, text: Text, env: dict[str, Any], kg: KGStore) -> list[str]:

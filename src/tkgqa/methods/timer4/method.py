@@ -52,7 +52,7 @@ from ...retrieval import BM25Retriever, Retriever, ScoredFact, TimeConstraint
 from ...retrieval.temporal import fuse, time_scores
 from ...retrieval.training import find_trained_retriever, trained_retriever_dir, trained_retrievers
 from ...time import span_of
-from ..base import METHODS, Answer, Method, merge_config, parse_options
+from ..base import METHODS, Answer, Method, StepEvent, StepKind, merge_config, parse_options, report_step
 from .config import (
     PhiNorm,
     Preset,
@@ -424,6 +424,8 @@ class TimeR4(Method):
             },
             step,
         ]
+        _stage(0, f"FKS ({scope}): {len(fks)} facts", len(fks))
+        _stage(1, f"rewrite: {query}" if query != question.text else "rewrite: unchanged", None)
         retriever, note = self.tks_for(question, kg)
         pool = retriever.retrieve(query, kg, max(cfg.pool_size, cfg.top_k), candidate_ids=ids, rerank=False)
         used = retriever.resolve_constraint(query, outcome.constraint or "auto") if cfg.rerank else None
@@ -438,6 +440,7 @@ class TimeR4(Method):
                 "facts": [f.text for f in facts],
             }
         )
+        _stage(2, f"TKS{' + φ_t rerank' if used is not None else ''}: {len(facts)} facts", len(facts))
         if not facts:
             return Answer.abstain("no facts retrieved", trace, usage=usage_dict(usage, llm))
         context = {"question": query, "facts": [f.text for f in facts]}
@@ -468,6 +471,10 @@ class TimeR4(Method):
                 evidence=evidence,
             )
         return Answer(parsed.value, evidence, trace, usage_dict(usage, llm), raw_output=parsed.text)
+
+
+def _stage(index: int, label: str, count: int | None) -> None:
+    report_step(StepEvent("timer4", StepKind.STAGE, index, label[:200], count=count))
 
 
 _SPEC_FLAGS: dict[str, tuple[str, Any]] = {
