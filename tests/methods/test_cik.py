@@ -427,3 +427,18 @@ def test_obfuscated_kg_and_questions_keep_structure(football: TemporalKG) -> Non
     assert q2.text == f"What was the last team of {obfuscate_label('Darren Anderton')}?"
     assert q2.answers == [obfuscate_label("Birmingham City F.C."), "1992"]
     assert q2.entities == [mapping["Darren_Anderton"]] and kg2.has_entity(q2.entities[0])
+
+
+def test_stages_are_reported_as_step_events(football: TemporalKG, home: Path) -> None:
+    from tkgqa.methods import StepEvent, StepKind, step_reporter
+
+    events: list[StepEvent] = []
+    llm = FakeLLM(['[["member of sports team"]]', 'Final answer: ["e3"]'])
+    with step_reporter(events.append):
+        CIKMethod(llm=llm).answer(question("What was the last team of Darren Anderton?"), football)
+    assert [(e.method, e.kind, e.index) for e in events] == [
+        ("cik", StepKind.STAGE, 0),
+        ("cik", StepKind.STAGE, 1),
+    ]
+    assert events[0].label.startswith("evidence for 1 entities") and events[0].count and events[0].ok
+    assert "tokens" in events[1].label

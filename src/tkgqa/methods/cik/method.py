@@ -28,7 +28,7 @@ from ...prompts.base import run_prompt
 from ...prompts.cik import ESG_PROMPT, ROG_PROMPT
 from ...query.grounding import QuestionEntities
 from ...retrieval.temporal import TimeConstraint, parse_time_constraint
-from ..base import METHODS, Answer, Method, merge_config, parse_options
+from ..base import METHODS, Answer, Method, StepEvent, StepKind, merge_config, parse_options, report_step
 from .config import CIKConfig, Delta2Rule, TimePruning, deviations, unspecified
 from .evidence import RenderedEvidence, render_compressed, render_plain
 from .paths import (
@@ -289,6 +289,13 @@ class CIKMethod(Method):
         stages = self.evidence(question, kg)
         trace = [stages.trace()]
         usage = stages.usage
+        c = stages.counts()
+        label = (
+            f"evidence for {len(stages.entities)} entities: {c['retrieved']} retrieved → {c['truncated']} "
+            f"after δ1 → {c['time_pruned']} time-pruned → {c['pruned']} kept"
+        )
+        ok = not stages.path_failed
+        report_step(StepEvent("cik", StepKind.STAGE, 0, label, count=c["pruned"], ok=ok))
         if not stages.entities:
             names = ", ".join(kg.label(e) for e in stages.missing)
             reason = (
@@ -322,6 +329,7 @@ class CIKMethod(Method):
         trace.append(
             {"step": "render", "compressed": rendered.map is not None, "layout": layout, "tokens": tokens}
         )
+        report_step(StepEvent("cik", StepKind.STAGE, 1, f"evidence rendered ({layout}): {tokens} tokens"))
         limit = self.config.prompt_token_limit
         if limit is not None and tokens > limit:
             return Answer.abstain(
