@@ -13,20 +13,18 @@ resumes (the sentences already cached are not sent again). The index is then bui
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
-from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any, assert_never
 
 import numpy as np
 
 from ..errors import TKGQAError
-from .executor import LOCAL, ExecutorConfig, ExecutorKind, forwarded_env, import_ray, portable_kg_source
+from .executor import LOCAL, ExecutorConfig, ExecutorKind, portable_kg_source
+from .ray_session import actor_options, cluster_cpus, ray_session, run_shards
 
 #: Sentences per shard sent to a worker, at most (as many as the local cache fills per chunk).
 MAX_SHARD = 4096
@@ -158,72 +156,27 @@ def _ray_embed(
     shard_size: int | None,
 ) -> int:
     """Embed ``missing`` on Ray workers, writing each shard into ``cache`` as it arrives; the worker count."""
-    from .executor_ray import _connect
-
-    ray = import_ray()
-    started = _connect(ray, config)
-    actors: dict[int, Any] = {}
-    try:
-        cpus = float(ray.cluster_resources().get("CPU", 1.0))
-        workers = config.workers or max(1, int(cpus))
+    with ray_session(config) as (ray, actors):
+        workers = config.workers or max(1, int(cluster_cpus(ray)))
         size = shard_size or max(1, min(MAX_SHARD, math.ceil(len(missing) / (workers * 4))))
         workers = max(1, min(workers, math.ceil(len(missing) / size)))
-        remote = ray.remote(EmbedWorker).options(
-            num_cpus=min(1.0, cpus / workers), max_restarts=0, runtime_env={"env_vars": forwarded_env()}
-        )
-        actors = {i: remote.remote(spec) for i in range(workers)}
+        remote = ray.remote(EmbedWorker).options(**actor_options(ray, workers))
+        actors.update({i: remote.remote(spec) for i in range(workers)})
         names = set(ray.get([a.name.remote() for a in actors.values()]))
         if names != {name}:
             raise TKGQAError(
                 f"the Ray workers' embedder is {sorted(names)}, not the driver's {name!r}: install the same "
                 "model (and version) on every node"
             )
-        shards = deque(missing[i : i + size] for i in range(0, len(missing), size))
-        for keys, vecs in _drive(ray, actors, shards, batch_size):
-            cache.put_many(name, keys, vecs)
+        shards = [missing[i : i + size] for i in range(0, len(missing), size)]
+        for shard, vecs in run_shards(
+            ray,
+            actors,
+            shards,
+            lambda actor, shard: actor.encode.remote([t for _, t in shard], batch_size),
+            in_flight=2,
+            lost="some fact shards were not embedded (the Ray workers died); the finished ones are cached — "
+            "run the same command again to resume",
+        ):
+            cache.put_many(name, [k for k, _ in shard], vecs)
         return workers
-    finally:
-        for actor in actors.values():
-            with contextlib.suppress(Exception):
-                ray.kill(actor)
-        if started:
-            ray.shutdown()
-
-
-def _drive(
-    ray: ModuleType, actors: dict[int, Any], shards: deque[list[tuple[bytes, str]]], batch_size: int
-) -> Iterator[tuple[list[bytes], np.ndarray]]:
-    """Two shards in flight per worker; a dead worker's shard goes back to the queue (once)."""
-    pending: dict[Any, tuple[int, list[tuple[bytes, str]]]] = {}
-    retried: set[bytes] = set()
-
-    def submit(wid: int) -> None:
-        if shards and wid in actors:
-            shard = shards.popleft()
-            pending[actors[wid].encode.remote([t for _, t in shard], batch_size)] = (wid, shard)
-
-    for wid in list(actors):
-        submit(wid)
-        submit(wid)
-    while pending:
-        (ref,), _ = ray.wait(list(pending), num_returns=1)
-        wid, shard = pending.pop(ref)
-        try:
-            vecs = ray.get(ref)
-        except ray.exceptions.RayActorError:
-            actors.pop(wid, None)
-            if shard[0][0] in retried:
-                continue
-            retried.add(shard[0][0])
-            shards.appendleft(shard)
-            for other in list(actors):
-                if sum(1 for w, _ in pending.values() if w == other) < 2:
-                    submit(other)
-            continue
-        yield [k for k, _ in shard], vecs
-        submit(wid)
-    if shards:
-        raise TKGQAError(
-            "some fact shards were not embedded (the Ray workers died); the finished ones are cached — "
-            "run the same command again to resume"
-        )

@@ -12,17 +12,14 @@ Both executors therefore return the same examples, and ``tkgqa lpkg data`` write
 
 from __future__ import annotations
 
-import contextlib
 import re
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, assert_never
 
-from ..errors import TKGQAError
-from .executor import LOCAL, ExecutorConfig, ExecutorKind, forwarded_env, import_ray, portable_kg_source
+from .executor import LOCAL, ExecutorConfig, ExecutorKind, portable_kg_source
+from .ray_session import actor_options, cluster_cpus, ray_session, run_shards
 
 if TYPE_CHECKING:
     from ..kg.base import KGStore
@@ -161,67 +158,20 @@ def _ray_shards(
     config: ExecutorConfig, tasks: list[tuple[str, str]], args: tuple[int, int, int, str | None]
 ) -> tuple[dict[tuple[str, str], PlanningShard], int]:
     """Build every shard of ``tasks`` on Ray workers; the shards and the worker count."""
-    from .executor_ray import _connect
-
-    ray = import_ray()
-    started = _connect(ray, config)
-    actors: dict[int, Any] = {}
-    try:
-        cpus = float(ray.cluster_resources().get("CPU", 1.0))
-        workers = max(1, min(config.workers or max(1, int(cpus)), len(tasks)))
-        remote = ray.remote(PlanningWorker).options(
-            num_cpus=min(1.0, cpus / workers), max_restarts=0, runtime_env={"env_vars": forwarded_env()}
-        )
+    with ray_session(config) as (ray, actors):
+        workers = max(1, min(config.workers or max(1, int(cluster_cpus(ray))), len(tasks)))
+        remote = ray.remote(PlanningWorker).options(**actor_options(ray, workers))
+        actors.update({i: remote.remote(*args) for i in range(workers)})
         portable = [(str(portable_kg_source(p)), pattern) for p, pattern in tasks]
-        actors = {i: remote.remote(*args) for i in range(workers)}
-        built = _drive(ray, actors, deque(portable))
-        return {task: built[p] for task, p in zip(tasks, portable, strict=True)}, workers
-    finally:
-        for actor in actors.values():
-            with contextlib.suppress(Exception):
-                ray.kill(actor)
-        if started:
-            ray.shutdown()
-
-
-def _drive(
-    ray: ModuleType, actors: dict[int, Any], queue: deque[tuple[str, str]]
-) -> dict[tuple[str, str], PlanningShard]:
-    """One shard in flight per worker; a dead worker's shard goes back to the queue (once)."""
-    pending: dict[Any, tuple[int, tuple[str, str]]] = {}
-    expected = set(queue)
-    retried: set[tuple[str, str]] = set()
-    out: dict[tuple[str, str], PlanningShard] = {}
-
-    def submit(wid: int) -> None:
-        if queue and wid in actors:
-            task = queue.popleft()
-            pending[actors[wid].build.remote(*task)] = (wid, task)
-
-    for wid in list(actors):
-        submit(wid)
-    while pending:
-        (ref,), _ = ray.wait(list(pending), num_returns=1)
-        wid, task = pending.pop(ref)
-        try:
-            out[task] = ray.get(ref)
-        except ray.exceptions.RayActorError:
-            actors.pop(wid, None)
-            if task not in retried:
-                retried.add(task)
-                queue.appendleft(task)
-            for other in list(actors):
-                if not any(w == other for w, _ in pending.values()):
-                    submit(other)
-            continue
-        except ray.exceptions.RayTaskError as exc:  # the worker raised (bad KG file, LLM error): the cause
-            cause = getattr(exc, "cause", None)
-            if isinstance(cause, TKGQAError):
-                raise cause from None
-            raise TKGQAError(f"a Ray worker failed building shard {task}: {cause or exc}") from None
-        submit(wid)
-    if expected - set(out):
-        raise TKGQAError(
-            "some planning-data shards were not built (the Ray workers died); run the same command again"
+        built = dict(
+            run_shards(
+                ray,
+                actors,
+                portable,
+                lambda actor, task: actor.build.remote(*task),
+                in_flight=1,
+                lost="some planning-data shards were not built (the Ray workers died); run the same command "
+                "again",
+            )
         )
-    return out
+        return {task: built[p] for task, p in zip(tasks, portable, strict=True)}, workers

@@ -33,7 +33,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, TKGQAError
-from .executor import ExecutorConfig, forwarded_env, import_ray, portable_kg_source
+from .executor import ExecutorConfig, portable_kg_source
+from .ray_session import actor_options, cluster_cpus, ray_session
 
 if TYPE_CHECKING:
     from ..datasets.base import Question
@@ -150,11 +151,8 @@ def ray_rows(
     """Answer ``questions`` on Ray workers; yield each finished chunk's rows as they arrive."""
     if not questions:
         return
-    ray = import_ray()
-    started = _connect(ray, config)
-    actors: dict[int, Any] = {}
     slots: Any = None
-    try:
+    with ray_session(config) as (ray, actors):
         workers = _n_workers(ray, config, len(questions))
         source = portable_kg_source(kgs.source())
         kgs.description = _describe(source)
@@ -164,13 +162,8 @@ def ray_rows(
             slots = (
                 ray.remote(CallSlots).options(num_cpus=0, max_concurrency=1000).remote(config.llm_concurrency)
             )
-        cpus = float(ray.cluster_resources().get("CPU", 1.0))
         remote_worker = ray.remote(EvalWorker)
-        options = {
-            "num_cpus": min(1.0, cpus / workers),
-            "max_restarts": 0,
-            "runtime_env": {"env_vars": forwarded_env()},
-        }
+        options = actor_options(ray, workers)
         run = uuid.uuid4().hex[:8]
         names = {i: f"{ACTOR_PREFIX}{run}-{i}" for i in range(workers)}
         for i, name in names.items():
@@ -186,40 +179,10 @@ def ray_rows(
         _wait_ready(ray, actors)
         chunk = chunk_size_for(len(questions), workers, config.chunk_size)
         yield from _drive(ray, actors, names, slots, questions, chunk)
-    finally:
-        for actor in actors.values():
-            with contextlib.suppress(Exception):
-                ray.kill(actor)
-        if started:
-            ray.shutdown()
-
-
-def _connect(ray: ModuleType, config: ExecutorConfig) -> bool:
-    """Join the cluster; whether this call started Ray (and so shuts it down at the end)."""
-    if ray.is_initialized():
-        return False
-    address = config.address or os.environ.get("RAY_ADDRESS") or None
-    try:
-        if address is None:
-            ray.init(
-                num_cpus=max(os.cpu_count() or 1, config.workers or 1),
-                include_dashboard=False,
-                log_to_driver=False,
-                configure_logging=False,
-            )
-        else:
-            ray.init(address=address, log_to_driver=False, configure_logging=False)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        where = address or "a new local instance"
-        raise ConfigError(
-            f"cannot start or join Ray at {where} ({type(exc).__name__}: {exc}); check --ray-address "
-            "(e.g. ray://head:10001 or host:6379, from `ray start --head`), or drop it to run locally"
-        ) from None
-    return True
 
 
 def _n_workers(ray: ModuleType, config: ExecutorConfig, n_questions: int) -> int:
-    cpus = int(ray.cluster_resources().get("CPU", 1))
+    cpus = int(cluster_cpus(ray))
     workers = config.workers if config.workers is not None else max(1, cpus)
     return max(1, min(workers, n_questions))
 
