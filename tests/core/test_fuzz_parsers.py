@@ -70,7 +70,7 @@ def _llm_parsers() -> list[Callable[[str], object]]:
         cik.parse_relation_paths,
         cik.parse_rog_answer,
         verbalize.parse,
-        lpkg.parse_answer_list,
+        lpkg.parse_lpkg_answer,
         timer4.parse_rewrite,
         timer4.parse_answers,
         extract_json,
@@ -116,7 +116,7 @@ def test_baselines_answer_list_round_trips_json(answers: list[str]) -> None:
 @FAST
 @given(_ANSWERS.filter(lambda xs: all(x.lower() != "none" for x in xs)))
 def test_lpkg_answer_list_round_trips_the_paper_format(answers: list[str]) -> None:
-    assert lpkg.parse_answer_list("[" + "#".join(answers) + "]") == answers
+    assert lpkg.parse_lpkg_answer("[" + "#".join(answers) + "]") == answers
 
 
 @FAST

@@ -74,7 +74,9 @@ def read_list(text: str, *, separator: str | None = None) -> ListReading:
     bracket = _list_start(text)
     if bracket is None and _head_cut(text):  # "Nathan Deal', 'Sonny Perdue']": the opening was lost
         items, _ = _scan_bracketed("[" + text.strip(), 0, separator)
-        return ListReading(tuple(items), ListForm.BRACKETED, truncated=True)
+        if items and items[0][-1:] in _QUOTES and items[0].count(items[0][-1]) == 1:
+            items[0] = items[0][:-1].rstrip()  # the first item's opening quote was lost with the bracket
+        return ListReading(tuple(i for i in items if i), ListForm.BRACKETED, truncated=True)
     if bracket is not None:
         items, complete = _scan_bracketed(text, bracket, separator)
         return ListReading(tuple(items), ListForm.BRACKETED, truncated=not complete)
@@ -242,7 +244,7 @@ _NONE_ITEM = re.compile(
 _REFUSAL = re.compile(r"\b(i\s+(?:do\s+not|don't|cannot|can't)|unknown|no answer|not sure)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]]{2})\.$")  # "… Thailand." but not "D.C." or "F.C."
 _WORDISH = re.compile(r"\w")
-_WRAP = "\"'`“”‘’"
+_PAIRS = frozenset({("[", "]"), ('"', '"'), ("'", "'"), ("`", "`"), ("“", "”"), ("‘", "’")})
 
 
 def read_answer_list(
@@ -287,11 +289,11 @@ def _answer_part(text: str) -> str:
 
 
 def clean_answer(value: str) -> str:
-    """One answer as written, without surrounding space, wrapping quotes or brackets and a sentence's final
-    period ("Thailand." → "Thailand"; "D.C." stays)."""
+    """One answer as written, without surrounding space, a pair of wrapping quotes or brackets, and a
+    sentence's final period ("Thailand." → "Thailand"; "D.C." stays)."""
     item = value.strip()
     for _ in range(2):
-        if len(item) >= 2 and item[0] == "[" and item[-1] == "]":
+        if len(item) >= 2 and (item[0], item[-1]) in _PAIRS:
             item = item[1:-1].strip()
-        item = _SENTENCE_END.sub("", item.strip(_WRAP).strip()).strip()
+        item = _SENTENCE_END.sub("", item).strip()
     return item

@@ -322,11 +322,13 @@ _PLACEHOLDER = re.compile(r"^\{?\s*(your|answer|entity|entities|specified|time)\
 TIME_PLACEHOLDER = re.compile(r"\{your specified (?:start |end )?time\}", re.IGNORECASE)
 _TIME_VALUE = re.compile(r"^-?\d{1,4}(?:-\d{2}(?:-\d{2})?)?$")
 _SPACE = re.compile(r"[\s_]+")
+_PUNCT_SPACE = re.compile(r"\s*([(),])\s*")
 EXPECTED_ACTION = "one of the available actions, enclosed in $, e.g. $answer(...)$"
 
 
 def _norm(text: str) -> str:
-    return _SPACE.sub(" ", text.strip().strip("$`'\" .")).casefold().replace(" ,", ",").replace(", ", ",")
+    """An action for comparison: case, underscores and spacing around ``(``, ``,`` and ``)`` ignored."""
+    return _PUNCT_SPACE.sub(r"\1", _SPACE.sub(" ", text.strip().strip("$`'\" .")).casefold())
 
 
 def fill_placeholders(action: str, times: Sequence[str]) -> str:
