@@ -74,7 +74,7 @@ def read_list(text: str, *, separator: str | None = None) -> ListReading:
     bracket = _list_start(text)
     if bracket is None and _head_cut(text):  # "Nathan Deal', 'Sonny Perdue']": the opening was lost
         items, _ = _scan_bracketed("[" + text.strip(), 0, separator)
-        if items and items[0][-1:] in _QUOTES and items[0].count(items[0][-1]) == 1:
+        if items and items[0] and items[0][-1] in _QUOTES and items[0].count(items[0][-1]) == 1:
             items[0] = items[0][:-1].rstrip()  # the first item's opening quote was lost with the bracket
         return ListReading(tuple(i for i in items if i), ListForm.BRACKETED, truncated=True)
     if bracket is not None:

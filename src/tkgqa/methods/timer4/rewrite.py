@@ -162,11 +162,12 @@ _INTERROGATIVE = re.compile(
     re.IGNORECASE,
 )
 _APOLOGY = re.compile(
-    r"^(?:i(?:'m| am) sorry|sorry|i apologi[sz]e|unfortunately|as an ai|i(?:'m| am) (?:not sure|unable)"
+    r"^(?:i(?:'m| am) sorry|sorry|i apologi[sz]e|unfortunately|as an ai|i(?:'m| am) (?:not sure|unable|not aware)"
     r"|i (?:cannot|can't|could not|couldn't|do not|don't)\b)",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W_]+")
+_SENTENCE = re.compile(r"(?<=[a-z0-9)\"'”][a-z0-9)\"'”][.!?:])\s+(?=[A-Z\"'“])|\n")  # not after "U.S."
 _STOP = frozenset(
     "a an the of in on at to for by with from and or is are was were be been did does do what when who whom "
     "whose which where why how that this as it its his her their after before during since until while "
@@ -178,21 +179,28 @@ def _content_words(text: str) -> set[str]:
     return {w for w in (m.group(0).casefold() for m in _WORD.finditer(text)) if w not in _STOP and not w.isdigit()}
 
 
+def _asks(text: str) -> bool:
+    """Whether ``text`` is a question: its first sentence ends with ``?``, or opens like a question and does
+    not end like a statement ("When X was prime minister, the following … held:" does)."""
+    first = _SENTENCE.split(text, maxsplit=1)[0].strip()
+    return first.endswith("?") or (bool(_INTERROGATIVE.match(first)) and not first.endswith((".", ":", "!")))
+
+
 def check_rewrite(original: str, rewritten: str) -> RewriteCheck:
-    """Whether ``rewritten`` is a rewrite of ``original``: a question (ends with ``?`` or opens like one),
+    """Whether ``rewritten`` is a rewrite of ``original``: a question (see :func:`_asks`),
     about the same thing (at least half of the original's content words), not much longer, that adds an
     explicit time. Answer sentences, apologies, lists and unrelated questions are refused (see
     :class:`RewriteVerdict`)."""
     new, old = rewritten.strip(), original.strip()
-    if not new:
-        return RewriteCheck(RewriteVerdict.EMPTY)
+    if not _WORD.search(new):  # nothing, or only punctuation ("?" continuing the question)
+        return RewriteCheck(RewriteVerdict.EMPTY, new[:80])
     if new.casefold().rstrip("?. ") == old.casefold().rstrip("?. "):
         return RewriteCheck(RewriteVerdict.UNCHANGED)
     if new.startswith(("[", "{")):
         return RewriteCheck(RewriteVerdict.STRUCTURED)
     if _APOLOGY.match(new):
         return RewriteCheck(RewriteVerdict.APOLOGY, new[:80])
-    if not (new.endswith("?") or _INTERROGATIVE.match(new)):
+    if not _asks(new):
         return RewriteCheck(RewriteVerdict.NOT_A_QUESTION, new[:80])
     if len(new) > 2 * len(old) + 60:
         return RewriteCheck(RewriteVerdict.TOO_LONG, f"{len(new)} characters for a {len(old)}-character question")
