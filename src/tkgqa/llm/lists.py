@@ -237,7 +237,7 @@ _PREFIX = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _NONE_ITEM = re.compile(
-    r"^(?:none|null|nil|n/?a|unknown|no answer|not sure|no information(?: available)?|not available"
+    r"^(?:none|null|n/a|unknown|no answer|not sure|no information(?: available)?|not available"
     r"|i (?:do not|don't|cannot|can't) (?:know|answer|tell)|answer unknown)[.!]?$",
     re.IGNORECASE,
 )
@@ -262,6 +262,11 @@ def read_answer_list(
     declined = not kept and not reading.truncated and (nones > 0 or not reading.items)
     items = tuple(dict.fromkeys(kept))[:max_answers]
     return replace(reading, items=items, declined=declined)
+
+
+def says_no_answer(item: str) -> bool:
+    """Whether an answer item only says there is none ("None", "N/A", "Unknown", "I don't know", …)."""
+    return bool(_NONE_ITEM.match(clean_answer(item)))
 
 
 def parse_answer_list(

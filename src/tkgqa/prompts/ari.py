@@ -385,7 +385,7 @@ def parse_action_choice(text: str, actions: Sequence[str], *, allow_free_answer:
         raise ActionRefused(ActionRefusal.BAD_INDEX, f"action number {k} is not in the list", raw=text)
     norm = _norm(span)
     for i, action in enumerate(actions):
-        if _norm(action) == norm:
+        if _norm(action) == norm and not TIME_PLACEHOLDER.search(action):
             return ActionChoice(index=i)
     for i, action in enumerate(actions):
         pattern = _template(action)
