@@ -15,7 +15,7 @@ from tkgqa.llm.lists import clean_answer
 
 SETTINGS = settings(max_examples=200, deadline=None, database=None)
 # Text with what breaks naive list parsers: apostrophes, both quote kinds, commas, brackets, backslashes.
-_CHARS = st.sampled_from(list("abcXYZ019 é'\",[]#\\-.") + ["\n", "\t", "\u2028", "ü"])
+_CHARS = st.sampled_from([*"abcXYZ019 é'\",[]#\\-.", "\n", "\t", "\u2028", "ü"])
 _ANY_ITEM = st.lists(_CHARS, max_size=14).map("".join)
 # An answer-like item: words with apostrophes and inner quotes, but not at its edges (nor a final period).
 _WORD = st.text(st.characters(categories=["L", "N"]), min_size=1, max_size=8)

@@ -71,7 +71,10 @@ def test_string_list_examples() -> None:
     assert parse_string_list("1. France\n2) Germany") == ["France", "Germany"]
     assert parse_string_list("France, Germany") == ["France", "Germany"]
     assert parse_string_list('["it\'s", "a \\"q\\""]') == ["it's", 'a "q"']
-    assert parse_string_list('["a", "b"') == ["a", "b"]  # cut off: the complete items (tests/llm/test_lists.py)
+    assert parse_string_list('["a", "b"') == [
+        "a",
+        "b",
+    ]  # cut off: the complete items (tests/llm/test_lists.py)
     with pytest.raises(ParseError):
         parse_string_list("   ")
 

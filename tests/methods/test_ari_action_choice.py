@@ -91,7 +91,7 @@ def test_the_prompt_asks_for_a_time_only_where_an_action_has_a_placeholder() -> 
     assert "Replace {your specified time} with a specified time" in authors
 
 
-# --- the policy: a refused action is re-asked once, then the step abstains; the trace says which -------------
+# --- the policy: a refused action is re-asked once, then the step abstains; the trace says which ----------
 def _kg() -> TemporalKG:
     t = parse_time
     return TemporalKG(
@@ -114,7 +114,10 @@ def test_a_refused_action_is_re_asked_once() -> None:
     ans = ARIMethod(llm=llm, preset="ours").answer(Question(qid="q", text="Who visited Freedonia?"), _kg())
     first = _steps(ans)[0]
     assert first["action"] == "get_head_entity(Freedonia, Make a visit, no time constraints)"
-    assert first["note"].startswith("re-asked after a refused reply") and "not one of the offered" in first["note"]
+    assert (
+        first["note"].startswith("re-asked after a refused reply")
+        and "not one of the offered" in first["note"]
+    )
     assert "is not one of the offered actions" in llm.requests[1].messages[-1].content
     assert ans.answers[0] == "Bob"
 

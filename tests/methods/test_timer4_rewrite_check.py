@@ -15,6 +15,10 @@ from tkgqa.time import parse_time
 
 IMPLICIT = "After Vietnam, who was the first to praise Juan Carlos I?"
 EXPLICIT = "After 2006-02-22, who was the first to praise Juan Carlos I?"
+DICKENS = (
+    'The first book Charles Dickens wrote was "The Pickwick Papers," which was originally published as a '
+    "serial in 1836."
+)
 
 
 @pytest.mark.parametrize(
@@ -24,14 +28,13 @@ EXPLICIT = "After 2006-02-22, who was the first to praise Juan Carlos I?"
         ("what team did michael jordan play for after baseball",
          "what team did michael jordan play for after 1995", RewriteVerdict.ACCEPTED),
         ("what was the first book charles dickens wrote",
-         'The first book Charles Dickens wrote was "The Pickwick Papers," which was originally published as a '
-         "serial in 1836.", RewriteVerdict.NOT_A_QUESTION),
+         DICKENS, RewriteVerdict.NOT_A_QUESTION),
         ("what time is justin biebers birthday", "Justin Bieber's birthday is on March 1st.",
          RewriteVerdict.NOT_A_QUESTION),
         ("what was jorge luis borges awarded in 1971",
          "In 1971, Jorge Luis Borges was awarded the Jerusalem Prize.", RewriteVerdict.NOT_A_QUESTION),
         ("on what date did geoffrey boycott join the gauteng cricket team",
-         "Sorry, I could not find information about Geoffrey Boycott joining the Gauteng cricket team in 1990.",
+         "Sorry, I could not find information about Geoffrey Boycott joining the Gauteng team in 1990.",
          RewriteVerdict.APOLOGY),
         ("in the end of 1979, what school did john roberts attend",
          "I'm sorry, but I can't provide specific information about individuals.", RewriteVerdict.APOLOGY),
@@ -39,7 +42,7 @@ EXPLICIT = "After 2006-02-22, who was the first to praise Juan Carlos I?"
         (IMPLICIT, IMPLICIT, RewriteVerdict.UNCHANGED),
         (IMPLICIT, "['France']", RewriteVerdict.STRUCTURED),
         (IMPLICIT, "", RewriteVerdict.EMPTY),
-        (IMPLICIT, "After Vietnam, who was the very first to praise Juan Carlos I?", RewriteVerdict.NO_NEW_TIME),
+        (IMPLICIT, "After Vietnam, who first praised Juan Carlos I?", RewriteVerdict.NO_NEW_TIME),
     ],
 )  # fmt: skip
 def test_check_rewrite(original: str, proposed: str, verdict: RewriteVerdict) -> None:
@@ -49,8 +52,9 @@ def test_check_rewrite(original: str, proposed: str, verdict: RewriteVerdict) ->
     assert check.reason().startswith(str(verdict))
 
 
-def test_a_refused_rewrite_keeps_the_question_and_the_trace_says_why(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_refused_rewrite_keeps_the_question_and_the_trace_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("TKGQA_HOME", str(tmp_path / "home"))
     t = parse_time
     kg = TemporalKG(

@@ -68,7 +68,8 @@ def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
     reasons = ", ".join(f"{k} {v}" for k, v in summary["by_reason"].items()) or "none"
     typer.echo(
         f"{summary['task']}: {summary['lines']} line(s): {summary['ok']} read ({summary['with_note']} with a "
-        f"note), {summary['refused']} refused, {summary['bad_input']} bad input; refusals by reason: {reasons}",
+        f"note), {summary['refused']} refused, {summary['bad_input']} bad input; "
+        f"refusals by reason: {reasons}",
         err=True,
     )
 

@@ -305,7 +305,8 @@ class ActionRefusal(StrEnum):
 
 
 class ActionRefused(ParseError):
-    """A reply refused by :func:`parse_action_choice`: a :class:`ParseError` with its :class:`ActionRefusal`."""
+    """A reply refused by :func:`parse_action_choice`: a :class:`ParseError` with its
+    :class:`ActionRefusal`."""
 
     def __init__(self, refusal: ActionRefusal, message: str, *, raw: str) -> None:
         super().__init__(message, raw=raw, expected=EXPECTED_ACTION)
@@ -397,7 +398,8 @@ def parse_action_choice(text: str, actions: Sequence[str], *, allow_free_answer:
         if bad:
             raise ActionRefused(
                 ActionRefusal.BAD_TIME,
-                f"{span!r} fills the time placeholder with {bad[0]!r}, not a time (YYYY, YYYY-MM or YYYY-MM-DD)",
+                f"{span!r} fills the time placeholder with {bad[0]!r}, "
+                "not a time (YYYY, YYYY-MM or YYYY-MM-DD)",
                 raw=text,
             )
         return ActionChoice(index=i, filled=times)
@@ -414,7 +416,9 @@ def parse_action_choice(text: str, actions: Sequence[str], *, allow_free_answer:
 def _mentioned(text: str, actions: Sequence[str]) -> ActionChoice:
     """The one offered (placeholder-free) action the reply's prose names."""
     low = _norm(text)
-    found = sorted({i for i, a in enumerate(actions) if _template(a) is None and _norm(a) and _norm(a) in low})
+    found = sorted(
+        {i for i, a in enumerate(actions) if _template(a) is None and _norm(a) and _norm(a) in low}
+    )
     # an action mentioned only inside a longer mentioned one ("answer(A)" in "answer(A B)") does not count
     found = [i for i in found if not any(j != i and _norm(actions[i]) in _norm(actions[j]) for j in found)]
     if len(found) == 1:

@@ -1,6 +1,6 @@
 """Prompts of the paper's LLM baselines (ARI Appendix A.1): LLM only, KG-RAG, and the KB-interaction schema
-block of CoT KB. Answers are read by the shared list parser (:func:`tkgqa.llm.parsing.parse_answer_list`, re-exported
-here), never evaluated."""
+block of CoT KB. Answers are read by the shared list parser (:func:`tkgqa.llm.parsing.parse_answer_list`,
+re-exported here), never evaluated."""
 
 from __future__ import annotations
 

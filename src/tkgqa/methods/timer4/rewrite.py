@@ -162,21 +162,25 @@ _INTERROGATIVE = re.compile(
     re.IGNORECASE,
 )
 _APOLOGY = re.compile(
-    r"^(?:i(?:'m| am) sorry|sorry|i apologi[sz]e|unfortunately|as an ai|i(?:'m| am) (?:not sure|unable|not aware)"
+    r"^(?:i(?:'m| am) sorry|sorry|i apologi[sz]e|unfortunately|as an ai"
+    r"|i(?:'m| am) (?:not sure|unable|not aware)"
     r"|i (?:cannot|can't|could not|couldn't|do not|don't)\b)",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W_]+")
 _SENTENCE = re.compile(r"(?<=[a-z0-9)\"'”][a-z0-9)\"'”][.!?:])\s+(?=[A-Z\"'“])|\n")  # not after "U.S."
-_STOP = frozenset(
-    "a an the of in on at to for by with from and or is are was were be been did does do what when who whom "
-    "whose which where why how that this as it its his her their after before during since until while "
-    "first last s".split()
-)
+_STOP = frozenset({
+    "a", "an", "the", "of", "in", "on", "at", "to", "for", "by", "with", "from", "and", "or", "is", "are",
+    "was", "were", "be", "been", "did", "does", "do", "what", "when", "who", "whom", "whose", "which",
+    "where", "why", "how", "that", "this", "as", "it", "its", "his", "her", "their", "after", "before",
+    "during", "since", "until", "while", "first", "last", "s",
+})  # fmt: skip
 
 
 def _content_words(text: str) -> set[str]:
-    return {w for w in (m.group(0).casefold() for m in _WORD.finditer(text)) if w not in _STOP and not w.isdigit()}
+    return {
+        w for w in (m.group(0).casefold() for m in _WORD.finditer(text)) if w not in _STOP and not w.isdigit()
+    }
 
 
 def _asks(text: str) -> bool:
@@ -203,11 +207,15 @@ def check_rewrite(original: str, rewritten: str) -> RewriteCheck:
     if not _asks(new):
         return RewriteCheck(RewriteVerdict.NOT_A_QUESTION, new[:80])
     if len(new) > 2 * len(old) + 60:
-        return RewriteCheck(RewriteVerdict.TOO_LONG, f"{len(new)} characters for a {len(old)}-character question")
+        return RewriteCheck(
+            RewriteVerdict.TOO_LONG, f"{len(new)} characters for a {len(old)}-character question"
+        )
     words = _content_words(old)
     kept = words & _content_words(new)
     if words and len(kept) * 2 < len(words):
-        return RewriteCheck(RewriteVerdict.UNRELATED, f"keeps {len(kept)} of the question's {len(words)} words")
+        return RewriteCheck(
+            RewriteVerdict.UNRELATED, f"keeps {len(kept)} of the question's {len(words)} words"
+        )
     before = set(_times_in(original))
     if not any(t not in before for t in _times_in(new)):
         return RewriteCheck(RewriteVerdict.NO_NEW_TIME)
