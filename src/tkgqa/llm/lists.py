@@ -233,7 +233,7 @@ def _read_unbracketed(text: str) -> ListReading:
 # ---------------------------------------------------------------- answers
 
 _PREFIX = re.compile(
-    r"^\s*(?:[*_]{1,2})?(?:the\s+)?(?:final\s+)?answers?(?:\s+is|\s+are)?(?:[*_]{1,2})?\s*[:：]\s*",
+    r"^\s*(?:[*_]{1,2})?(?:the\s+)?(?:final\s+)?answers?(?:\s+is|\s+are)?(?:[*_]{1,2})?\s*[:：]\s*(?:[*_]{1,2}\s*)?",
     re.IGNORECASE | re.MULTILINE,
 )
 _NONE_ITEM = re.compile(
