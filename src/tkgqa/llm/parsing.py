@@ -9,8 +9,6 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from rapidfuzz import fuzz, process
-
 from ..errors import LLMError, ParseError
 from .base import LLMBackend, Message, Usage, make_request
 from .helpers import charge
@@ -177,8 +175,10 @@ def extract_json_list(text: str) -> list[Any]:
 # ---------------------------------------------------------------- choices
 
 
-def extract_choice(text: str, choices: Sequence[str], *, min_score: float = 80.0) -> str:
-    """The one of ``choices`` that ``text`` names: exact, case-insensitive, substring, then fuzzy."""
+def extract_choice(text: str, choices: Sequence[str]) -> str:
+    """The one of ``choices`` that ``text`` names: exactly, up to case and surrounding punctuation, or as a
+    mention (the longest, then the earliest). A reply naming none is refused — never matched to a similar
+    choice it does not name."""
     if not choices:
         raise ParseError("no choices to pick from", raw=text)
     expected = "one of: " + ", ".join(repr(c) for c in choices[:20]) + (" …" if len(choices) > 20 else "")
@@ -195,10 +195,6 @@ def extract_choice(text: str, choices: Sequence[str], *, min_score: float = 80.0
     if found:
         # Prefer the longest (\"New York City\" over \"New York\"), then the earliest mention.
         return max(found, key=lambda c: (len(c), -low.find(c.casefold())))
-    if raw:
-        best = process.extractOne(raw, list(choices), scorer=fuzz.WRatio, processor=str.casefold)
-        if best is not None and best[1] >= min_score:
-            return str(best[0])
     raise ParseError("the answer is not one of the choices", raw=text, expected=expected)
 
 
