@@ -131,3 +131,6 @@ def test_refused_twice_the_step_abstains_with_the_reason() -> None:
     assert step["action"] is None and step["parse_failed"] is True and llm.calls == 2
     assert step["note"].startswith("refused (re-asked 1 time(s), the step abstains)")
     assert "get_tail_entity(Freedonia, Make a visit, 2099)" in step["note"] and ans.abstained
+    paper = ARIMethod(llm=FakeLLM([NOT_OFFERED]), fallback_answer=False)  # the paper preset: no retry
+    (once,) = _steps(paper.answer(Question(qid="q", text="Who visited Freedonia?"), _kg()))
+    assert once["note"].startswith("refused (not re-asked, the step abstains)")

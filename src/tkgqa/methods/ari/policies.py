@@ -144,8 +144,8 @@ class LLMPolicy:
         except ParseError as exc:
             usage = error_usage(exc)
             why = refusals[-1] if refusals else error_reason(exc)
-            asked = f"re-asked {len(refusals) - 1} time(s), " if len(refusals) > 1 else ""
-            error = f"refused ({asked}the step abstains): {why}"
+            asked = f"re-asked {len(refusals) - 1} time(s)" if len(refusals) > 1 else "not re-asked"
+            error = f"refused ({asked}, the step abstains): {why}"
             return Decision(None, raw=exc.raw, usage=usage, parse_failed=True, error=error[:300])
         except ContextWindowError as exc:  # the prompt outgrew the model; any other LLMError propagates
             return Decision(None, usage=error_usage(exc), error=f"context window: {exc}"[:300])
