@@ -71,8 +71,10 @@ def test_string_list_examples() -> None:
     assert parse_string_list("1. France\n2) Germany") == ["France", "Germany"]
     assert parse_string_list("France, Germany") == ["France", "Germany"]
     assert parse_string_list('["it\'s", "a \\"q\\""]') == ["it's", 'a "q"']
-    with pytest.raises(ParseError, match="unterminated"):
-        parse_string_list('["a", "b"')
+    assert parse_string_list('["a", "b"') == [
+        "a",
+        "b",
+    ]  # cut off: the complete items (tests/llm/test_lists.py)
     with pytest.raises(ParseError):
         parse_string_list("   ")
 
@@ -100,10 +102,11 @@ def test_extract_choice_examples() -> None:
     assert extract_choice("barack obama", choices) == "Barack Obama"
     assert extract_choice("I think it is Angela Merkel, definitely.", choices) == "Angela Merkel"
     assert extract_choice("The answer: New York City", choices) == "New York City"
-    assert extract_choice("Barak Obama", choices) == "Barack Obama"  # fuzzy
+    with pytest.raises(ParseError):
+        extract_choice("Barak Obama", choices)  # a near miss is refused, never swapped for a choice
     assert extract_choice('"New York"', choices) == "New York"
     with pytest.raises(ParseError, match="not one of the choices"):
         extract_choice("Emmanuel Macron", choices)
     # a choice only counts when it stands as a word, not inside another word
     with pytest.raises(ParseError):
-        extract_choice("cartography", ["art", "xyz"], min_score=101)
+        extract_choice("cartography", ["art", "xyz"])

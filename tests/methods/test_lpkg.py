@@ -29,7 +29,7 @@ from tkgqa.methods.lpkg.data import (
 )
 from tkgqa.methods.lpkg.execute import KGSearch, PlanExecutor, SymbolicReader, compare_mode, final_labels
 from tkgqa.methods.lpkg.planner import load_demos
-from tkgqa.prompts.lpkg import finetune_messages, parse_answer_list
+from tkgqa.prompts.lpkg import finetune_messages, parse_lpkg_answer
 from tkgqa.query import QuestionEntities, Reasoner
 from tkgqa.query.answer_sets import CompareMode
 from tkgqa.query.patterns import GroundingConfig, PatternType, ground
@@ -264,7 +264,7 @@ def test_llm_verbalisation_and_its_template_fallback(demo_kg: TemporalKG) -> Non
      ("Answer: [Rome]", ["Rome"])],
 )  # fmt: skip
 def test_answer_list_parser(text: str, expected: list[str]) -> None:
-    assert parse_answer_list(text) == expected
+    assert parse_lpkg_answer(text) == expected
 
 
 def test_compare_mode_cue_words() -> None:

@@ -30,6 +30,7 @@ _COMMAND_MODULES = (
     "ask_cmd",
     "eval_cmd",
     "llm_cmd",
+    "llm_parse_cmd",
     "analyze_cmd",
     "ari_cmd",
     "timer4_cmd",

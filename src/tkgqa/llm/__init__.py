@@ -34,13 +34,18 @@ from .cache import (
 )
 from .helpers import USAGE_KEYS, charge, error_usage, error_usage_dict, resolve_llm_arg, usage_dict
 from .parsing import (
+    ListForm,
+    ListReading,
     ParsedResponse,
     complete_parsed,
     extract_choice,
     extract_json,
     extract_json_list,
     extract_json_object,
+    parse_answer_list,
     parse_string_list,
+    read_answer_list,
+    read_list,
 )
 from .pricing import LOCAL_BACKENDS, PRICES_PER_MTOK, load_price_table, price_for, usage_cost
 from .schema import SCHEMA_VERSION
@@ -80,6 +85,8 @@ __all__ = [
     "LLMCache",
     "LLMRequest",
     "LLMResponse",
+    "ListForm",
+    "ListReading",
     "LlamaCppBackend",
     "LogSummary",
     "Message",
@@ -107,8 +114,11 @@ __all__ = [
     "llm_context",
     "load_price_table",
     "make_request",
+    "parse_answer_list",
     "parse_string_list",
     "price_for",
+    "read_answer_list",
+    "read_list",
     "resolve_llm",
     "resolve_llm_arg",
     "smollm2_path",

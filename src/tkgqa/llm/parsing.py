@@ -1,4 +1,6 @@
-"""Robust parsing of LLM output, and :func:`complete_parsed` (call, parse, retry once with the error)."""
+"""Robust parsing of LLM output, and :func:`complete_parsed` (call, parse, retry once with the error).
+
+Lists (answer lists included) are read by the one list parser of :mod:`.lists`, re-exported here."""
 
 from __future__ import annotations
 
@@ -7,11 +9,35 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from rapidfuzz import fuzz, process
-
 from ..errors import LLMError, ParseError
 from .base import LLMBackend, Message, Usage, make_request
 from .helpers import charge
+from .lists import (
+    ListForm,
+    ListReading,
+    clean_answer,
+    parse_answer_list,
+    parse_string_list,
+    read_answer_list,
+    read_list,
+)
+
+__all__ = [
+    "ListForm",
+    "ListReading",
+    "ParsedResponse",
+    "clean_answer",
+    "complete_parsed",
+    "error_reason",
+    "extract_choice",
+    "extract_json",
+    "extract_json_list",
+    "extract_json_object",
+    "parse_answer_list",
+    "parse_string_list",
+    "read_answer_list",
+    "read_list",
+]
 
 T = TypeVar("T")
 
@@ -79,19 +105,19 @@ def complete_parsed(
         msgs = [
             *msgs,
             Message.assistant(text),
-            Message.user(f"Your answer could not be parsed: {_reason(last)}.{hint} "
+            Message.user(f"Your answer could not be parsed: {error_reason(last)}.{hint} "
                          "Reply again with only the answer in the required format."),
         ]  # fmt: skip
     assert last is not None
     raise ParseError(
-        f"could not parse the model's output after {retries + 1} attempt(s): {_reason(last)}",
+        f"could not parse the model's output after {retries + 1} attempt(s): {error_reason(last)}",
         raw=text,
         expected=last.expected,
         usage=usage,
     )
 
 
-def _reason(exc: ParseError) -> str:
+def error_reason(exc: ParseError) -> str:
     """The bare message of a ParseError (without the expected/raw parts ``str()`` adds)."""
     msg = str(exc).split("; raw text:", 1)[0]
     if exc.expected:
@@ -149,8 +175,10 @@ def extract_json_list(text: str) -> list[Any]:
 # ---------------------------------------------------------------- choices
 
 
-def extract_choice(text: str, choices: Sequence[str], *, min_score: float = 80.0) -> str:
-    """The one of ``choices`` that ``text`` names: exact, case-insensitive, substring, then fuzzy."""
+def extract_choice(text: str, choices: Sequence[str]) -> str:
+    """The one of ``choices`` that ``text`` names: exactly, up to case and surrounding punctuation, or as a
+    mention (the longest, then the earliest). A reply naming none is refused — never matched to a similar
+    choice it does not name."""
     if not choices:
         raise ParseError("no choices to pick from", raw=text)
     expected = "one of: " + ", ".join(repr(c) for c in choices[:20]) + (" …" if len(choices) > 20 else "")
@@ -167,10 +195,6 @@ def extract_choice(text: str, choices: Sequence[str], *, min_score: float = 80.0
     if found:
         # Prefer the longest (\"New York City\" over \"New York\"), then the earliest mention.
         return max(found, key=lambda c: (len(c), -low.find(c.casefold())))
-    if raw:
-        best = process.extractOne(raw, list(choices), scorer=fuzz.WRatio, processor=str.casefold)
-        if best is not None and best[1] >= min_score:
-            return str(best[0])
     raise ParseError("the answer is not one of the choices", raw=text, expected=expected)
 
 
@@ -179,100 +203,3 @@ def _contains_word(haystack: str, needle: str) -> bool:
     pattern = (r"(?<!\w)" if needle[0].isalnum() or needle[0] == "_" else "") + re.escape(needle)
     pattern += r"(?!\w)" if needle[-1].isalnum() or needle[-1] == "_" else ""
     return re.search(pattern, haystack) is not None
-
-
-# ---------------------------------------------------------------- lists of strings
-
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "a": "\a", "0": "\0",
-            "\\": "\\", "'": "'", '"': '"', "/": "/", "\n": ""}  # fmt: skip
-_HEX_LEN = {"x": 2, "u": 4, "U": 8}
-
-
-def parse_string_list(text: str) -> list[str]:
-    """A list of strings from ``["a", 'b', c]`` (JSON or Python syntax; no eval) found in ``text``.
-
-    Bare items are stripped; without brackets, bullet/numbered lines or a comma-separated line are used.
-    """
-    start = text.find("[")
-    if start < 0:
-        return _parse_unbracketed(text)
-    items, pos = _parse_bracketed(text, start)
-    if pos < 0:
-        raise ParseError("unterminated list", raw=text, expected='a list of strings like ["a", "b"]')
-    return items
-
-
-def _parse_bracketed(text: str, start: int) -> tuple[list[str], int]:
-    items: list[str] = []
-    i, n = start + 1, len(text)
-    bare: list[str] = []
-    while i < n:
-        ch = text[i]
-        if ch in "\"'":
-            value, i = _read_quoted(text, i)
-            items.append(value)
-            continue
-        if ch in ",]":
-            word = "".join(bare).strip()
-            if word:
-                items.append(word)
-            bare = []
-            if ch == "]":
-                return items, i + 1
-        elif not (ch.isspace() and not bare):
-            bare.append(ch)
-        i += 1
-    return items, -1
-
-
-def _read_quoted(text: str, i: int) -> tuple[str, int]:
-    """Read a quoted string at ``text[i]``; returns (value, index after the closing quote)."""
-    quote, i, n = text[i], i + 1, len(text)
-    out: list[str] = []
-    while i < n:
-        ch = text[i]
-        if ch == quote:
-            return _join_surrogates(out), i + 1
-        if ch == "\\" and i + 1 < n:
-            esc = text[i + 1]
-            if esc in _HEX_LEN:
-                digits = text[i + 2 : i + 2 + _HEX_LEN[esc]]
-                try:
-                    out.append(chr(int(digits, 16)))
-                    i += 2 + _HEX_LEN[esc]
-                    continue
-                except ValueError:
-                    pass
-            if esc in _ESCAPES:
-                out.append(_ESCAPES[esc])
-                i += 2
-                continue
-            out.append(ch)
-            i += 1
-            continue
-        out.append(ch)
-        i += 1
-    raise ParseError("unterminated string in list", raw=text, expected="a list of strings")
-
-
-def _join_surrogates(chars: list[str]) -> str:
-    """Join characters, combining JSON-style ``\\ud83d\\ude00`` surrogate pairs."""
-    s = "".join(chars)
-    if not any("\ud800" <= c <= "\udfff" for c in s):
-        return s
-    return s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-
-
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.*\S)\s*$")
-
-
-def _parse_unbracketed(text: str) -> list[str]:
-    bullets = [m.group(1).strip().strip("\"'") for m in map(_BULLET.match, text.splitlines()) if m]
-    if bullets:
-        return bullets
-    lines = [ln.strip().strip("\"'") for ln in text.strip().splitlines() if ln.strip()]
-    if not lines:
-        raise ParseError("no list found", raw=text, expected='a list of strings like ["a", "b"]')
-    if len(lines) == 1 and "," in lines[0]:
-        return [p.strip().strip("\"'") for p in lines[0].split(",") if p.strip()]
-    return lines

@@ -13,7 +13,6 @@ from enum import StrEnum
 
 from ..errors import ParseError
 from ..llm.base import Message
-from ..llm.parsing import extract_choice
 
 TASK_DEFINITION = """Please use the tool provided below to interact with the knowledge graph. \
 You will find a list of actions categorized into time-based queries, entity queries, and specific time \
@@ -258,6 +257,12 @@ def build_action_messages(
             "Choose your next action from the available actions above, ensuring its completeness. If "
             "you have found the answer, remember to use the answer function."
         )
+    # The paper's instruction to fill in a time only where an offered action has a placeholder for it.
+    fill = (
+        " Replace {your specified time} with a specified time in the format YYYY or YYYY-MM or YYYY-MM-DD"
+        if any(TIME_PLACEHOLDER.search(a) for a in actions)
+        else ""
+    )
     if react:
         parts.append(
             "Organize your output by strictly following the format below:\nThought:\n<Think about "
@@ -266,79 +271,172 @@ def build_action_messages(
     else:
         parts.append(
             "Organize your output by strictly following the format below:\nAction:\n<Choose your next "
-            "action from the available actions above. Note: Always enclose the selected action in $. "
-            "Replace {your specified time} with a specified time in the format YYYY or YYYY-MM or "
-            "YYYY-MM-DD>\nReason:\n<Explain the reason for choosing this action.>"
+            f"action from the available actions above. Note: Always enclose the selected action in $.{fill}>"
+            "\nReason:\n<Explain the reason for choosing this action.>"
         )
     return [Message.user("\n\n".join(parts))]
 
 
 @dataclass(frozen=True)
 class ActionChoice:
-    """A parsed choice: the index of a listed action, or a free ``answer(...)`` text."""
+    """A parsed choice: the index of an offered action (with the times the model wrote into its
+    ``{your specified time}`` placeholders, if it has any), or a free ``answer(...)`` text."""
 
     index: int | None = None
     free_answer: str | None = None
+    filled: tuple[str, ...] = ()
+
+    def written(self, actions: Sequence[str]) -> str:
+        """The chosen action written out (placeholders filled with the model's times, no ``$``)."""
+        if self.index is None:
+            return f"answer({self.free_answer})"
+        return fill_placeholders(actions[self.index], self.filled)
+
+
+class ActionRefusal(StrEnum):
+    """Why a reply does not choose an offered action."""
+
+    NO_ACTION = "no_action"  # names no action at all
+    NOT_OFFERED = "not_offered"  # writes an action that is not one of the offered ones
+    AMBIGUOUS = "ambiguous"  # no explicit action, and its prose mentions several offered actions
+    BAD_TIME = "bad_time"  # a placeholder is not filled with a time (YYYY, YYYY-MM or YYYY-MM-DD)
+    FREE_ANSWER = "free_answer"  # answer(X) with X not offered, and free answers are off
+    BAD_INDEX = "bad_index"  # an action number outside the list
+
+
+class ActionRefused(ParseError):
+    """A reply refused by :func:`parse_action_choice`: a :class:`ParseError` with its
+    :class:`ActionRefusal`."""
+
+    def __init__(self, refusal: ActionRefusal, message: str, *, raw: str) -> None:
+        super().__init__(message, raw=raw, expected=EXPECTED_ACTION)
+        self.refusal = refusal
 
 
 _DOLLAR = re.compile(r"\$([^$\n]+?)\$")
 _ANSWER = re.compile(r"^\s*answer\s*\((.*)\)\s*$", re.IGNORECASE | re.DOTALL)
-_ACTION_LINE = re.compile(r"action\s*\d*\s*:\s*(.+)", re.IGNORECASE)
+_CALL_SPAN = re.compile(r"^\s*[A-Za-z_]\w*\s*\(.*\)\s*$", re.DOTALL)
+_ACTION_LINE = re.compile(r"action\s*\d*\s*:[ \t]*\n?[ \t]*(.+)", re.IGNORECASE)
 _INDEX = re.compile(r"^\s*(?:action\s*)?#?(\d{1,3})[.):]?\s*$", re.IGNORECASE)
 _PLACEHOLDER = re.compile(r"^\{?\s*(your|answer|entity|entities|specified|time)\b", re.IGNORECASE)
+#: The ARI authors' time placeholders (``{your specified time}``; start/end for ``get_between``).
+TIME_PLACEHOLDER = re.compile(r"\{your specified (?:start |end )?time\}", re.IGNORECASE)
+_TIME_VALUE = re.compile(r"^-?\d{1,4}(?:-\d{2}(?:-\d{2})?)?$")
 _SPACE = re.compile(r"[\s_]+")
+_PUNCT_SPACE = re.compile(r"\s*([(),])\s*")
 EXPECTED_ACTION = "one of the available actions, enclosed in $, e.g. $answer(...)$"
 
 
 def _norm(text: str) -> str:
-    return _SPACE.sub(" ", text.strip().strip("$`'\" .")).casefold().replace(" ,", ",").replace(", ", ",")
+    """An action for comparison: case, underscores and spacing around ``(``, ``,`` and ``)`` ignored."""
+    return _PUNCT_SPACE.sub(r"\1", _SPACE.sub(" ", text.strip().strip("$`'\" .")).casefold())
+
+
+def fill_placeholders(action: str, times: Sequence[str]) -> str:
+    """``action`` (without ``$``) with its ``{your specified … time}`` placeholders replaced by ``times``."""
+    values = iter(times)
+    return TIME_PLACEHOLDER.sub(lambda m: next(values, m.group(0)), action.strip().strip("$").strip())
+
+
+def _template(action: str) -> re.Pattern[str] | None:
+    """A pattern matching ``action`` (normalised) with each time placeholder captured; ``None`` when the
+    action has no placeholder."""
+    norm = _norm(action)
+    parts = TIME_PLACEHOLDER.split(norm)
+    if len(parts) == 1:
+        return None
+    return re.compile("(.+?)".join(re.escape(p) for p in parts))
+
+
+def _explicit(text: str) -> str | None:
+    """The action the reply writes out: its ``Action:`` line (the ``$…$`` in it), else the first ``$…$``
+    call, else its first line — whichever is a call or an action number first."""
+    spans: list[str] = []
+    for m in _ACTION_LINE.finditer(text):
+        line = m.group(1).strip()
+        dollar = _DOLLAR.search(line)
+        spans.append(dollar.group(1) if dollar else line)
+    spans += [m.group(1) for m in _DOLLAR.finditer(text)]
+    spans.append(text.strip().splitlines()[0] if text.strip() else "")
+    for span in spans:
+        bare = span.strip().strip("$`*").strip()
+        if _CALL_SPAN.match(bare) or _INDEX.match(bare):
+            return bare
+    return None
 
 
 def parse_action_choice(text: str, actions: Sequence[str], *, allow_free_answer: bool = True) -> ActionChoice:
-    """Which of ``actions`` the model chose: a ``$...$`` span or an ``Action:`` line matching an action
-    (exactly up to spaces/underscores/case, else fuzzily), an action number, or any action text quoted in
-    the output. ``answer(X)`` that is not listed is accepted as a free answer when ``allow_free_answer``."""
+    """Which of ``actions`` the model chose, or :class:`ActionRefused` saying why none — never another.
+
+    The reply's explicit action (see :func:`_explicit`) must be one of ``actions`` up to spaces,
+    underscores and case, or fill an offered action's ``{your specified time}`` placeholders with times
+    (the ARI authors' notation), or be an action number. ``answer(X)`` that is not offered is a free answer
+    when ``allow_free_answer``. Without an explicit action, the one offered action the reply mentions is
+    taken (several: refused as ambiguous)."""
     if not actions and not allow_free_answer:
-        raise ParseError("no actions to choose from", raw=text)
-    index = {_norm(a): i for i, a in enumerate(actions)}
-    spans = [m.group(1) for m in _DOLLAR.finditer(text)]
-    spans += [m.group(1).strip() for m in _ACTION_LINE.finditer(text)]
-    first_line = text.strip().splitlines()[0] if text.strip() else ""
-    spans.append(first_line)
-    for span in spans:
-        found = index.get(_norm(span))
-        if found is not None:
-            return ActionChoice(index=found)
-    for span in spans:
-        m = _INDEX.match(span)
-        if m and 1 <= int(m.group(1)) <= len(actions):
-            return ActionChoice(index=int(m.group(1)) - 1)
-    for span in spans:
-        m = _ANSWER.match(span.strip().strip("$"))
-        if m and allow_free_answer:
-            value = m.group(1).strip().strip("'\"")
-            if value and not _PLACEHOLDER.match(value):
-                return ActionChoice(free_answer=value)
-    low = _norm(text)
-    contained = [i for a, i in index.items() if a and a in low]
-    if contained:
-        return ActionChoice(index=max(contained, key=lambda i: len(actions[i])))
-    for span in [s for s in spans if "(" in s]:
-        try:
-            choice = extract_choice(span.strip().strip("$"), list(actions), min_score=90.0)
-        except ParseError:
+        raise ActionRefused(ActionRefusal.NO_ACTION, "no actions to choose from", raw=text)
+    span = _explicit(text)
+    if span is None:
+        return _mentioned(text, actions)
+    number = _INDEX.match(span)
+    if number:
+        k = int(number.group(1))
+        if 1 <= k <= len(actions):
+            return ActionChoice(index=k - 1)
+        raise ActionRefused(ActionRefusal.BAD_INDEX, f"action number {k} is not in the list", raw=text)
+    norm = _norm(span)
+    for i, action in enumerate(actions):
+        if _norm(action) == norm and not TIME_PLACEHOLDER.search(action):
+            return ActionChoice(index=i)
+    for i, action in enumerate(actions):
+        pattern = _template(action)
+        m = pattern.fullmatch(norm) if pattern is not None else None
+        if m is None:
             continue
-        return ActionChoice(index=list(actions).index(choice))
-    raise ParseError("the output names none of the available actions", raw=text, expected=EXPECTED_ACTION)
+        times = tuple(g.strip().strip("{}").strip() for g in m.groups())
+        bad = [t for t in times if not _TIME_VALUE.match(t)]
+        if bad:
+            raise ActionRefused(
+                ActionRefusal.BAD_TIME,
+                f"{span!r} fills the time placeholder with {bad[0]!r}, "
+                "not a time (YYYY, YYYY-MM or YYYY-MM-DD)",
+                raw=text,
+            )
+        return ActionChoice(index=i, filled=times)
+    answer = _ANSWER.match(span)
+    if answer:
+        value = answer.group(1).strip().strip("'\"")
+        if allow_free_answer and value and not _PLACEHOLDER.match(value):
+            return ActionChoice(free_answer=value)
+        why = "free answers are off" if value and not _PLACEHOLDER.match(value) else "it has no answer"
+        raise ActionRefused(ActionRefusal.FREE_ANSWER, f"{span!r} is not offered and {why}", raw=text)
+    raise ActionRefused(ActionRefusal.NOT_OFFERED, f"{span!r} is not one of the offered actions", raw=text)
+
+
+def _mentioned(text: str, actions: Sequence[str]) -> ActionChoice:
+    """The one offered (placeholder-free) action the reply's prose names."""
+    low = _norm(text)
+    found = sorted(
+        {i for i, a in enumerate(actions) if _template(a) is None and _norm(a) and _norm(a) in low}
+    )
+    # an action mentioned only inside a longer mentioned one ("answer(A)" in "answer(A B)") does not count
+    found = [i for i in found if not any(j != i and _norm(actions[i]) in _norm(actions[j]) for j in found)]
+    if len(found) == 1:
+        return ActionChoice(index=found[0])
+    if found:
+        names = ", ".join(repr(actions[i]) for i in found[:4])
+        raise ActionRefused(ActionRefusal.AMBIGUOUS, f"the reply names several actions ({names})", raw=text)
+    raise ActionRefused(ActionRefusal.NO_ACTION, "the output names none of the available actions", raw=text)
 
 
 def parse_constrained_choice(text: str, actions: Sequence[str]) -> ActionChoice:
-    """Parser for choice-constrained requests: the output is (nearly) one of the action texts."""
-    try:
-        choice = extract_choice(text, list(actions))
-    except ParseError:
-        return parse_action_choice(text, actions, allow_free_answer=False)
-    return ActionChoice(index=list(actions).index(choice))
+    """Parser for choice-constrained requests: the output is one of the action texts (up to spaces and
+    case), else read as a free reply by :func:`parse_action_choice`."""
+    norm = _norm(text)
+    for i, action in enumerate(actions):
+        if _norm(action) == norm:
+            return ActionChoice(index=i)
+    return parse_action_choice(text, actions, allow_free_answer=False)
 
 
 # --- methodology induction (Figure 9) ----------------------------------------------------------------

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from ..errors import ParseError
 from ..llm.base import Message
-from ..llm.parsing import parse_string_list
+from ..llm.parsing import parse_answer_list, parse_string_list
 from .base import Context, Prompt
 
 ESG_INTRO = """Given a structure of this type:
@@ -261,8 +261,7 @@ def parse_rog_answer(text: str) -> list[str]:
         line = _SENTENCE_END.sub("", tail.splitlines()[0].strip())
         variables = list(dict.fromkeys(_ENTITY_VAR.findall(line)))
         return variables or ([] if _NONE.match(line) else [line])
-    items = [a.strip() for a in parse_string_list(tail)]
-    return [a for a in items if a and not _NONE.match(a)]
+    return parse_answer_list(tail, allow_empty=True)  # "Final answer: []" is no answer
 
 
 ROG_PROMPT: Prompt[list[str]] = Prompt("cik.rog", build_rog, parse_rog_answer)

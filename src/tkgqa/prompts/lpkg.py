@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..errors import ParseError
 from ..llm.base import Message
-from ..llm.parsing import extract_json_object, parse_string_list
+from ..llm.parsing import extract_json_object, parse_answer_list
 from .base import Context, Prompt
 
 PLANNER_SYSTEM = "You are a planner. You decompose complex questions into code-formatted plans."
@@ -202,17 +202,10 @@ def build_answer(context: Context) -> list[Message]:
     return [Message.user(ANSWER_TEMPLATE.format(facts=facts, question=context["question"]))]
 
 
-def parse_answer_list(text: str) -> list[str]:
-    """``[A#B]`` (the paper's format), a JSON/Python list, or one bare answer; ``None`` entries dropped."""
-    m = re.search(r"\[([^\[\]]*)\]", text)
-    if (m and "#" in m.group(1)) or (m and not re.search(r"[\"',]", m.group(1))):
-        items = [s.strip().strip("'\"") for s in m.group(1).split("#")]
-    else:
-        items = parse_string_list(text)
-    out = [s for s in (i.strip() for i in items) if s and s.lower() != "none"]
-    if not out and not re.search(r"none", text, re.I):
-        raise ParseError("no answer list found", raw=text, expected="[Answer1#Answer2] or [None]")
-    return out
+def parse_lpkg_answer(text: str) -> list[str]:
+    """``[A#B]`` (the paper's format), a JSON/Python list, or one bare answer (the shared answer-list
+    parser with ``#`` as a separator); ``[None]`` is no answer (``[]``)."""
+    return parse_answer_list(text, separator="#", allow_empty=True)
 
 
-ANSWER_PROMPT: Prompt[list[str]] = Prompt("lpkg.answer", build_answer, parse_answer_list)
+ANSWER_PROMPT: Prompt[list[str]] = Prompt("lpkg.answer", build_answer, parse_lpkg_answer)

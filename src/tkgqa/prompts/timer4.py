@@ -4,7 +4,7 @@
   figure's example); parses the rewritten question (first non-empty line, ``Question:`` prefixes and quotes
   stripped).
 * :data:`REASON_PROMPT` — context ``question`` and ``facts`` (sentences, shown as a list as in the reference
-  code's instruction data); parses the answer list with the safe list-of-strings parser (no eval).
+  code's instruction data); parses the answer list with the shared answer-list parser (no eval).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from ..errors import ParseError
 from ..llm.base import Message
-from ..llm.parsing import parse_string_list
+from ..llm.parsing import parse_answer_list
 from .base import Context, Prompt
 
 REWRITE_TEMPLATE = (
@@ -72,9 +72,9 @@ def parse_rewrite(text: str) -> str:
 
 
 def parse_answers(text: str) -> list[str]:
-    """All answers the model listed (``['a', 'b']``, bullets or a comma-separated line)."""
-    items = [a.strip() for a in parse_string_list(text)]
-    return list(dict.fromkeys(a for a in items if a))
+    """All answers the model listed (``['a', 'b']``, bullets, lines or a comma-separated line), read by the
+    shared answer-list parser."""
+    return parse_answer_list(text)
 
 
 REWRITE_PROMPT: Prompt[str] = Prompt("timer4.rewrite", build_rewrite, parse_rewrite)

@@ -8,13 +8,14 @@ and returns a :class:`Decision`.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ...datasets.base import Question
 from ...errors import ContextWindowError, ParseError
 from ...llm import LLMBackend, Message, Usage, complete_parsed, error_usage
+from ...llm.parsing import error_reason
 from ...prompts.ari import (
     ActionChoice,
     ExampleSet,
@@ -80,8 +81,9 @@ def supports_constrained_choice(llm: LLMBackend) -> bool:
 
 
 class LLMPolicy:
-    """Asks the LLM for one action per step (Figure 8 prompt); one retry on unparsable output, then the
-    episode stops with a recorded parse failure."""
+    """Asks the LLM for one action per step (Figure 8 prompt). A reply that chooses no offered action is
+    refused with the reason and re-asked once (``retries``); refused again, the step abstains with the
+    reason (the episode stops with a recorded parse failure). The step's note says what happened."""
 
     name = "llm"
 
@@ -117,27 +119,34 @@ class LLMPolicy:
         )
 
     def choose(self, view: StepView) -> Decision:
+        """The model's action; a refused reply (an action not offered, …) is re-asked ``retries`` times
+        with the reason, then the step abstains with it. The decision's note/error says which."""
         texts = [a.text for a in view.candidates]
         if not texts:
             return Decision(None, error="no candidate actions")
-        parser: Callable[[str], ActionChoice]
         kw: dict[str, Any] = {"max_tokens": self.max_tokens}
+        free = self.allow_free_answer
         if self.constrained:
             kw["choices"] = texts
+        refusals: list[str] = []
 
-            def parser(text: str) -> ActionChoice:
-                return parse_constrained_choice(text, texts)
-        else:
-            free = self.allow_free_answer
-
-            def parser(text: str) -> ActionChoice:
+        def parser(text: str) -> ActionChoice:
+            try:
+                if self.constrained:
+                    return parse_constrained_choice(text, texts)
                 return parse_action_choice(text, texts, allow_free_answer=free)
+            except ParseError as exc:
+                refusals.append(error_reason(exc))
+                raise
 
         try:
             parsed = complete_parsed(self.llm, self.messages(view), parser, retries=self.retries, **kw)
         except ParseError as exc:
             usage = error_usage(exc)
-            return Decision(None, raw=exc.raw, usage=usage, parse_failed=True, error=str(exc)[:300])
+            why = refusals[-1] if refusals else error_reason(exc)
+            asked = f"re-asked {len(refusals) - 1} time(s)" if len(refusals) > 1 else "not re-asked"
+            error = f"refused ({asked}, the step abstains): {why}"
+            return Decision(None, raw=exc.raw, usage=usage, parse_failed=True, error=error[:300])
         except ContextWindowError as exc:  # the prompt outgrew the model; any other LLMError propagates
             return Decision(None, usage=error_usage(exc), error=f"context window: {exc}"[:300])
         choice = parsed.value
@@ -145,7 +154,8 @@ class LLMPolicy:
             action = view.candidates[choice.index]
         else:
             action = Action(ANSWER, answer=choice.free_answer, free=True)
-        return Decision(action, raw=parsed.text, usage=parsed.usage)
+        note = f"re-asked after a refused reply: {refusals[0]}"[:300] if refusals else ""
+        return Decision(action, raw=parsed.text, usage=parsed.usage, note=note)
 
 
 # --- oracle ---------------------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ from .config import (
     deviations,
     unspecified,
 )
-from .rewrite import RewriteAnchor, RewriteMode, RewriteOutcome, accept_rewrite, kg_rewrite, needs_rewrite
+from .rewrite import RewriteAnchor, RewriteMode, RewriteOutcome, check_rewrite, kg_rewrite, needs_rewrite
 
 _FAST_EMBEDDERS = ("model2vec", "hashing")
 
@@ -394,9 +394,12 @@ class TimeR4(Method):
             parsed = run_prompt(self.llm, REWRITE_PROMPT, {"question": text, "facts": shown}, max_tokens=96)
         except (ParseError, ContextWindowError) as exc:  # keep the question; other LLM errors propagate
             return RewriteOutcome(text, None, None, {**step, "error": str(exc)[:300]}, error_usage(exc))
-        accepted = accept_rewrite(text, parsed.value)
+        check = check_rewrite(text, parsed.value)
+        accepted = check.accepted
         out = parsed.value if accepted else text
         trace = {**step, "proposed": parsed.value, "accepted": accepted, "rewritten": out}
+        if not accepted:  # refused: the original question stays, and the trace says why
+            trace["refused"] = check.reason()
         return RewriteOutcome(out, mode if accepted else None, None, trace, parsed.usage)
 
     def answer(self, question: Question, kg: KGStore) -> Answer:

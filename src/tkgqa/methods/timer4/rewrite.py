@@ -9,9 +9,10 @@ text and cost no LLM call (policy ``"detect"``); policy ``"always"`` sends every
 Which rewrite runs is a :class:`RewriteMode`: ``llm`` (the paper's Figure 5 prompt over the FKS facts),
 ``kg`` (offline, below), ``auto`` (``llm`` when the method has an LLM, else ``kg``) or ``off``.
 
-* **LLM** — :func:`accept_rewrite` keeps the model's rewrite only if it is a plausible question that now
-  carries an explicit time the original lacked; otherwise the original stays (the Figure 5 prompt asks the
-  model to return the original question when unsure, which this also enforces).
+* **LLM** — :func:`check_rewrite` keeps the model's rewrite only if it is a question about the same thing
+  that now carries an explicit time the original lacked; an answer sentence, an apology, a list or an
+  unrelated question is refused with its :class:`RewriteVerdict`, and the original stays (the Figure 5
+  prompt asks the model to return the original question when unsure, which this also enforces).
 * **KG** (:func:`kg_rewrite`) — the shared offline :class:`~tkgqa.query.Reasoner` parses the question; a
   temporal reference ("after the Danish ministry [visited Iraq]", "before X did", "on the same day as X")
   becomes a ``Filter(rows, op, TimeOf(reference rows))`` node, and the :class:`~tkgqa.query.Executor`
@@ -125,15 +126,105 @@ def needs_rewrite(question: str) -> bool:
     return bool(_implicit_signals(question))
 
 
-def accept_rewrite(original: str, rewritten: str) -> bool:
-    """Keep ``rewritten`` only if it is question-like, not much longer, and adds an explicit time."""
-    new = rewritten.strip()
-    if not new or new == original.strip() or new.startswith(("[", "{")):
-        return False
-    if len(new) > 2 * len(original) + 60:
-        return False
+class RewriteVerdict(StrEnum):
+    """What a proposed rewrite is: ``accepted``, or why it is not a rewrite of the question."""
+
+    ACCEPTED = "accepted"
+    EMPTY = "empty"
+    UNCHANGED = "unchanged"  # the original question itself (the prompt's answer when unsure)
+    STRUCTURED = "structured"  # a list or JSON, not a question
+    APOLOGY = "apology"  # "I'm sorry, …", "As an AI …"
+    NOT_A_QUESTION = "not_a_question"  # a statement, typically the answer ("The first book … was …")
+    UNRELATED = "unrelated"  # a question, but about something else
+    TOO_LONG = "too_long"
+    NO_NEW_TIME = "no_new_time"  # a question that adds no explicit time
+
+
+@dataclass(frozen=True)
+class RewriteCheck:
+    """The verdict on a proposed rewrite, with a few words on it (``detail``)."""
+
+    verdict: RewriteVerdict
+    detail: str = ""
+
+    @property
+    def accepted(self) -> bool:
+        return self.verdict is RewriteVerdict.ACCEPTED
+
+    def reason(self) -> str:
+        return f"{self.verdict}: {self.detail}" if self.detail else str(self.verdict)
+
+
+_INTERROGATIVE = re.compile(
+    r"^(?:(?:in|on|at|during|from|for|to|by|with|of|after|before|since|until)\s+(?:what|which|whom|whose)"
+    r"|what|when|who|whom|whose|which|where|why|how|name|list|give|tell|is|are|was|were|did|does|do"
+    r"|can|could|has|have|had|will|would)\b",
+    re.IGNORECASE,
+)
+_APOLOGY = re.compile(
+    r"^(?:i(?:'m| am) sorry|sorry|i apologi[sz]e|unfortunately|as an ai"
+    r"|i(?:'m| am) (?:not sure|unable|not aware)"
+    r"|i (?:cannot|can't|could not|couldn't|do not|don't)\b)",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[^\W_]+")
+_SENTENCE = re.compile(r"(?<=[a-z0-9)\"'”][a-z0-9)\"'”][.!?:])\s+(?=[A-Z\"'“])|\n")  # not after "U.S."
+_STOP = frozenset({
+    "a", "an", "the", "of", "in", "on", "at", "to", "for", "by", "with", "from", "and", "or", "is", "are",
+    "was", "were", "be", "been", "did", "does", "do", "what", "when", "who", "whom", "whose", "which",
+    "where", "why", "how", "that", "this", "as", "it", "its", "his", "her", "their", "after", "before",
+    "during", "since", "until", "while", "first", "last", "s",
+})  # fmt: skip
+
+
+def _content_words(text: str) -> set[str]:
+    return {
+        w for w in (m.group(0).casefold() for m in _WORD.finditer(text)) if w not in _STOP and not w.isdigit()
+    }
+
+
+def _asks(text: str) -> bool:
+    """Whether ``text`` is a question: its first sentence ends with ``?``, or opens like a question and does
+    not end like a statement ("When X was prime minister, the following … held:" does)."""
+    first = _SENTENCE.split(text, maxsplit=1)[0].strip()
+    return first.endswith("?") or (bool(_INTERROGATIVE.match(first)) and not first.endswith((".", ":", "!")))
+
+
+def check_rewrite(original: str, rewritten: str) -> RewriteCheck:
+    """Whether ``rewritten`` is a rewrite of ``original``: a question (see :func:`_asks`),
+    about the same thing (at least half of the original's content words), not much longer, that adds an
+    explicit time. Answer sentences, apologies, lists and unrelated questions are refused (see
+    :class:`RewriteVerdict`)."""
+    new, old = rewritten.strip(), original.strip()
+    if not _WORD.search(new):  # nothing, or only punctuation ("?" continuing the question)
+        return RewriteCheck(RewriteVerdict.EMPTY, new[:80])
+    if new.casefold().rstrip("?. ") == old.casefold().rstrip("?. "):
+        return RewriteCheck(RewriteVerdict.UNCHANGED)
+    if new.startswith(("[", "{")):
+        return RewriteCheck(RewriteVerdict.STRUCTURED)
+    if _APOLOGY.match(new):
+        return RewriteCheck(RewriteVerdict.APOLOGY, new[:80])
+    if not _asks(new):
+        return RewriteCheck(RewriteVerdict.NOT_A_QUESTION, new[:80])
+    if len(new) > 2 * len(old) + 60:
+        return RewriteCheck(
+            RewriteVerdict.TOO_LONG, f"{len(new)} characters for a {len(old)}-character question"
+        )
+    words = _content_words(old)
+    kept = words & _content_words(new)
+    if words and len(kept) * 2 < len(words):
+        return RewriteCheck(
+            RewriteVerdict.UNRELATED, f"keeps {len(kept)} of the question's {len(words)} words"
+        )
     before = set(_times_in(original))
-    return any(t not in before for t in _times_in(new))
+    if not any(t not in before for t in _times_in(new)):
+        return RewriteCheck(RewriteVerdict.NO_NEW_TIME)
+    return RewriteCheck(RewriteVerdict.ACCEPTED)
+
+
+def accept_rewrite(original: str, rewritten: str) -> bool:
+    """Whether :func:`check_rewrite` accepts ``rewritten``."""
+    return check_rewrite(original, rewritten).accepted
 
 
 # --- the offline (KG) rewrite -----------------------------------------------------------------------------

@@ -1,0 +1,111 @@
+"""``tkgqa llm parse --task TASK INPUT.jsonl --output OUT.jsonl``: check that tkgqa reads a model's replies.
+
+Each input line is a JSON object with ``id``, ``response`` and what the task needs (``tkgqa llm parse
+--list`` shows the tasks; the registry is :mod:`tkgqa.eval.parse_tasks`). Each gives one output line
+``{"id", "ok", "value", "reason"}``; a line that is not JSON or lacks a field is reported the same way with
+the reason. A summary goes to stderr (``--json``: one JSON object). Exit status 0 when every line was read,
+1 when any was refused or bad.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any, TextIO
+
+import typer
+
+from ..errors import ConfigError
+from .llm_cmd import llm_app
+
+
+def _read_line(line: str, number: int) -> tuple[Any, str]:
+    try:
+        return json.loads(line), ""
+    except json.JSONDecodeError as exc:
+        return None, f"bad input: line {number} is not JSON ({exc.msg} at column {exc.colno})"
+
+
+def parse_file(task_name: str, lines: TextIO, out: TextIO) -> dict[str, Any]:
+    """Run ``task_name`` over the JSONL ``lines``, writing one result per line to ``out``; the summary."""
+    from ..eval.parse_tasks import BAD_INPUT, TASKS, ParseOutcome, run_task, task_names
+
+    task = TASKS.get(task_name)
+    if task is None:
+        raise ConfigError(f"--task: unknown task {task_name!r}; use one of: {', '.join(task_names())}")
+    categories: Counter[str] = Counter()
+    total = 0
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        total += 1
+        record, problem = _read_line(line, number)
+        if problem:
+            outcome = ParseOutcome(False, reason=problem, category=BAD_INPUT)
+        else:
+            outcome = run_task(task, record)
+        categories[outcome.category] += 1
+        record_id = record.get("id") if isinstance(record, dict) else None
+        out.write(json.dumps(outcome.row(record_id), ensure_ascii=False) + "\n")
+    ok = categories["ok"] + categories["note"]
+    return {
+        "task": task_name,
+        "lines": total,
+        "ok": ok,
+        "with_note": categories["note"],
+        "refused": total - ok - categories[BAD_INPUT],
+        "bad_input": categories[BAD_INPUT],
+        "by_reason": {k: v for k, v in sorted(categories.items()) if k not in ("ok", "note")},
+    }
+
+
+def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(summary, ensure_ascii=False), err=True)
+        return
+    reasons = ", ".join(f"{k} {v}" for k, v in summary["by_reason"].items()) or "none"
+    typer.echo(
+        f"{summary['task']}: {summary['lines']} line(s): {summary['ok']} read ({summary['with_note']} with a "
+        f"note), {summary['refused']} refused, {summary['bad_input']} bad input; "
+        f"refusals by reason: {reasons}",
+        err=True,
+    )
+
+
+@llm_app.command("parse")
+def parse_cmd(
+    input_path: Path | None = typer.Argument(None, help="JSONL of {id, response, …} ('-': stdin)."),
+    task: str = typer.Option("", "--task", help="What the replies are: timer4.answer, ari.action, …"),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Output JSONL (default: stdout)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary on stderr as one JSON object."),
+    list_tasks: bool = typer.Option(False, "--list", help="List the tasks and the fields they need."),
+) -> None:
+    """Read model replies the way tkgqa's methods do: one {id, ok, value, reason} line per input line."""
+    from ..eval.parse_tasks import TASKS
+
+    if list_tasks:
+        for name, spec in sorted(TASKS.items()):
+            fields = ", ".join(["id", "response", *spec.fields])
+            typer.echo(f"{name:15} {spec.help} — fields: {fields}")
+        return
+    if not task:
+        raise ConfigError("--task is required (tkgqa llm parse --list shows the tasks)")
+    if input_path is None:
+        raise ConfigError("give the input JSONL file (or '-' for stdin)")
+    if str(input_path) != "-" and not input_path.is_file():
+        raise ConfigError(f"input file not found: {input_path}")
+    source = sys.stdin if str(input_path) == "-" else input_path.open(encoding="utf-8")
+    try:
+        if output is None:
+            summary = parse_file(task, source, sys.stdout)
+        else:
+            with output.open("w", encoding="utf-8") as out:
+                summary = parse_file(task, source, out)
+    finally:
+        if source is not sys.stdin:
+            source.close()
+    _print_summary(summary, as_json)
+    if summary["ok"] < summary["lines"]:
+        raise typer.Exit(1)
