@@ -41,7 +41,7 @@ def test_facts_option_is_an_enum_and_recorded() -> None:
 
 
 def test_answers_over_the_shipped_facts_without_retrieval() -> None:
-    llm = FakeLLM(["['Bob']"])
+    llm = FakeLLM(lambda request: "['Bob']")
     method = TimeR4(llm=llm, facts="dataset")
     fact = Fact("Ann", "meet", "Bob", parse_time("2001"), parse_time("2001"))
     q = Question(

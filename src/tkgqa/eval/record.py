@@ -6,8 +6,10 @@ method, the question id and the stage, with the stored request (no credentials) 
 (:mod:`tkgqa.llm.replay_backend`) is a header line — backend, model, the settings the calls share, the
 method's configuration, tkgqa's version — then one line per successful call of the run's questions, in the
 order of ``results.jsonl``: ``id``, ``stage``, ``messages``, ``response``, ``usage``, ``request`` settings.
-When a question was answered several times (a resume, an earlier run into the same folder), each distinct
-request keeps its latest reply. ``--llm replay:FILE`` then answers the same run offline, byte for byte.
+Only calls made while the run was writing into its folder count (``run.json``'s ``llm_sessions``: the
+start and end of every invocation; a run folder from before they were recorded takes every call of its
+method and questions). When a question was answered several times (a resume), each distinct request keeps
+its latest reply. ``--llm replay:FILE`` then answers the same run offline, byte for byte.
 """
 
 from __future__ import annotations
@@ -38,17 +40,34 @@ def _run_info(run: Path) -> dict[str, Any]:
     return info
 
 
+def _sessions(info: Mapping[str, Any]) -> list[tuple[float, float]] | None:
+    """``run.json``'s invocation windows; an unfinished one lasts until the next began (or for ever)."""
+    raw = info.get("llm_sessions")
+    if not isinstance(raw, list) or not raw:
+        return None
+    spans = [s for s in raw if isinstance(s, list) and len(s) == 2 and isinstance(s[0], int | float)]
+    out: list[tuple[float, float]] = []
+    for i, (start, end) in enumerate(spans):
+        if not isinstance(end, int | float):
+            end = spans[i + 1][0] if i + 1 < len(spans) else float("inf")
+        out.append((float(start), float(end)))
+    return out
+
+
 def run_calls(run: str | Path, db: str | Path | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The run's ``run.json`` and the run-log calls of its questions (successful calls only; per question
     and distinct request the latest), in the order of ``results.jsonl``, each with its stored request."""
     folder = Path(run)
     info = _run_info(folder)
     order = {str(r["qid"]): i for i, r in enumerate(read_results(folder))}
+    windows = _sessions(info)
     store = LLMCache(db)
     latest: dict[tuple[str, str], dict[str, Any]] = {}
     for call in store.calls(method=str(info["method"].get("method"))):
         qid = call.get("question_id")
         if call["kind"] != "call" or call["error"] is not None or qid not in order:
+            continue
+        if windows is not None and not any(a <= call["ts"] <= b for a, b in windows):
             continue
         if call.get("response") is None or call.get("request_key") is None:
             continue
