@@ -86,7 +86,7 @@ def _shared_settings(requests: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The request settings (not the messages) every call of the run has in common."""
     if not requests:
         return {}
-    first = {k: v for k, v in requests[0].items() if k != "messages"}
+    first = {k: v for k, v in requests[0].items() if k != "messages" and v is not None and v != {}}
     return {k: v for k, v in first.items() if all(r.get(k) == v for r in requests[1:])}
 
 
