@@ -166,7 +166,7 @@ def test_any_json_lines_read_or_fail_with_a_located_data_error(lines: list[Any])
             assert entry.prompt is not None or entry.messages is not None or entry.qid is not None
 
 
-_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)))
+_text = st.text(alphabet=st.characters(exclude_categories=["Cs"]))
 
 
 @settings(max_examples=100, deadline=None)

@@ -35,7 +35,8 @@ def test_facts_option_is_an_enum_and_recorded() -> None:
     assert isinstance(method, TimeR4) and method.config.facts is FactSource.DATASET
     described = method.describe()
     assert described["config"]["facts"] == "dataset" and described["deviations"] == [FACTS_DATASET_NOTE]
-    assert resolve_method("timer4").config.facts is FactSource.RETRIEVE
+    default = resolve_method("timer4")
+    assert isinstance(default, TimeR4) and default.config.facts is FactSource.RETRIEVE
     with pytest.raises(ConfigError):
         resolve_method("timer4:facts=web")
 
