@@ -62,6 +62,11 @@ def print_summary(report: dict[str, Any], output: Path) -> None:
     table.add_row(
         "tokens / question", f"{u['prompt_tokens_per_question'] + u['completion_tokens_per_question']:.0f}"
     )
+    replay = report.get("replay") or {}
+    if replay:
+        table.add_row(
+            "replayed calls", f"{replay['exact']} exact, {replay['by_id']} by id, {replay['miss']} miss"
+        )
     n_errors = report["errors"]
     table.add_row("errors", f"[bold red]{n_errors}[/bold red]" if n_errors else "0")
     console.print(table)
