@@ -8,6 +8,7 @@ from .errors import (
     NotFoundError,
     ParseError,
     RateLimitError,
+    ReplayMiss,
     TKGQAError,
 )
 
@@ -21,6 +22,7 @@ __all__ = [
     "NotFoundError",
     "ParseError",
     "RateLimitError",
+    "ReplayMiss",
     "TKGQAError",
     "__version__",
 ]

@@ -117,6 +117,15 @@ class ContextWindowError(LLMError):
         super().__init__(message, retryable=False, usage=usage)
 
 
+class ReplayMiss(LLMError):
+    """The ``replay:`` backend holds no recorded reply for a request (neither its prompt nor its question id
+    and stage is in the cassette). Not retryable: the file will not change between attempts. Like every LLM
+    error it makes an error row, never an abstention."""
+
+    def __init__(self, message: str, *, usage: Usage | None = None) -> None:
+        super().__init__(message, retryable=False, usage=usage, backend="replay")
+
+
 class MissingInputWarning(UserWarning):
     """An optional input that changes results was not found (a label file, retrieved facts, the KG): the run
     goes on without it and says so (``tkgqa eval --strict`` makes it an error)."""

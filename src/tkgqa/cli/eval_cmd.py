@@ -62,6 +62,11 @@ def print_summary(report: dict[str, Any], output: Path) -> None:
     table.add_row(
         "tokens / question", f"{u['prompt_tokens_per_question'] + u['completion_tokens_per_question']:.0f}"
     )
+    replay = report.get("replay") or {}
+    if replay:
+        table.add_row(
+            "replayed calls", f"{replay['exact']} exact, {replay['by_id']} by id, {replay['miss']} miss"
+        )
     n_errors = report["errors"]
     table.add_row("errors", f"[bold red]{n_errors}[/bold red]" if n_errors else "0")
     console.print(table)
@@ -148,6 +153,11 @@ def eval_command(
         help="Ask the questions with obfuscated entity labels (Q′) over K_all ∪ K′ (CIK-LLM paper, Fig. 6).",
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    record: Path | None = typer.Option(
+        None,
+        "--record",
+        help="Also write the run's LLM calls as a cassette FILE.jsonl (replay it with --llm replay:FILE).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print report.json instead of tables."),
     llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
     llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
@@ -227,6 +237,8 @@ def eval_command(
     if run_on.kind is not ExecutorKind.LOCAL:  # how the run was executed (the rows do not depend on it)
         settings["executor"] = run_on.describe()
     data = write_run_config(out, redact(settings))
+    if record is not None:
+        record_cassette(out, record)
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False))
     else:
@@ -317,6 +329,14 @@ def write_method_sections(
         rows = [r for r in read_results(output / RESULTS_FILE) if str(r["qid"]) in wanted]
         data["method_summary"] = summarize(rows)
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def record_cassette(run: Path, target: Path) -> None:
+    """``--record``: the run's LLM calls as a cassette (:func:`tkgqa.eval.record.export_run`)."""
+    from ..eval.record import export_run
+
+    _, n = export_run(run, target)
+    err_console.print(f"[dim]recorded {n} LLM calls in[/dim] {escape(str(target))}", highlight=False)
 
 
 def print_warning(message: str) -> None:

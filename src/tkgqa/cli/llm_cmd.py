@@ -338,3 +338,23 @@ def cache_clear(
     if log:
         what += f" and {removed['calls']} logged calls"
     console.print(f"deleted {what} from {store.path}", highlight=False)
+
+
+# --- export (a cassette of a run, for --llm replay:FILE) ------------------------------------------------
+@llm_app.command("export")
+def export_cmd(
+    run: Path = typer.Argument(..., help="A run folder written by `tkgqa eval`."),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="Cassette file to write (default: print it on stdout)."
+    ),
+    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Write a run's LLM calls as a cassette (a header line, then one line per call: id, stage, messages,
+    response), which `--llm replay:FILE` answers from, offline. Credentials are never written."""
+    from ..eval.record import export_run
+
+    lines, n = export_run(run, output, db=db)
+    if output is None:
+        sys.stdout.write("".join(lines))
+    else:
+        Console(stderr=True).print(f"wrote {n} recorded calls to {escape(str(output))}", highlight=False)

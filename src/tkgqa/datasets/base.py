@@ -10,6 +10,11 @@ from ..kg.fact import Fact
 
 AnswerType = Literal["entity", "time", "value"]
 
+#: ``Question.extra`` key: the per-question facts exactly as the dataset ships them (a list of strings, e.g.
+#: TimeQuestions' "S rel O from Y1 to Y2." sentences), beside their parsed form in ``context``; what
+#: ``timer4:facts=dataset`` shows the model.
+RETRIEVED_FACTS = "retrieved_facts"
+
 
 class Question(BaseModel):
     """A question. ``answers`` are gold answer strings (labels or ISO times); ``answer_ids`` keeps QIDs.

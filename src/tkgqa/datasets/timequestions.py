@@ -18,6 +18,7 @@ Context (``context="retrieved"``, the default when no ``kg/full.txt`` is found):
 ``wd_id2relation_text.txt`` (searched in ``kg/`` and ``../cronquestions/kg/``, or ``relation_labels=``) plus
 :data:`~tkgqa.datasets.wikidata.EXTRA_RELATION_LABELS`. ``meta`` reports the facts that could not be split.
 TimeR4's rewritten question is kept in ``extra["timer4_question"]`` when it differs; ``text`` is the original.
+The fact sentences as shipped are kept in ``extra["retrieved_facts"]`` (:data:`~.base.RETRIEVED_FACTS`).
 A missing relation-label file, or questions absent from the retrieved file, are ``Dataset.warnings``.
 """
 
@@ -33,7 +34,7 @@ from typing import Any
 from ..errors import ConfigError, DataError
 from ..kg.fact import Fact
 from ..time import TimePoint
-from .base import Question
+from .base import RETRIEVED_FACTS, Question
 from .core import (
     DATASETS,
     Dataset,
@@ -214,7 +215,9 @@ def load_timequestions(
                 "retrieved_facts.json in the dataset folder); pass retrieved=PATH or context='kg'"
             )
         label_files = relation_label_files(root, relation_labels)
-        facts, rewritten, stats = parse_retrieved(read_records(rfile), label_files)
+        records = read_records(rfile)
+        facts, rewritten, stats = parse_retrieved(records, label_files)
+        texts = {str(r.get("id")): [str(t) for t in r.get("timer4_retrieved_facts") or []] for r in records}
         missing = [q.qid for q in qs if q.qid not in facts]
         meta.update(stats, retrieved_file=str(rfile), missing_retrieved=len(missing))
         warnings = retrieved_warnings(root, rfile, label_files, stats, missing, len(qs))
@@ -225,6 +228,7 @@ def load_timequestions(
                     "extra": {
                         **q.extra,
                         **({"timer4_question": rewritten[q.qid]} if q.qid in rewritten else {}),
+                        **({RETRIEVED_FACTS: texts[q.qid]} if q.qid in texts else {}),
                     },
                 }
             )

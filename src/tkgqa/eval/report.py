@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, NotFoundError
+from ..llm.helpers import REPLAY_KEYS
 from .scoring import breakdown, mcnemar
 
 RESULTS_FILE = "results.jsonl"
@@ -45,6 +46,7 @@ class Report:
     method_metrics: dict[str, Any] = field(default_factory=dict)  # Method.report_metrics(rows)
     selection: dict[str, Any] = field(default_factory=dict)
     supported_loose: dict[str, Any] = field(default_factory=dict)  # one question entity suffices
+    replay: dict[str, int] = field(default_factory=dict)  # replay: backend: {exact, by_id, miss} calls
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -127,6 +129,7 @@ def build_report(
         "llm_calls": usage_sum.get("llm_calls", 0.0),
         "cached_calls": usage_sum.get("cached_calls", 0.0),  # part of llm_calls, free (llm.usage_cost)
     }
+    replay = {name: int(usage_sum.get(key, 0)) for key, name in REPLAY_KEYS.items()}
     lat = sorted(float(r.get("latency_s") or 0.0) for r in rows)
     latency = {
         "mean_s": statistics.fmean(lat) if lat else 0.0,
@@ -152,6 +155,7 @@ def build_report(
         selection=dict(selection or {}),
         warnings=list(warnings),
         method_metrics=dict(method_metrics or {}),
+        replay=replay if any(replay.values()) else {},
     )
 
 
@@ -209,6 +213,12 @@ def render_markdown(report: Report) -> str:
         f"Latency: mean {report.latency['mean_s']:.3f} s, "
         f"p95 {report.latency['p95_s']:.3f} s. Errors: {report.errors}.",
     ]
+    if report.replay:
+        r = report.replay
+        lines.append(
+            f"Replayed LLM calls: {r['exact']} by the same prompt, {r['by_id']} by question id and stage, "
+            f"{r['miss']} not found (ReplayMiss error rows)."
+        )
     for dim, groups in report.breakdown.items():
         if dim == "overall":
             continue

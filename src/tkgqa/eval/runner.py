@@ -256,19 +256,44 @@ def make_run_folder(output_dir: str | Path) -> Path:
     return out
 
 
-def _check_run_file(out: Path, describe: dict[str, Any], dataset: str, resume: bool) -> None:
+def _check_run_file(out: Path, describe: dict[str, Any], dataset: str, resume: bool, started: float) -> None:
+    """Write ``run.json``: the method, the dataset and ``llm_sessions``, the ``[start, end]`` Unix times of
+    every invocation that wrote into the folder (``end`` ``None`` until it finishes) — which run-log calls
+    are this run's (:mod:`tkgqa.eval.record`)."""
     path = out / RUN_FILE
-    info = {"method": describe, "dataset": dataset}
+    info: dict[str, Any] = {"method": describe, "dataset": dataset}
+    sessions: list[Any] = []
     if resume and path.is_file() and (out / RESULTS_FILE).is_file():
-        try:
-            previous = json.loads(path.read_bytes().decode("utf-8"))
-        except (ValueError, RecursionError, OSError):
-            previous = None
+        previous = _read_run_file(path)
         if isinstance(previous, dict) and previous.get("method") != describe:
             raise ConfigError(
                 f"{out} holds results of another method configuration ({previous.get('method')}); "
                 "use another output folder or --no-resume to start over"
             )
+        if isinstance(previous, dict) and isinstance(previous.get("llm_sessions"), list):
+            sessions = previous["llm_sessions"]
+    info["llm_sessions"] = [*sessions, [started, None]]
+    _write_run_file(path, info)
+
+
+def _read_run_file(path: Path) -> Any:
+    try:
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except (ValueError, RecursionError, OSError):
+        return None
+
+
+def _end_session(out: Path, started: float) -> None:
+    """Close this invocation's entry of ``run.json``'s ``llm_sessions`` (see :func:`_check_run_file`)."""
+    path = out / RUN_FILE
+    info = _read_run_file(path)
+    sessions = info.get("llm_sessions") if isinstance(info, dict) else None
+    if isinstance(info, dict) and isinstance(sessions, list) and sessions and sessions[-1] == [started, None]:
+        sessions[-1] = [started, time.time()]
+        _write_run_file(path, info)
+
+
+def _write_run_file(path: Path, info: dict[str, Any]) -> None:
     try:
         path.write_text(json.dumps(clean_json(info), indent=2, ensure_ascii=False) + "\n", "utf-8")
     except OSError as exc:
@@ -333,7 +358,8 @@ def evaluate(
     out = make_run_folder(output_dir)
     with run_lock(out):
         describe = runner.describe()
-        _check_run_file(out, describe, name, resume)
+        started = time.time()
+        _check_run_file(out, describe, name, resume, started)
         results = out / RESULTS_FILE
         previous = _prepare_results(results, resume)
         done = {str(r["qid"]) for r in previous if not (retry_errors and r.get("error"))}
@@ -356,6 +382,7 @@ def evaluate(
             raise write_failed(results, exc) from None
         finally:
             bar.close()
+        _end_session(out, started)
         wanted = {q.qid for q in questions}
         if retried & wanted:
             _rewrite(results, read_results(results))  # one line per question: the retried rows replaced

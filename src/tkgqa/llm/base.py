@@ -129,6 +129,11 @@ class Usage(BaseModel):
     parse_failures: int = 0
     cached_prompt_tokens: int = 0
     cached_completion_tokens: int = 0
+    #: Calls answered by the ``replay:`` backend (:mod:`tkgqa.llm.replay_backend`): by the same prompt, by
+    #: question id and stage, or not at all (a ``ReplayMiss``). Zero for every other backend.
+    replay_exact: int = 0
+    replay_by_id: int = 0
+    replay_miss: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -201,6 +206,9 @@ class LLMBackend(ABC):
 
     name: str = "llm"
     model_id: str = ""
+    #: Whether :class:`~tkgqa.llm.cache.CachedLLM` may serve this backend's temperature-0 replies from the
+    #: response cache (``False`` for ``replay:``, whose replies come from a file already).
+    cacheable: bool = True
 
     @abstractmethod
     def complete(self, request: LLMRequest) -> LLMResponse:
@@ -248,6 +256,7 @@ BUILTIN_BACKENDS: dict[str, tuple[str, str | None]] = {
     "openai": ("tkgqa.llm.openai_backend:OpenAIBackend", "llm"),
     "llamacpp": ("tkgqa.llm.llamacpp_backend:LlamaCppBackend", "local"),
     "fake": ("tkgqa.testing:FakeLLM", None),
+    "replay": ("tkgqa.llm.replay_backend:ReplayLLM", None),
 }
 for _name, (_target, _extra) in BUILTIN_BACKENDS.items():
     LLM_BACKENDS.add_lazy(_name, _target, extra=_extra)
@@ -261,7 +270,8 @@ def resolve_llm(
     log: bool = True,
     **kwargs: Any,
 ) -> LLMBackend:
-    """Resolve ``"openai:gpt-4o-mini"``, ``"llamacpp:smollm2"``, ``"fake"``, a class or an instance.
+    """Resolve ``"openai:gpt-4o-mini"``, ``"llamacpp:smollm2"``, ``"fake"``, ``"replay:FILE.jsonl"``, a class
+    or an instance.
 
     The result is wrapped in :class:`~tkgqa.llm.cache.CachedLLM`, which caches temperature-0 requests
     (unless ``cache=False``) and logs every call (unless ``log=False``) under ``$TKGQA_HOME``.

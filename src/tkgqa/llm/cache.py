@@ -63,10 +63,15 @@ def default_cache_path() -> Path:
 
 
 @contextlib.contextmanager
-def llm_context(*, method: str | None = None, question_id: str | None = None) -> Iterator[None]:
-    """Tag the LLM calls made inside the block (nests; inner values win)."""
+def llm_context(
+    *, method: str | None = None, question_id: str | None = None, stage: str | None = None
+) -> Iterator[None]:
+    """Tag the LLM calls made inside the block (nests; inner values win). ``stage`` names the prompt task
+    of a multi-stage method (TimeR4's ``rewrite`` and ``answer``): the run log records it and the
+    ``replay:`` backend matches recorded replies by question id and stage."""
     merged = dict(_CONTEXT.get())
-    merged.update({k: v for k, v in {"method": method, "question_id": question_id}.items() if v is not None})
+    tags = {"method": method, "question_id": question_id, "stage": stage}
+    merged.update({k: v for k, v in tags.items() if v is not None})
     token = _CONTEXT.set(MappingProxyType(merged))
     try:
         yield
@@ -215,7 +220,12 @@ class CachedLLM(LLMBackend):
         start = time.perf_counter()
         namespace = self.backend.cache_namespace()
         key = request.cache_key(namespace)
-        cacheable = self.store is not None and self.cache_enabled and request.temperature == 0
+        cacheable = (
+            self.store is not None
+            and self.cache_enabled
+            and request.temperature == 0
+            and getattr(self.backend, "cacheable", True)
+        )
         if cacheable:
             assert self.store is not None
             hit = self.store.get(key)
@@ -257,7 +267,7 @@ class CachedLLM(LLMBackend):
             ctx = current_llm_context()
             self.store.log(
                 kind="parse_failure", method=ctx.get("method"), question_id=ctx.get("question_id"),
-                backend=self.name, model=self.model_id,
+                stage=ctx.get("stage"), backend=self.name, model=self.model_id,
             )  # fmt: skip
 
     def _log(
@@ -279,6 +289,7 @@ class CachedLLM(LLMBackend):
         self.store.log(
             method=ctx.get("method"),
             question_id=ctx.get("question_id"),
+            stage=ctx.get("stage"),
             backend=self.name,
             model=(resp.model if resp is not None and resp.model else self.model_id),
             request_model=request.model or self.model_id,

@@ -10,6 +10,9 @@ from .pricing import usage_cost
 
 #: The keys of :func:`usage_dict` (``Answer.usage``; summed by the eval report).
 USAGE_KEYS = ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "parse_failures", "cost_usd")
+#: ``Answer.usage`` keys added only when the ``replay:`` backend answered (or missed) a call: how its
+#: replies were found (``report.json``'s ``replay``: exact, by_id, miss).
+REPLAY_KEYS = {"replay_exact": "exact", "replay_by_id": "by_id", "replay_miss": "miss"}
 
 
 def resolve_llm_arg(llm: str | LLMBackend | None) -> LLMBackend | None:
@@ -32,7 +35,7 @@ def usage_dict(usage: Usage, llm: LLMBackend | None = None) -> dict[str, float]:
 
 def _usage_dict(usage: Usage, model: str | None, backend: str | None) -> dict[str, float]:
     cost = usage_cost(usage, model, backend=backend or "") if model else 0.0
-    return {
+    out: dict[str, float] = {
         "llm_calls": usage.calls,
         "cached_calls": usage.cached_calls,
         "prompt_tokens": usage.prompt_tokens,
@@ -40,6 +43,9 @@ def _usage_dict(usage: Usage, model: str | None, backend: str | None) -> dict[st
         "parse_failures": usage.parse_failures,
         "cost_usd": cost,
     }
+    if usage.replay_exact or usage.replay_by_id or usage.replay_miss:
+        out.update({key: getattr(usage, key) for key in REPLAY_KEYS})
+    return out
 
 
 def error_usage(exc: BaseException) -> Usage:

@@ -33,7 +33,7 @@ PRICES_PER_MTOK: Mapping[str, tuple[float, float]] = MappingProxyType(
 )
 
 #: Backends that run locally: their calls cost nothing whatever the model is called.
-LOCAL_BACKENDS = frozenset({"llamacpp", "fake"})
+LOCAL_BACKENDS = frozenset({"llamacpp", "fake", "replay"})
 
 
 def price_key(model: str, table: Mapping[str, tuple[float, float]] | None = None) -> str | None:

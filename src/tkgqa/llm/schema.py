@@ -5,15 +5,15 @@ file's version is ``len(MIGRATIONS)`` afterwards. Never edit or reorder a publis
 Files written before versioning existed read as version 0 and hold the tables of step 1 already, so every
 step is idempotent (``IF NOT EXISTS``, columns added only when missing).
 
-Version 2 tables:
+Version 3 tables (version 3 added ``calls.stage``):
 
 - ``responses``: the cache — ``key`` (sha256 of backend namespace + request), the namespace, the request
   (no credentials), the response JSON.
 - ``requests``: every request the run log refers to, by the same key (content-addressed, stored once).
 - ``calls``: one row per call (``kind='call'``) or parse failure (``kind='parse_failure'``): method,
-  question id, backend, the model that answered (``model``) and the one asked for (``request_model``,
-  which prices the call), tokens, latency, cached, error, ``request_key`` → ``requests.key`` and the
-  ``response`` text.
+  question id, stage (the prompt task, see :func:`~tkgqa.llm.cache.llm_context`), backend, the model that
+  answered (``model``) and the one asked for (``request_model``, which prices the call), tokens, latency,
+  cached, error, ``request_key`` → ``requests.key`` and the ``response`` text.
 """
 
 from __future__ import annotations
@@ -61,8 +61,14 @@ def _v2_request_links(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS calls_qid ON calls (question_id)")
 
 
+def _v3_call_stage(conn: sqlite3.Connection) -> None:
+    """Each call row names its prompt task (``stage``, e.g. TimeR4's ``rewrite``/``answer``; ``NULL`` for
+    calls logged before, or by single-stage methods): what a cassette (``tkgqa llm export``) records."""
+    _add_column(conn, "calls", "stage", "TEXT")
+
+
 #: Append-only: ``MIGRATIONS[n]`` migrates version ``n`` to ``n + 1``.
-MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_request_links)
+MIGRATIONS: tuple[Migration, ...] = (_v1_initial, _v2_request_links, _v3_call_stage)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

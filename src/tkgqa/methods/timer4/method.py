@@ -30,6 +30,10 @@ preset and every deviation in force). The stages:
 
 Ablations (Table 5): ``fact_retrieval=false``, ``rewrite=off``, ``temporal_retrieval=false`` (TKS = FKS),
 ``rerank=false``; or ``"timer4:no_fact_retrieval,no_rewrite,no_temporal_retrieval,no_rerank"``.
+
+``facts=dataset`` (:mod:`.given_facts`) skips stages 1–4: the answer prompt, as the authors' code renders
+it, reads the facts the dataset ships (TimeQuestions' ``retrieved/``). LLM calls are tagged with their
+stage (``rewrite``, ``answer``) for the run log and cassettes (``--llm replay:FILE``).
 """
 
 from __future__ import annotations
@@ -43,9 +47,10 @@ import numpy as np
 from ...datasets.base import Question
 from ...errors import ConfigError, ContextWindowError, LLMError, ParseError
 from ...kg import KGStore
+from ...kg.fact import Fact
 from ...kg.neighborhood import neighbors
-from ...llm import LLMBackend, charge, error_usage, llm_context, resolve_llm_arg, usage_dict
-from ...prompts.base import run_prompt
+from ...llm import LLMBackend, Usage, charge, error_usage, llm_context, resolve_llm_arg, usage_dict
+from ...prompts.base import Prompt, run_prompt
 from ...prompts.timer4 import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
 from ...query import ParserOptions, QuestionEntities, Reasoner
 from ...retrieval import BM25Retriever, Retriever, ScoredFact, TimeConstraint
@@ -54,6 +59,7 @@ from ...retrieval.training import find_trained_retriever, trained_retriever_dir,
 from ...time import span_of
 from ..base import METHODS, Answer, Method, StepEvent, StepKind, merge_config, parse_options, report_step
 from .config import (
+    FactSource,
     PhiNorm,
     Preset,
     RewritePolicy,
@@ -62,6 +68,7 @@ from .config import (
     deviations,
     unspecified,
 )
+from .given_facts import AUTHORS_REASON_PROMPT, dataset_facts
 from .rewrite import RewriteAnchor, RewriteMode, RewriteOutcome, check_rewrite, kg_rewrite, needs_rewrite
 
 _FAST_EMBEDDERS = ("model2vec", "hashing")
@@ -121,7 +128,9 @@ class TimeR4(Method):
             "deviations": deviations(self.config, tks_trained=bool(found))
             + (
                 ["rewrite=auto without an LLM: the offline KG rewrite (ours; paper: the LLM, Fig. 5)"]
-                if self.config.rewrite is RewriteMode.AUTO and self.rewrite_mode() is RewriteMode.KG
+                if self.config.rewrite is RewriteMode.AUTO
+                and self.rewrite_mode() is RewriteMode.KG
+                and self.config.facts is FactSource.RETRIEVE
                 else []
             ),
             "unspecified_by_paper": unspecified(self.config),
@@ -391,7 +400,10 @@ class TimeR4(Method):
             for f in facts[: cfg.rewrite_facts]
         ]
         try:
-            parsed = run_prompt(self.llm, REWRITE_PROMPT, {"question": text, "facts": shown}, max_tokens=96)
+            with llm_context(stage=STAGE_REWRITE):
+                parsed = run_prompt(
+                    self.llm, REWRITE_PROMPT, {"question": text, "facts": shown}, max_tokens=96
+                )
         except (ParseError, ContextWindowError) as exc:  # keep the question; other LLM errors propagate
             return RewriteOutcome(text, None, None, {**step, "error": str(exc)[:300]}, error_usage(exc))
         check = check_rewrite(text, parsed.value)
@@ -408,7 +420,58 @@ class TimeR4(Method):
                 "the timer4 method needs an LLM: pass llm='openai:…' / 'llamacpp:smollm2' (--llm)"
             )
         with llm_context(method=self.name, question_id=question.qid):
+            if self.config.facts is FactSource.DATASET:
+                return self._answer_given(question, kg, self.llm)
             return self._answer(question, kg, self.llm)
+
+    def _answer_given(self, question: Question, kg: KGStore, llm: LLMBackend) -> Answer:
+        """``facts=dataset``: the authors' answer prompt over the dataset's facts (:mod:`.given_facts`)."""
+        texts, source = dataset_facts(question, kg)
+        trace: list[dict[str, Any]] = [{"step": "dataset_facts", "source": source, "facts": texts}]
+        _stage(0, f"dataset facts ({source}): {len(texts)}", len(texts))
+        if not texts:
+            return Answer.abstain("no facts retrieved", trace, usage=usage_dict(Usage(), llm))
+        context = {"question": question.text, "facts": texts}
+        evidence = list(question.context or [])
+        return self._reason(llm, AUTHORS_REASON_PROMPT, context, evidence, trace, Usage())
+
+    def _reason(
+        self,
+        llm: LLMBackend,
+        prompt: Prompt[list[str]],
+        context: dict[str, Any],
+        evidence: list[Fact],
+        trace: list[dict[str, Any]],
+        usage: Usage,
+    ) -> Answer:
+        """The answer step (§4.6): ``prompt`` over ``context``; ``usage``: what earlier steps spent."""
+        try:
+            with llm_context(stage=STAGE_ANSWER):
+                parsed = run_prompt(llm, prompt, context, max_tokens=self.config.max_tokens)
+        except LLMError as exc:  # the backend failed: an error, carrying the earlier steps' usage
+            charge(exc, usage)
+            raise
+        except ParseError as exc:
+            usage = usage + error_usage(exc)
+            trace.append({"step": "reason", "error": str(exc)[:300]})
+            return Answer.abstain(
+                "could not parse the answer list",
+                trace,
+                usage=usage_dict(usage, llm),
+                raw_output=exc.raw,
+                evidence=evidence,
+            )
+        usage = usage + parsed.usage
+        trace.append({"step": "reason", "answers": parsed.value})
+        if not parsed.value:
+            return Answer.abstain(
+                "the model listed no answer",
+                trace,
+                usage=usage_dict(usage, llm),
+                raw_output=parsed.text,
+                evidence=evidence,
+            )
+        return Answer(parsed.value, evidence, trace, usage_dict(usage, llm), raw_output=parsed.text)
 
     def _answer(self, question: Question, kg: KGStore, llm: LLMBackend) -> Answer:
         cfg = self.config
@@ -447,33 +510,12 @@ class TimeR4(Method):
         if not facts:
             return Answer.abstain("no facts retrieved", trace, usage=usage_dict(usage, llm))
         context = {"question": query, "facts": [f.text for f in facts]}
-        evidence = [f.fact for f in facts]
-        try:
-            parsed = run_prompt(llm, REASON_PROMPT, context, max_tokens=cfg.max_tokens)
-        except LLMError as exc:  # the backend failed: an error, carrying the rewrite step's usage
-            charge(exc, usage)
-            raise
-        except ParseError as exc:
-            usage = usage + error_usage(exc)
-            trace.append({"step": "reason", "error": str(exc)[:300]})
-            return Answer.abstain(
-                "could not parse the answer list",
-                trace,
-                usage=usage_dict(usage, llm),
-                raw_output=exc.raw,
-                evidence=evidence,
-            )
-        usage = usage + parsed.usage
-        trace.append({"step": "reason", "answers": parsed.value})
-        if not parsed.value:
-            return Answer.abstain(
-                "the model listed no answer",
-                trace,
-                usage=usage_dict(usage, llm),
-                raw_output=parsed.text,
-                evidence=evidence,
-            )
-        return Answer(parsed.value, evidence, trace, usage_dict(usage, llm), raw_output=parsed.text)
+        return self._reason(llm, REASON_PROMPT, context, [f.fact for f in facts], trace, usage)
+
+
+#: The stage tags of TimeR4's LLM calls (:func:`~tkgqa.llm.llm_context`; the run log, cassettes).
+STAGE_REWRITE = "rewrite"
+STAGE_ANSWER = "answer"
 
 
 def _stage(index: int, label: str, count: int | None) -> None:
