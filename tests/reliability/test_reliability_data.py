@@ -189,7 +189,9 @@ def test_llm_timeouts_and_retries_are_settings(
     started = time.monotonic()
     with pytest.raises(LLMError, match="gave up after 2 attempts"):
         llm.chat("hi")
-    assert time.monotonic() - started < 5
+    # a deadline behaviour (two 0.3 s attempts against an endpoint that never answers): the bound only
+    # catches a hang, with a wide margin for a busy machine
+    assert time.monotonic() - started < 60
     monkeypatch.setenv("TKGQA_LLM_TIMEOUT", "soon")
     with pytest.raises(ConfigError, match="TKGQA_LLM_TIMEOUT must be a number of seconds"):
         llm.attempt_timeout()
