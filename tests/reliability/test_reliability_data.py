@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from extras_marks import requires_extra
 from tkgqa.datasets.base import Question
 from tkgqa.datasets.demo import load_demo_questions
 from tkgqa.errors import ConfigError, DataError, LLMError
@@ -226,6 +227,7 @@ def raw_reply_server(raw: bytes) -> Iterator[str]:
         server.server_close()
 
 
+@requires_extra("llm")
 def test_an_llm_reply_with_a_lone_surrogate_is_cleaned_on_arrival(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
