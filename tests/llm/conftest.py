@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from llm_http_fake import FakeServer, serve
 
+from extras_marks import skip_without_extra
+
 
 @pytest.fixture
 def tkgqa_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -20,5 +22,6 @@ def tkgqa_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def fake_server() -> Iterator[FakeServer]:
+    skip_without_extra("llm")  # every user of the scripted server talks to it through the openai backend
     with serve() as server:
         yield server

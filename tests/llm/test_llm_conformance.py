@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from llm_http_fake import FakeServer, Reply, completion
 
+from extras_marks import requires_extra
 from tkgqa.errors import ConfigError
 from tkgqa.llm import LLMBackend, LLMResponse, make_request, resolve_llm
 from tkgqa.llm.base import LLM_BACKENDS, LLMRequest
@@ -62,7 +63,7 @@ def smollm() -> Iterator[LLMBackend]:
 
 def _params() -> list[object]:
     out: list[object] = [pytest.param(n, id=n) for n in LLM_BACKENDS.names() if n not in OFFLINE_SKIP]
-    out.append(pytest.param("openai", id="openai"))
+    out.append(pytest.param("openai", id="openai", marks=requires_extra("llm")))
     out.append(pytest.param("llamacpp", id="llamacpp", marks=[pytest.mark.llm_local, pytest.mark.slow]))
     return out
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from llm_http_fake import FakeServer, Reply, completion
 
+from extras_marks import requires_extra
 from tkgqa.cli import main
 from tkgqa.errors import ContextWindowError, LLMError
 from tkgqa.llm import (
@@ -96,6 +97,7 @@ def test_llm_error_carries_the_usage_of_earlier_attempts(tkgqa_home: Path) -> No
     assert error_usage_dict(ValueError("bug")) == {}
 
 
+@requires_extra("retrieval")
 def test_methods_let_llm_errors_propagate(tkgqa_home: Path, demo_kg: object) -> None:
     from tkgqa.datasets import Question
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from llm_http_fake import FakeServer, Reply, completion
 
+from extras_marks import requires_extra
 from tkgqa.errors import ContextWindowError, LLMError, ParseError, RateLimitError
 from tkgqa.llm import complete_parsed, make_request, resolve_llm
 from tkgqa.llm.openai_backend import OpenAIBackend
@@ -113,6 +114,7 @@ def test_timeout_is_retried(fake_server: FakeServer, tkgqa_home: Path) -> None:
     assert backend(fake_server, timeout=0.3).chat("x").text == "fast"
 
 
+@requires_extra("llm")
 def test_connection_error_retried_then_raised(tkgqa_home: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

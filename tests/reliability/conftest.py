@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from extras_marks import skip_without_extra
 from tkgqa.errors import LLMError
 from tkgqa.llm.base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse
 
@@ -38,6 +39,7 @@ def stalled_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
 @pytest.fixture
 def stalled_endpoint() -> Iterator[str]:
     """``http://127.0.0.1:PORT``: accepts connections, reads, never replies (until the test ends)."""
+    skip_without_extra("llm")
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.bind(("127.0.0.1", 0))
     server.listen(128)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-import time
 from importlib import resources
 from pathlib import Path
 
@@ -61,11 +60,9 @@ def test_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     outcome: list[BaseException] = []
     thread = threading.Thread(target=lambda: _catch(outcome, fifo), daemon=True)
-    started = time.monotonic()
     thread.start()
     thread.join(timeout=10)
     assert not thread.is_alive(), "the loader hung on a FIFO"
-    assert time.monotonic() - started < 10
     assert isinstance(outcome[0], DataError) and "not a regular file" in str(outcome[0])
 
 

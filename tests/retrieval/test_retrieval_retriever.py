@@ -5,11 +5,13 @@ from pathlib import Path
 import pytest
 from retrieval_helpers import CountingEmbedder, point_fact
 
+from extras_marks import requires_extra
 from tkgqa.errors import ConfigError
 from tkgqa.kg import TemporalKG
 from tkgqa.retrieval import Retriever, ScoredFact, TimeConstraint
 
 
+@requires_extra("retrieval")
 def test_retrieve_dense_top_k(home: Path, toy_kg: TemporalKG) -> None:
     r = Retriever("hashing")
     hits = r.retrieve("Barack Obama Make a visit China", toy_kg, k=3)

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import importlib.util
 import random
-import time
 from pathlib import Path
 
 import numpy as np
@@ -136,11 +135,9 @@ def test_contrastive_training_smoke(home: Path, tmp_path: Path) -> None:
     train = build_training_examples(pairs[:300], kg, split="train", seed=0)
     held_out = build_training_examples(pairs[300:], kg, split="dev", seed=1)
     base = negative_accuracy(resolve_embedder("minilm"), held_out, kg)
-    started = time.perf_counter()
     report = train_time_aware_retriever(
         train, tmp_path / "tar", kg=kg, config=ContrastiveConfig(epochs=1, batch_size=16, lr=5e-5)
     )
-    assert time.perf_counter() - started < 120
     assert report.n_examples == 300 and report.steps == 19 and report.device in ("cpu", "cuda")
     assert (report.path / "tkgqa_model.json").is_file()
     tuned = load_time_aware_embedder(report.path)
