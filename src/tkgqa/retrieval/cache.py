@@ -148,9 +148,8 @@ class CachedEmbedder:
         if progress or large:  # a large job always shows its progress on a terminal
             from tqdm.auto import tqdm
 
-            bar = tqdm(
-                total=len(items), desc=f"embedding ({self.name})", unit="text", disable=None if large else False
-            )
+            desc = f"embedding ({self.name})"
+            bar = tqdm(total=len(items), desc=desc, unit="text", disable=None if large else False)
         try:
             for start in range(0, len(items), self.chunk_size):
                 chunk = items[start : start + self.chunk_size]
