@@ -20,6 +20,14 @@ if TEST_PLUGINS.is_dir() and str(TEST_PLUGINS) not in sys.path:
 
 from tkgqa.kg import TemporalKG  # noqa: E402
 
+try:  # tests assert behaviour, never speed: no hypothesis deadline or "too slow" check on a busy machine
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("tkgqa", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("tkgqa")
+except ImportError:  # a core-only install without the dev extra
+    pass
+
 SHARED_DATA_ENV = "TKGQA_SHARED_DATA"
 
 
