@@ -98,8 +98,8 @@ def test_partial_multitq_kg_is_a_notice_on_stderr_and_in_report_md(shared_data: 
     assert ds.notices and "partial" in ds.notices[0]
     out = tmp_path / "run"
     proc = subprocess.run(
-        [sys.executable, "-m", "tkgqa", "eval", "--dataset", "multitq", "--no-progress",
-         "--data-dir", str(shared_data / "multitq"), "--method", "symbolic", "--limit", "3", "--output", str(out)],
+        [sys.executable, "-m", "tkgqa", "eval", "--dataset", "multitq", "--no-progress", "--limit", "3",
+         "--data-dir", str(shared_data / "multitq"), "--method", "symbolic", "--output", str(out)],
         capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]
