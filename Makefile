@@ -16,9 +16,14 @@ $(BIN)/python:
 install-core: $(BIN)/python
 	$(BIN)/pip install -q -e .
 
+# The example plugin of the tests goes to its own folder ($(TEST_PLUGINS)), which only the test suite puts on
+# the path (tests/conftest.py): it never shows up in the user's own `tkgqa` or server.
+TEST_PLUGINS := .test-plugins
+
 install-test: $(BIN)/python
 	$(BIN)/pip install -q -e ".[$(TEST_EXTRAS)]"
-	$(BIN)/pip install -q --no-deps -e tests/plugins/tkgqa_example_plugin
+	$(BIN)/pip uninstall -q -y tkgqa-example-plugin 2>/dev/null || true
+	$(BIN)/pip install -q --no-deps --upgrade --target $(TEST_PLUGINS) tests/plugins/tkgqa_example_plugin
 
 demo: install-core
 	$(BIN)/tkgqa demo
@@ -37,4 +42,4 @@ bench: install-test
 	$(BIN)/python bench/kg_ops.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(TEST_PLUGINS) .pytest_cache .mypy_cache .ruff_cache

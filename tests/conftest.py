@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tkgqa.kg import TemporalKG
-
 REPO_ROOT = Path(__file__).resolve().parents[1]
+TEST_PLUGINS = REPO_ROOT / ".test-plugins"
+if TEST_PLUGINS.is_dir() and str(TEST_PLUGINS) not in sys.path:
+    # the example plugin distribution (`make install-test` puts it there, never into the user's environment);
+    # on the path before any registry looks for entry points, and for the subprocesses the tests start
+    sys.path.insert(0, str(TEST_PLUGINS))
+    _path = [str(TEST_PLUGINS), os.environ.get("PYTHONPATH")]
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in _path if p)
+
+from tkgqa.kg import TemporalKG  # noqa: E402
+
+try:  # tests assert behaviour, never speed: no hypothesis deadline or "too slow" check on a busy machine
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("tkgqa", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("tkgqa")
+except ImportError:  # a core-only install without the dev extra
+    pass
+
 SHARED_DATA_ENV = "TKGQA_SHARED_DATA"
 
 

@@ -17,6 +17,7 @@ Members come from three places, all visible to :meth:`Registry.names` as soon as
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import threading
 import warnings
@@ -203,9 +204,15 @@ class Registry(Generic[T]):
                 return found
             ref = self._lazy.get(key)
             if ref is None:
-                known = ", ".join(self.names()) or "none registered"
-                raise ConfigError(f"unknown {self.kind} {name!r}; known: {known}")
+                raise ConfigError(self.unknown_message(name))
             return self._import(key, ref)
+
+    def unknown_message(self, name: str) -> str:
+        """``unknown method 'ari2'; did you mean 'ari'? known: …`` — near matches first, then every name."""
+        names = self.names()
+        close = difflib.get_close_matches(name.strip().lower(), names, n=3, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        return f"unknown {self.kind} {name!r}{hint}; known: {', '.join(names) or 'none registered'}"
 
     def _import(self, key: str, ref: Reference) -> Callable[..., T]:
         obj = ref.load(self.kind)

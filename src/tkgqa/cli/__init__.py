@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -23,6 +25,27 @@ app = typer.Typer(
     add_completion=False,
 )
 err_console = Console(stderr=True)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        typer.echo(f"tkgqa {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print tkgqa's version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Question answering over temporal knowledge graphs."""
+
 
 # Command modules register their commands on ``app`` when imported.
 _COMMAND_MODULES = (
@@ -54,8 +77,21 @@ def print_error(exc: BaseException) -> None:
     err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
 
 
+_shown_warnings: set[str] = set()
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *_args: Any, **_kwargs: Any) -> None:
+    """Warnings on the terminal: one line each (no source path), each text once per command."""
+    text = str(message)
+    if text in _shown_warnings:
+        return
+    _shown_warnings.add(text)
+    err_console.print(f"[yellow]warning:[/yellow] {escape(text)}", highlight=False, soft_wrap=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``tkgqa`` script."""
+    warnings.showwarning = _show_warning
     _load_commands()
     try:
         app(args=argv, standalone_mode=True)

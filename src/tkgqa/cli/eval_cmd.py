@@ -224,6 +224,8 @@ def eval_command(
     runner = build_method(cfg.method, llm=cfg.llm, policy=cfg.policy, options=cfg.method_options)
     out = Path(cfg.output)
     ds, kg_arg, view = kg_view(ds, kg_store, as_of=cfg.as_of, obfuscate=cfg.obfuscate)
+    for notice in ds.notices:
+        err_console.print(f"[cyan]note:[/cyan] {escape(notice)}", highlight=False, soft_wrap=True)
     factory = functools.partial(
         build_method, cfg.method, llm=cfg.llm, policy=cfg.policy, options=cfg.method_options
     )  # what each Ray worker calls to build its own copy of the method

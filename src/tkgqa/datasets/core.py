@@ -36,13 +36,15 @@ class Dataset:
     ``warnings``: optional inputs the loader did not find although they change results (a label file, the
     retrieved facts of some questions…), one sentence each saying what is missing, what it changes and how
     to provide it; ``tkgqa eval`` prints them, records them in ``report.json`` and fails on them with
-    ``--strict``."""
+    ``--strict``. ``notices``: facts about the data that change how its numbers read but are not missing
+    inputs (e.g. a partial KG); printed on stderr and at the top of ``report.md``, never an error."""
 
     name: str
     questions: list[Question]
     kg_path: Path | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         counts = Counter(q.qid for q in self.questions)
@@ -76,6 +78,7 @@ class Dataset:
             "types": dict(Counter(t for q in self.questions for t in q.types)),
             "with_context": sum(q.context is not None for q in self.questions),
             "warnings": list(self.warnings),
+            "notices": list(self.notices),
         }
 
 

@@ -87,10 +87,20 @@ def load_multitq(
     records = read_records(qfile)
     qs = [to_question(row, qfile, i) for i, row in enumerate(records)]
     kg_path = resolve_kg(kg, root, KG_FILES)
+    partial = kg_path is not None and kg_path.name == "full_partial.txt"
     meta = {
         "questions_file": str(qfile),
         "split": split,
-        "kg_partial": kg_path is not None and kg_path.name == "full_partial.txt",
+        "kg_partial": partial,
         "no_gold": sum(not q.answers for q in qs),
     }
-    return Dataset("multitq", qs, kg_path, meta)
+    notices = (
+        (
+            f"the KG is {kg_path}, a partial copy of MultiTQ's ICEWS05-15 KG: questions whose facts it lacks "
+            "cannot be answered by any method; read 'Hits@1 on the KG-supported subset' beside the overall "
+            "figure (put the full kg/full.txt in the data folder to use it)",
+        )
+        if partial
+        else ()
+    )
+    return Dataset("multitq", qs, kg_path, meta, notices=notices)

@@ -171,6 +171,7 @@ def problem_lines(report: Report) -> list[str]:
             "same command again: the resume retries them."
         )
     out += [f"Warning: {w}" for w in report.warnings]
+    out += [f"Note: {n}" for n in report.dataset.get("notices") or ()]
     return out
 
 

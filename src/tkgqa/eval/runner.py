@@ -398,6 +398,7 @@ def evaluate(
         }
         if ds is not None:
             dataset_info["meta"] = {k: v for k, v in ds.meta.items() if not isinstance(v, list | dict)}
+            dataset_info["notices"] = list(ds.notices)
         report = build_report(
             rows,
             method=describe,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import json
 from abc import ABC, abstractmethod
@@ -229,8 +230,13 @@ def merge_config(cls: type[C], base: C | None, overrides: Mapping[str, Any]) -> 
         problems = "; ".join(
             f"{'.'.join(str(x) for x in e['loc']) or '?'}: {e['msg']}" for e in exc.errors(include_url=False)
         )
+        unknown = [str(e["loc"][0]) for e in exc.errors(include_url=False) if e["type"] == "extra_forbidden"]
+        close = {c for name in unknown for c in difflib.get_close_matches(name, list(cls.model_fields), n=2)}
+        hint = f"; did you mean {' or '.join(sorted(close))}?" if close else ""
         valid = ", ".join(cls.model_fields)
-        raise ConfigError(f"invalid {cls.__name__} settings ({problems}); valid settings: {valid}") from None
+        raise ConfigError(
+            f"invalid {cls.__name__} settings ({problems}){hint}; valid settings: {valid}"
+        ) from None
 
 
 def parse_option_pairs(pairs: Iterable[str], *, option: str = "--method-option") -> dict[str, Any]:
@@ -275,6 +281,16 @@ def merge_options(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[
         else:
             out[key] = value
     return out
+
+
+def llm_required(method: str, *, alternative: str = "") -> ConfigError:
+    """The one error for an LLM method given no LLM: it names the CLI flag and the Python keyword."""
+    instead = f" (or {alternative})" if alternative else ""
+    return ConfigError(
+        f"the {method} method needs an LLM{instead}: add --llm SPEC, e.g. --llm openai:gpt-4o-mini "
+        f"(OPENAI_API_KEY set) or --llm llamacpp:smollm2 (offline, tiny); a server: tkgqa serve --llm SPEC; "
+        f"from Python: llm='SPEC'"
+    )
 
 
 class Method(ABC):

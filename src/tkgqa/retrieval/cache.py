@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -86,6 +88,22 @@ class EmbeddingCache(SQLiteFile):
             return conn.execute("DELETE FROM embeddings WHERE model = ?", (model,)).rowcount
 
 
+#: From this many texts to encode, an embedding job prints its estimated time and shows a progress bar.
+LARGE_JOB = 20_000
+
+
+def _say_estimate(name: str, total: int, done: int, seconds: float) -> None:
+    """One line on stderr after the first chunk of a large job: how long the rest will take here."""
+    rate = done / max(seconds, 1e-6)
+    minutes = (total - done) / rate / 60
+    faster = "" if name.startswith(("model2vec", "hashing")) else "; --embedder model2vec is much faster"
+    sys.stderr.write(
+        f"embedding {total:,} texts with {name}: about {minutes:.0f} more min at {rate:.0f} texts/s on this "
+        f"machine (stored in the embedding cache: later runs reuse them{faster})\n"
+    )
+    sys.stderr.flush()
+
+
 class CachedEmbedder:
     """An :class:`Embedder` that reads and fills an :class:`EmbeddingCache` (same ``name`` and ``dim``)."""
 
@@ -126,14 +144,19 @@ class CachedEmbedder:
     ) -> None:
         items = list(missing.items())
         bar = None
-        if progress:
+        large = len(items) >= LARGE_JOB
+        if progress or large:  # a large job always shows its progress on a terminal
             from tqdm.auto import tqdm
 
-            bar = tqdm(total=len(items), desc=f"embedding ({self.name})", unit="text")
+            desc = f"embedding ({self.name})"
+            bar = tqdm(total=len(items), desc=desc, unit="text", disable=None if large else False)
         try:
             for start in range(0, len(items), self.chunk_size):
                 chunk = items[start : start + self.chunk_size]
+                began = time.perf_counter()
                 vecs = self.inner.encode([t for _, t in chunk], batch_size=batch_size, progress=False)
+                if start == 0 and large:
+                    _say_estimate(self.name, len(items), len(chunk), time.perf_counter() - began)
                 half = np.asarray(vecs, dtype=np.float16)
                 chunk_keys = [k for k, _ in chunk]
                 self.cache.put_many(self.name, chunk_keys, half)

@@ -16,6 +16,7 @@ Heavy packages (torch, sentence-transformers, model2vec) are imported inside met
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -23,7 +24,7 @@ import re
 import shutil
 import tempfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -66,6 +67,27 @@ def set_offline_env() -> None:
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+
+@contextlib.contextmanager
+def quiet_model_loading() -> Iterator[None]:
+    """Silence transformers' load chatter (the "LOAD REPORT … UNEXPECTED" table of a checkpoint that carries
+    an unused buffer, the "Loading weights" bar) while a bundled model loads; real errors still raise."""
+    try:
+        from transformers.utils import logging as hf_logging
+    except ImportError:
+        yield
+        return
+    level = hf_logging.get_verbosity()
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(level)
+        if bars:
+            hf_logging.enable_progress_bar()
 
 
 # --- hashing ----------------------------------------------------------------------------------------
@@ -195,7 +217,8 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
                 raise ConfigError(f"sentence-transformers is not installed; {_INSTALL_HINT}") from None
-            self._model = SentenceTransformer(str(self.path), device=self.device, local_files_only=True)
+            with quiet_model_loading():
+                self._model = SentenceTransformer(str(self.path), device=self.device, local_files_only=True)
         return self._model
 
     @property

@@ -10,7 +10,6 @@ wins. :meth:`ARIConfig.effective` resolves them, :func:`deviations` lists what d
 from __future__ import annotations
 
 import importlib.util
-import logging
 import os
 import warnings
 from collections.abc import Mapping
@@ -26,8 +25,6 @@ from .environment import ActionSpace, FilterMode
 
 PolicyName = Literal["llm", "symbolic", "oracle"]
 ChoiceMode = Literal["auto", "constrained", "free"]
-
-log = logging.getLogger(__name__)
 
 
 class EmbedderName(StrEnum):
@@ -244,7 +241,6 @@ def auto_embedder() -> EmbedderName:
             f"ARI similarity falls back to the 'hashing' embedder (character n-grams): the paper's semantic "
             f"encoder needs {', '.join(missing)} — pip install 'tkgqa[retrieval]' (recorded in report.json)"
         )
-        log.warning(text)
         warnings.warn(text, RuntimeWarning, stacklevel=3)
     return EmbedderName.HASHING
 

@@ -18,7 +18,7 @@ from ...query import PerKG, Reasoner
 from ...query.linking import LinkedQuestion, QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
-from ..base import METHODS, Answer, Method, merge_config, parse_options
+from ..base import METHODS, Answer, Method, llm_required, merge_config, parse_options
 from .agent import Episode, run_episode
 from .config import ARIConfig, EmbedderName, deviations, embedder_fallback, embedder_kind, unspecified
 from .environment import ARIEnvironment, FilterSettings
@@ -68,9 +68,7 @@ class ARIMethod(Method):
         self.config: ARIConfig = self.requested.effective()
         self.llm = llm if isinstance(llm, LLMBackend) else resolve_llm_arg(self.config.llm)
         if self.config.policy == "llm" and self.llm is None:
-            raise ConfigError(
-                "ARI with policy 'llm' needs an LLM: pass llm='llamacpp:smollm2' (or policy='symbolic')"
-            )
+            raise llm_required("ari", alternative="the offline policy: --method ari:policy=symbolic")
         self.memory: ARIMemory | None = memory if isinstance(memory, ARIMemory) else None
         if self.memory is None and self.config.memory:
             self.memory = ARIMemory.load(self.config.memory)

@@ -7,11 +7,11 @@ from typing import Any
 from pydantic import Field
 
 from ...datasets.base import Question
-from ...errors import ConfigError, ParseError
+from ...errors import ParseError
 from ...kg.base import KGStore
 from ...llm import LLMBackend, Message, complete_parsed, error_usage, llm_context, resolve_llm_arg, usage_dict
 from ...prompts.baselines import build_llm_only_messages, parse_answer_list
-from ..base import METHODS, Answer, Method, MethodConfig, merge_config
+from ..base import METHODS, Answer, Method, MethodConfig, llm_required, merge_config
 
 
 class LLMOnlyConfig(MethodConfig):
@@ -46,10 +46,10 @@ def ask_for_answers(
     return Answer(parsed.value, trace=trace, usage=usage_dict(parsed.usage, llm), raw_output=parsed.text)
 
 
-def _llm_for(config: Any, llm: str | LLMBackend | None) -> LLMBackend:
+def _llm_for(name: str, config: Any, llm: str | LLMBackend | None) -> LLMBackend:
     backend = llm if isinstance(llm, LLMBackend) else resolve_llm_arg(llm or config.llm)
     if backend is None:
-        raise ConfigError("this baseline needs an LLM: pass llm='llamacpp:smollm2' (or 'openai:...')")
+        raise llm_required(name)
     return backend
 
 
@@ -64,7 +64,7 @@ class LLMOnly(Method):
         if isinstance(llm, str):
             overrides["llm"] = llm
         self.config: LLMOnlyConfig = merge_config(LLMOnlyConfig, config, overrides)
-        self.llm = _llm_for(self.config, llm)
+        self.llm = _llm_for(self.name, self.config, llm)
 
     def answer(self, question: Question, kg: KGStore) -> Answer:
         messages = build_llm_only_messages(question.text)

@@ -52,7 +52,7 @@ class KGRAG(Method):
         if isinstance(llm, str):
             overrides["llm"] = llm
         self.config: KGRAGConfig = merge_config(KGRAGConfig, config, overrides)
-        self.llm = _llm_for(self.config, llm)
+        self.llm = _llm_for(self.name, self.config, llm)
         self._linkers: PerKG[QuestionLinker] = PerKG(
             lambda kg: QuestionLinker(kg, self.config.max_entities), size=4
         )

@@ -21,14 +21,24 @@ from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from ...datasets.base import Question
-from ...errors import ConfigError, ContextWindowError, LLMError, ParseError
+from ...errors import ContextWindowError, LLMError, ParseError
 from ...kg import KGStore
 from ...llm import LLMBackend, Usage, charge, error_usage, llm_context, resolve_llm_arg, usage_dict
 from ...prompts.base import run_prompt
 from ...prompts.cik import ESG_PROMPT, ROG_PROMPT
 from ...query.grounding import QuestionEntities
 from ...retrieval.temporal import TimeConstraint, parse_time_constraint
-from ..base import METHODS, Answer, Method, StepEvent, StepKind, merge_config, parse_options, report_step
+from ..base import (
+    METHODS,
+    Answer,
+    Method,
+    StepEvent,
+    StepKind,
+    llm_required,
+    merge_config,
+    parse_options,
+    report_step,
+)
 from .config import CIKConfig, Delta2Rule, TimePruning, deviations, unspecified
 from .evidence import RenderedEvidence, render_compressed, render_plain
 from .paths import (
@@ -281,7 +291,7 @@ class CIKMethod(Method):
     # --- answering --------------------------------------------------------------------------------
     def answer(self, question: Question, kg: KGStore) -> Answer:
         if self.llm is None:
-            raise ConfigError("the cik method needs an LLM: pass llm='openai:…' / 'llamacpp:smollm2' (--llm)")
+            raise llm_required(self.name)
         with llm_context(method=self.name, question_id=question.qid):
             return self._answer(question, kg, self.llm)
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ...datasets.base import Question
-from ...errors import ConfigError, ParseError
+from ...errors import ParseError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...llm import LLMBackend, Message, extract_choice, llm_context, resolve_llm_arg, usage_dict
 from ...prompts import r3_baselines as B
-from ..base import METHODS, Answer, Method, merge_config
+from ..base import METHODS, Answer, Method, llm_required, merge_config
 from .config import BaselineConfig
 from .entities import EntityFinder
 from .facts import FactPool, Pruning, Ranker, prune, subgraph
@@ -55,7 +55,7 @@ class _Baseline(Method):
 
     def answer(self, question: Question, kg: KGStore) -> Answer:
         if self.llm is None:
-            raise ConfigError(f"{self.name} needs an LLM: pass llm='openai:…' or 'llamacpp:smollm2' (--llm)")
+            raise llm_required(self.name)
         task = Task.of(question)
         calls = Calls(self.llm, self.config.max_tokens)
         pool = FactPool(kg)

@@ -19,11 +19,11 @@ from __future__ import annotations
 from typing import Any
 
 from ...datasets.base import Question
-from ...errors import ConfigError, ParseError
+from ...errors import ParseError
 from ...kg.base import KGStore
 from ...llm import LLMBackend, Usage, llm_context, resolve_llm_arg, usage_dict
 from ...prompts import r3 as P
-from ..base import METHODS, Answer, Method, merge_config, parse_options
+from ..base import METHODS, Answer, Method, llm_required, merge_config, parse_options
 from .config import SPEC_FLAGS, EntitySource, PremiseJudge, R3Config
 from .entities import EntityFinder, EntityReport
 from .facts import Pruning, Ranker
@@ -97,7 +97,7 @@ class R3Method(Method):
         task = Task.of(question)
         offline_choice = task.kind == TaskKind.CHOICE and self.config.judge == PremiseJudge.EMBEDDING
         if self.llm is None and not offline_choice:
-            raise ConfigError("r3 needs an LLM: pass llm='openai:…' or 'llamacpp:smollm2' (--llm)")
+            raise llm_required(self.name, alternative="r3:judge=embedding for preference questions")
         calls = Calls(self.llm, self.config.max_tokens) if self.llm is not None else None
         with llm_context(method=self.name, question_id=question.qid):
             if task.kind == TaskKind.CHOICE:

@@ -57,7 +57,17 @@ from ...retrieval import BM25Retriever, Retriever, ScoredFact, TimeConstraint
 from ...retrieval.temporal import fuse, time_scores
 from ...retrieval.training import find_trained_retriever, trained_retriever_dir, trained_retrievers
 from ...time import span_of
-from ..base import METHODS, Answer, Method, StepEvent, StepKind, merge_config, parse_options, report_step
+from ..base import (
+    METHODS,
+    Answer,
+    Method,
+    StepEvent,
+    StepKind,
+    llm_required,
+    merge_config,
+    parse_options,
+    report_step,
+)
 from .config import (
     FactSource,
     PhiNorm,
@@ -416,9 +426,7 @@ class TimeR4(Method):
 
     def answer(self, question: Question, kg: KGStore) -> Answer:
         if self.llm is None:
-            raise ConfigError(
-                "the timer4 method needs an LLM: pass llm='openai:…' / 'llamacpp:smollm2' (--llm)"
-            )
+            raise llm_required(self.name)
         with llm_context(method=self.name, question_id=question.qid):
             if self.config.facts is FactSource.DATASET:
                 return self._answer_given(question, kg, self.llm)
