@@ -210,7 +210,7 @@ class Registry(Generic[T]):
     def unknown_message(self, name: str) -> str:
         """``unknown method 'ari2'; did you mean 'ari'? known: …`` — near matches first, then every name."""
         names = self.names()
-        close = difflib.get_close_matches(name.strip().lower(), names, n=3, cutoff=0.6)
+        close = difflib.get_close_matches(name.strip().lower(), names, n=3, cutoff=0.7)
         hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         return f"unknown {self.kind} {name!r}{hint}; known: {', '.join(names) or 'none registered'}"
 

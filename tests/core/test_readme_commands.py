@@ -1,0 +1,135 @@
+"""Every ``tkgqa`` command shown in README.md runs as written on the data it names (shortened with
+``--limit``) and exits 0.
+
+Only what cannot run here is rewritten, the same way for every command: a paid model (``--llm SPEC``,
+``--llm openai:…``) becomes the offline ``fake`` backend, placeholders (``KG.txt``, ``DATASET``, ``DIR``)
+become the bundled demo data, output folders go to a temporary folder, long runs get ``--limit 3`` (the
+offline symbolic reasoner keeps its whole run). ``tkgqa
+serve`` is started on a free port and must answer ``/health``. A command whose data is absent (no
+``../shared``) is skipped with the reason."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import shlex
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+README = REPO / "README.md"
+DEMO_KG = REPO / "src" / "tkgqa" / "data" / "demo_kg.tsv"
+LIMITED = {("eval",), ("analyze", "coverage"), ("reproduce",)}  # commands that take --limit
+PLACEHOLDERS = {"KG.txt": "{demo_kg}", "DATASET": "demo", "DIR": "{demo_dir}", "SPEC": "fake"}
+
+
+def readme_commands() -> list[str]:
+    """The ``tkgqa …`` lines of the README's bash blocks, continuation lines joined, comments dropped."""
+    text = README.read_text(encoding="utf-8")
+    out: list[str] = []
+    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
+        joined = re.sub(r"\\\n\s*", " ", block)
+        for line in joined.splitlines():
+            words = shlex.split(line, comments=True)
+            if words and words[0] == "tkgqa":
+                out.append(shlex.join(words))
+    return out
+
+
+def rewrite(command: str, *, tmp: Path, shared: Path) -> list[str]:
+    words = shlex.split(command)[1:]
+    out: list[str] = []
+    for i, word in enumerate(words):
+        if i and words[i - 1] == "--llm":
+            word = "fake"
+        word = PLACEHOLDERS.get(word, word)
+        word = word.replace("{demo_kg}", str(DEMO_KG)).replace("{demo_dir}", str(tmp / "demo"))
+        word = word.replace("../shared/data", str(shared))
+        if word.startswith("runs/") or word.endswith((".json", ".jsonl")) and i and words[i - 1] == "--output":
+            word = str(tmp / word)
+        out.append(word)
+    fast = "--method" in out and out[out.index("--method") + 1] == "symbolic"  # runs whole benchmarks in s
+    if any(tuple(out[: len(k)]) == k for k in LIMITED) and "--limit" not in out and not fast:
+        out += ["--limit", "3"]
+    if "--limit" in out:
+        out[out.index("--limit") + 1] = "3"
+    if out[:2] == ["ari", "build-memory"] and "--n" in out:
+        out[out.index("--n") + 1] = "3"
+    return out
+
+
+def needs_shared(argv: list[str], shared: Path) -> bool:
+    return any(str(shared) in a for a in argv)
+
+
+@pytest.mark.slow
+def test_readme_has_commands() -> None:
+    commands = readme_commands()
+    assert len(commands) >= 10 and any(c.startswith("tkgqa ask") for c in commands)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", readme_commands())
+def test_readme_command_runs(command: str, tmp_path: Path, shared_data_or_none: Path | None) -> None:
+    shared = shared_data_or_none or (REPO.parent / "shared" / "data")
+    argv = rewrite(command, tmp=tmp_path, shared=shared)
+    if shared_data_or_none is None and needs_shared(argv, shared):
+        pytest.skip(f"needs the shared benchmark data ({shared} is absent)")
+    env = {**os.environ, "TKGQA_HOME": str(tmp_path / "home"), "HF_HUB_OFFLINE": "1"}
+    if argv[0] == "serve":
+        _serve_answers_health(argv, env)
+        return
+    if argv[0] == "eval-compare":  # compares two earlier runs: make them first, exactly as the README does
+        for run in argv[1:3]:
+            _make_run(Path(run), tmp_path, shared, env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "tkgqa", *argv], capture_output=True, text=True, timeout=1200, env=env,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, f"{shlex.join(argv)}\n{proc.stdout[-1500:]}\n{proc.stderr[-3000:]}"
+
+
+def _make_run(run: Path, tmp: Path, shared: Path, env: dict[str, str]) -> None:
+    for command in readme_commands():
+        argv = rewrite(command, tmp=tmp, shared=shared)
+        if argv[0] == "eval" and str(run) in argv and not (run / "report.json").is_file():
+            subprocess.run([sys.executable, "-m", "tkgqa", *argv], capture_output=True, timeout=1200, env=env)
+
+
+def _serve_answers_health(argv: list[str], env: dict[str, str]) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tkgqa", *argv, "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120  # a start-up bound, not a speed assertion
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode()[-2000:] if proc.stderr else ""
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                conn.request("GET", "/health")
+                assert conn.getresponse().status == 200
+                return
+            except OSError:
+                assert time.monotonic() < deadline, "tkgqa serve did not answer /health"
+                time.sleep(0.2)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@pytest.fixture
+def shared_data_or_none() -> Path | None:
+    from conftest import shared_data_path
+
+    path = shared_data_path()
+    return path if path.is_dir() else None
