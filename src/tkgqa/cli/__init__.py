@@ -10,10 +10,10 @@ import importlib
 import sys
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from ..errors import TKGQAError
+from .terminal import TerminalConsole
 
 app = typer.Typer(
     name="tkgqa",
@@ -22,7 +22,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-err_console = Console(stderr=True)
+err_console = TerminalConsole(stderr=True)
 
 # Command modules register their commands on ``app`` when imported.
 _COMMAND_MODULES = (
