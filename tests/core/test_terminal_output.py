@@ -16,6 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tkgqa.cli import main
+from tkgqa.errors import LLMError
 from tkgqa.llm.base import LLM_BACKENDS
 from tkgqa.sanitize import clean_json, terminal_json, terminal_text
 from tkgqa.testing import FakeLLM
@@ -100,7 +101,9 @@ def test_ask_prints_no_escape_sequence_from_the_model(
     assert "Barack Obama" in out and UNSAFE.search(out + err) is None, repr(out)
     code, out, err = run_cli([*args, "--json"], capsys)
     assert code == 0 and UNSAFE.search(out.rstrip("\n")) is None, repr(out)
-    assert json.loads(out)["answers"] == [json.loads(EVIL_REPLY, strict=False)[0]]  # the JSON still says what was answered
+    assert json.loads(out)["answers"] == [
+        json.loads(EVIL_REPLY, strict=False)[0]
+    ]  # the JSON still says what was answered
 
 
 def test_llm_complete_prints_the_reply_without_escape_sequences(
@@ -111,6 +114,19 @@ def test_llm_complete_prints_the_reply_without_escape_sequences(
     assert "Barack Obama" in out and UNSAFE.search(out.replace("\n", "")) is None, repr(out)
 
 
-def test_error_messages_quoting_model_text_are_printed_safely(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run_cli(["ask", "x", "--kg", "/nonexistent/\x1b]0;pwned\x07kg.tsv"], capsys)
-    assert code == 2 and "error:" in err and UNSAFE.search(err.replace("\n", "")) is None, repr(err)
+def test_error_messages_quoting_the_server_are_printed_safely(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An LLM error quotes what the server said (``HTTP 400 from …: <message>``): printed without escapes."""
+    monkeypatch.setenv("TKGQA_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(LLM_BACKENDS, "_factories", dict(LLM_BACKENDS._factories))
+    monkeypatch.setattr(LLM_BACKENDS, "_order", dict(LLM_BACKENDS._order))
+
+    def fail(_request: Any) -> str:
+        raise LLMError("HTTP 400 from http://127.0.0.1/v1: \x1b]0;pwned\x07\x1b[2Jbad \x9b31mrequest")
+
+    LLM_BACKENDS.add("down", functools.partial(FakeLLM, responses=fail))
+    args = ["ask", "Who visited China in November 2014?", "--method", "llm_only", "--llm", "down"]
+    code, _, err = run_cli(args, capsys)
+    assert code == 2 and "bad request" in err.replace("\n", " ")
+    assert UNSAFE.search(err.replace("\n", "")) is None, repr(err)
