@@ -109,13 +109,15 @@ def dribble_and_replies(llm: LLMServer, env: dict[str, str]) -> dict[str, Any]:
     llm.dribble = 0.0
     replies = [
         completion('["Barack Obama"]', usage)
-        for usage in ("lots", [1], 7, {"prompt_tokens": "abc"}, {"prompt_tokens": 1e308}, {"prompt_tokens": -5},
+        for usage in ("lots", [1], 7, {"prompt_tokens": "abc"}, {"prompt_tokens": 1e308},
+                      {"prompt_tokens": -5},
                       {"prompt_tokens": True}, {"completion_tokens": 1.5}, {"prompt_tokens": 10**40},
                       {"prompt_tokens": {"a": 1}}, {"prompt_tokens": None}, {"prompt_tokens": "12"})
     ]  # fmt: skip
     torn = completion('["Caf\u00e9"]').replace("\u00e9".encode(), b"\xc3")
-    replies += [torn, b"\xef\xbb\xbf" + completion('["Barack Obama"]'), b'{"choices": []}', b"[]", b"\xff\xfe",
-                b'{"choices": [{"message": "x"}]}', b'{"choices": [{"message": {"content": 5}}], "model": [1]}',
+    replies += [torn, b"\xef\xbb\xbf" + completion('["Barack Obama"]'), b'{"choices": []}', b"[]",
+                b"\xff\xfe", b'{"choices": [{"message": "x"}]}',
+                b'{"choices": [{"message": {"content": 5}}], "model": [1]}',
                 b"[" * 100_000]  # fmt: skip
     for body in replies:
         llm.body = body
@@ -237,7 +239,7 @@ def terminal(llm: LLMServer, env: dict[str, str]) -> dict[str, Any]:
         llm.body = completion(json.dumps([f"Barack Obama{p}"]))
         for args in (["ask", QUESTION, "--method", "llm_only", "--llm", "openai:m", "--llm-timeout", "10"],
                      ["llm", "complete", "--llm", "openai:m", "--no-cache", f"hi {p}"]):  # fmt: skip
-            code, stdout, stderr, _ = cli(args, env)
+            _, stdout, stderr, _ = cli(args, env)
             out["runs"] += 1
             out["control_chars_shown"] += bool(UNSAFE & set(stdout + stderr))
             out["tracebacks"] += "Traceback" in stderr
