@@ -135,6 +135,9 @@ def test_host_names_are_compared_without_port_brackets_case_or_trailing_dot() ->
     assert allowed_hosts("127.0.0.1") == ("127.0.0.1", "localhost", "::1")
     assert allowed_hosts("0.0.0.0", ["Example.org"]) == ("127.0.0.1", "localhost", "::1", "example.org")
     assert "10.0.0.5" in allowed_hosts("10.0.0.5")
+    assert host_name("[0:0:0:0:0:0:0:1]") == "::1"
+    for bad in ("localhost:8000@evil.example", "local host", "localhost:99999999", "[zz]", "a/b"):
+        assert host_name(bad) == "", bad
 
 
 def hosts_client(*extra: str, bound: str = "127.0.0.1") -> TestClient:
@@ -151,7 +154,10 @@ def test_loopback_host_names_are_answered(host: str) -> None:
             assert c.get(path, headers={"Host": host}).status_code == 200, (host, path)
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "127.0.0.1.evil.example", "0.0.0.0"])
+REFUSED_HOSTS = ["evil.example", "evil.example:8000", "127.0.0.1.evil.example", "0.0.0.0", "localhost:1@evil.ex"]
+
+
+@pytest.mark.parametrize("host", REFUSED_HOSTS)
 def test_other_host_names_are_refused_with_400(host: str) -> None:
     with hosts_client() as c:
         for method, path, body in (("GET", "/health", None), ("POST", "/api/ask", {"question": "x"})):

@@ -17,6 +17,7 @@ client disconnect.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -38,17 +39,29 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 #: ``--allow-host`` value that turns the check off.
 ANY_HOST = "*"
 _WILDCARD_BINDS = frozenset({"0.0.0.0", "::", ""})
+#: ``name[:port]`` or ``[IPv6][:port]``: what a browser sends as ``Host``.
+_HOST = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9_.\-]+)(?::[0-9]{1,5})?")
 
 
 def host_name(value: str) -> str:
     """The host part of a ``Host`` header or ``--allow-host`` value, lower case, without port, brackets or
-    a trailing dot: ``"[::1]:8000"`` → ``"::1"``, ``"LocalHost.:80"`` → ``"localhost"``."""
+    a trailing dot: ``"[::1]:8000"`` → ``"::1"``, ``"LocalHost.:80"`` → ``"localhost"``; ``""`` for a value
+    that is no host (``"a:1@b"``, spaces, a bad port), which no list allows."""
     value = value.strip().lower()
-    if value.startswith("["):  # [IPv6]:port
-        value = value[1:].partition("]")[0]
-    elif value.count(":") == 1:  # name:port (a bare IPv6 address has several colons)
-        value = value.partition(":")[0]
-    return value.rstrip(".")
+    try:
+        return ipaddress.ip_address(value).compressed  # a bare IPv6 address: --host ::1
+    except ValueError:
+        pass
+    match = _HOST.fullmatch(value)
+    if match is None:
+        return ""
+    name = match.group(1)
+    if name.startswith("["):
+        try:
+            return ipaddress.IPv6Address(name[1:-1]).compressed
+        except ValueError:
+            return ""
+    return name.rstrip(".")
 
 
 def allowed_hosts(bound: str, extra: tuple[str, ...] | list[str] = ()) -> tuple[str, ...]:
@@ -58,7 +71,7 @@ def allowed_hosts(bound: str, extra: tuple[str, ...] | list[str] = ()) -> tuple[
     if host_name(bound) not in _WILDCARD_BINDS:
         names.append(host_name(bound))
     names += [ANY_HOST if h.strip() == ANY_HOST else host_name(h) for h in extra if h.strip()]
-    return tuple(dict.fromkeys(names))
+    return tuple(dict.fromkeys(n for n in names if n))
 
 
 def json_problem(body: bytes, max_depth: int) -> str | None:
