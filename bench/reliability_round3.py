@@ -81,6 +81,7 @@ def completion(text: str, usage: Any = None, **extra: Any) -> bytes:
 
 
 def cli(args: list[str], env: dict[str, str], timeout: float = 120) -> tuple[int, str, str, float]:
+    env = {**env, "TKGQA_HOME": tempfile.mkdtemp()}  # no cache hit from an earlier run
     started = time.monotonic()
     try:
         proc = subprocess.run(
