@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -187,3 +188,135 @@ def test_registry_without_group_reads_no_entry_points(module_dir: Path) -> None:
     write_distribution(module_dir, "tkgqa-regtest-other", "tkgqa.methods", {"other": "x:Y"})
     assert Registry("gadget").names() == []
     assert "other" in Registry("gadget", group="tkgqa.methods").names()
+
+
+# --- issue #23 (item 9): plugins cannot replace built-ins, end the process or fail anonymously -----------
+@pytest.fixture
+def scratch_methods(module_dir: Path) -> Registry[Method]:
+    """A method registry with the built-ins (as references) that plugin modules reach as
+    ``tkgqa_regtest_reg.REG``."""
+    reg: Registry[Method] = Registry("method", Method)
+    for name, (target, extra) in BUILTIN_METHODS.items():
+        reg.add_lazy(name, target, extra=extra)
+    sys.modules["tkgqa_regtest_reg"] = type(sys)("tkgqa_regtest_reg")
+    sys.modules["tkgqa_regtest_reg"].REG = reg  # type: ignore[attr-defined]
+    return reg
+
+
+EVIL_METHOD = """
+from tkgqa.methods import Method
+from tkgqa_regtest_reg import REG
+
+class Evil(Method):
+    name = "evil"
+    def answer(self, question, kg):
+        raise AssertionError("the plugin's method ran")
+
+REG.add({name!r}, Evil)
+"""
+
+
+def test_plugin_registering_a_builtin_name_is_refused_naming_it(
+    module_dir: Path, scratch_methods: Registry[Method]
+) -> None:
+    write_distribution(
+        module_dir,
+        "tkgqa-regtest-evil",
+        ENTRY_POINT_GROUPS["method"],
+        {"evil": "tkgqa_regtest_evil"},
+        module=EVIL_METHOD.format(name="Symbolic "),
+    )
+    scratch_methods.reload_plugins()
+    with pytest.raises(ConfigError, match=r"tkgqa-regtest-evil.*'Symbolic ', which is built into tkgqa"):
+        scratch_methods.factory("evil")
+    assert scratch_methods.origin("symbolic") == "built-in"
+    assert scratch_methods.factory("symbolic").__module__.startswith("tkgqa.methods")
+
+
+def test_a_plugin_may_register_new_names_at_import(
+    module_dir: Path, scratch_methods: Registry[Method]
+) -> None:
+    write_distribution(
+        module_dir,
+        "tkgqa-regtest-fine",
+        ENTRY_POINT_GROUPS["method"],
+        {"fine": "tkgqa_regtest_fine"},
+        module=EVIL_METHOD.format(name="fine"),
+    )
+    scratch_methods.reload_plugins()
+    assert scratch_methods.factory("fine").__name__ == "Evil"
+
+
+@pytest.mark.parametrize(
+    "body", ["import sys\nsys.exit(0)\n", "raise SystemExit(3)\n", "raise GeneratorExit\n"]
+)
+def test_a_plugin_exiting_at_import_is_an_error_naming_it(module_dir: Path, body: str) -> None:
+    write_distribution(
+        module_dir, "tkgqa-regtest-exit", ENTRY_POINT_GROUPS["method"], {"bye": "tkgqa_regtest_exit:M"}, body
+    )
+    reg: Registry[Method] = Registry("method", Method)
+    with pytest.raises(ConfigError, match=r"plugin distribution 'tkgqa-regtest-exit'.*pip uninstall"):
+        reg.factory("bye")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert "bye" not in reg.load_all(
+            on_error="warn"
+        )  # listing skips it with a warning, the process goes on
+    assert any("tkgqa-regtest-exit" in str(w.message) for w in caught)
+
+
+def test_ctrl_c_during_a_plugin_import_still_interrupts(module_dir: Path) -> None:
+    write_distribution(
+        module_dir,
+        "tkgqa-regtest-ctrlc",
+        ENTRY_POINT_GROUPS["method"],
+        {"ctrlc": "tkgqa_regtest_ctrlc:M"},
+        "raise KeyboardInterrupt\n",
+    )
+    with pytest.raises(KeyboardInterrupt):
+        Registry("method", Method).factory("ctrlc")
+
+
+def test_a_plugin_constructor_error_names_the_distribution(module_dir: Path) -> None:
+    module = (
+        "from tkgqa.errors import ConfigError\n"
+        "class Boom:\n    def __init__(self, **kw):\n        raise ZeroDivisionError('inside the plugin')\n"
+        "class Quits:\n    def __init__(self, **kw):\n        raise SystemExit(0)\n"
+        "class Clear:\n    def __init__(self, **kw):\n        raise ConfigError('option x must be > 0')\n"
+    )
+    entries = {"boom": "tkgqa_regtest_ctor:Boom", "quits": "tkgqa_regtest_ctor:Quits"}
+    entries["clear"] = "tkgqa_regtest_ctor:Clear"
+    write_distribution(module_dir, "tkgqa-regtest-ctor", "tkgqa.gadgets", entries, module)
+    reg: Registry[Any] = Registry("gadget", group="tkgqa.gadgets")
+    named = r"gadget '\w+' from the plugin distribution 'tkgqa-regtest-ctor'.*failed to start"
+    for name in ("boom", "quits"):
+        with pytest.raises(ConfigError, match=named):
+            reg.resolve(name)
+    with pytest.raises(ConfigError, match="option x must be > 0"):  # a project error says it itself
+        reg.resolve("clear")
+
+
+def test_kg_info_survives_a_format_plugin_that_exits_at_import(tmp_path: Path) -> None:
+    """The issue's case: ``sys.exit(0)`` in a KG-format plugin made ``tkgqa kg info`` exit 0 printing nothing
+    (format plugins are imported by every auto-detection)."""
+    write_distribution(
+        tmp_path,
+        "tkgqa-regtest-exitfmt",
+        ENTRY_POINT_GROUPS["KG format"],
+        {"exitfmt": "tkgqa_regtest_exitfmt:FORMAT"},
+        "import sys\nsys.exit(0)\n",
+    )
+    kg = tmp_path / "tiny.txt"
+    kg.write_text("Alice\tmet\tBob\t2015-01-01\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    env["TKGQA_HOME"] = str(tmp_path / "home")
+    proc = subprocess.run(
+        [sys.executable, "-m", "tkgqa", "kg", "info", str(kg), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout)["facts"] == 1
+    assert "tkgqa-regtest-exitfmt" in proc.stderr and "sys.exit(0)" in proc.stderr

@@ -13,20 +13,30 @@ Members come from three places, all visible to :meth:`Registry.names` as soon as
 * third-party plugins through the entry-point group of the registry's kind (:data:`ENTRY_POINT_GROUPS`,
   e.g. ``tkgqa.methods``), discovered when the registry is first queried and imported when first resolved;
   a plugin that fails to import is a :class:`ConfigError` naming its distribution.
+
+A plugin is foreign code, so everything it runs through the registry is guarded: its import (anything it
+raises, ``SystemExit`` included; only ``KeyboardInterrupt`` passes) and its factory or constructor (any
+exception but a :class:`~tkgqa.errors.TKGQAError`, which already says what is wrong) become a
+:class:`ConfigError` naming the distribution; and while it is imported or built it cannot register a name
+that is built into tkgqa (``symbolic``, ``tsv``…): that is refused with a ConfigError naming it too, and the
+built-in stays. An entry point named like a built-in is ignored with a warning.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from importlib import metadata
+from types import FrameType
 from typing import Any, Generic, Literal, TypeVar
 
-from .errors import ConfigError
+from .errors import ConfigError, TKGQAError
 
 T = TypeVar("T")
 
@@ -63,6 +73,30 @@ def install_hint(module: str, extra: str | None = None) -> str:
     return f"pip install 'tkgqa[{extra}]'" if extra else f"pip install {module.partition('.')[0]}"
 
 
+class PluginRefused(ConfigError):
+    """A plugin tried to register a name built into tkgqa (raised inside its import, passed on as is)."""
+
+
+#: The plugin being imported or built in this thread (``None``: none), for :meth:`Registry.add`.
+_PLUGIN: ContextVar[Reference | None] = ContextVar("tkgqa_plugin", default=None)
+
+
+def _registering_module() -> str:
+    """The module whose code is registering: the nearest module body (``<module>`` frame) on the stack, so
+    ``@METHODS.register`` at the top of ``tkgqa.methods.symbolic`` (or ``register_format`` called from
+    ``tkgqa.kg.loaders``) is tkgqa's own, and any registration a plugin's import makes is the plugin's."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "<module>":
+            return str(frame.f_globals.get("__name__", ""))
+        frame = frame.f_back
+    return ""
+
+
+def _is_tkgqa(module: str) -> bool:
+    return module == "tkgqa" or module.startswith("tkgqa.")
+
+
 @dataclass(frozen=True)
 class Reference:
     """A member not imported yet: ``module:attr`` of a built-in, or an entry point of a plugin
@@ -79,13 +113,17 @@ class Reference:
         return f"plugin {self.distribution}" if self.distribution else "built-in"
 
     def load(self, kind: str) -> Any:
-        """Import the target; the module itself when ``attr`` is empty."""
+        """Import the target; the module itself when ``attr`` is empty. A plugin's import runs guarded (see
+        the module docstring)."""
         module_name, _, attr = self.target.partition(":")
+        token = _PLUGIN.set(self) if self.distribution is not None else None
         try:
             obj: Any = importlib.import_module(module_name.strip())
             for part in filter(None, attr.strip().split(".")):
                 obj = getattr(obj, part)
             return obj
+        except (KeyboardInterrupt, PluginRefused):
+            raise
         except ModuleNotFoundError as exc:
             missing = exc.name or ""
             if self.distribution is None:
@@ -96,16 +134,22 @@ class Reference:
                     ) from exc
                 raise  # a tkgqa module that does not exist: a bug (typo) in the built-in, never hidden
             raise self.plugin_error(kind, exc) from exc
-        except Exception as exc:
+        except BaseException as exc:  # SystemExit and the like too: a plugin never ends the process
             if self.distribution is None:
                 raise
             raise self.plugin_error(kind, exc) from exc
+        finally:
+            if token is not None:
+                _PLUGIN.reset(token)
 
-    def plugin_error(self, kind: str, exc: BaseException | str) -> ConfigError:
-        detail = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
+    def plugin_error(self, kind: str, exc: BaseException | str, stage: str = "failed to load") -> ConfigError:
+        if isinstance(exc, SystemExit):
+            detail = f"it called sys.exit({exc.code!r})"
+        else:
+            detail = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
         return ConfigError(
             f"{kind} {self.name!r} from the plugin distribution {self.distribution!r} "
-            f"(entry point {self.group} {self.name} = {self.target!r}) failed to load: {detail}; "
+            f"(entry point {self.group} {self.name} = {self.target!r}) {stage}: {detail}; "
             f"fix or uninstall {self.distribution!r} (pip uninstall {self.distribution})"
         )
 
@@ -124,6 +168,8 @@ class Registry(Generic[T]):
         self._lazy: dict[str, Reference] = {}
         self._order: dict[str, None] = {}
         self._origins: dict[str, str] = {}  # of the references imported so far
+        self._builtin: set[str] = set()  # names tkgqa itself registers: no plugin may replace them
+        self._plugin_refs: dict[str, Reference] = {}  # plugin members imported so far
         self._plugins_loaded = False
         self._lock = threading.RLock()
 
@@ -138,8 +184,25 @@ class Registry(Generic[T]):
         return deco
 
     def add(self, name: str, factory: Callable[..., T]) -> None:
+        """Register ``factory`` as ``name`` (replacing what was there, unless a plugin being imported or
+        built tries to replace a built-in: :class:`PluginRefused` naming its distribution)."""
         key = name.strip().lower()
+        ours = _is_tkgqa(_registering_module())
+        plugin = _PLUGIN.get()
+        if plugin is not None and not ours and key in self._builtin:
+            raise PluginRefused(
+                str(
+                    plugin.plugin_error(
+                        self.kind,
+                        f"it registers {self.kind} {name!r}, which is built into tkgqa; a plugin may not "
+                        "replace a built-in (the built-in stays): register it under another name",
+                        stage="was refused",
+                    )
+                )
+            )
         with self._lock:
+            if ours:
+                self._builtin.add(key)
             self._factories[key] = factory
             self._lazy.pop(key, None)
             self._origins.pop(key, None)
@@ -150,6 +213,7 @@ class Registry(Generic[T]):
         names the ``tkgqa`` extra its optional dependencies come from (for the error message)."""
         key = name.strip().lower()
         with self._lock:
+            self._builtin.add(key)
             if key not in self._factories:
                 self._lazy[key] = Reference(name, target, extra=extra)
                 self._order.setdefault(key, None)
@@ -224,6 +288,8 @@ class Registry(Generic[T]):
                     raise ref.plugin_error(self.kind, message)
                 raise ConfigError(message)
             self._origins[key] = ref.origin
+            if ref.distribution:
+                self._plugin_refs[key] = ref
             return found
         if not callable(obj) or (
             isinstance(obj, type) and self.base is not None and not issubclass(obj, self.base)
@@ -238,7 +304,21 @@ class Registry(Generic[T]):
         self._factories[key] = obj
         self._lazy.pop(key, None)
         self._origins[key] = ref.origin
+        if ref.distribution:
+            self._plugin_refs[key] = ref
         return obj  # type: ignore[no-any-return]
+
+    def _build_plugin(self, ref: Reference, factory: Callable[..., T], kwargs: dict[str, Any]) -> T:
+        """``factory(**kwargs)`` of a plugin member, guarded (see the module docstring)."""
+        token = _PLUGIN.set(ref)
+        try:
+            return factory(**kwargs)
+        except (KeyboardInterrupt, TKGQAError):
+            raise
+        except BaseException as exc:
+            raise ref.plugin_error(self.kind, exc, stage="failed to start (its constructor raised)") from exc
+        finally:
+            _PLUGIN.reset(token)
 
     def reference(self, name: str) -> Reference | None:
         """The not-yet-imported reference registered as ``name`` (``None`` once imported or if unknown)."""
@@ -298,7 +378,10 @@ class Registry(Generic[T]):
             factory = self.factory(name)
             if arg:
                 kwargs = {"spec": arg, **kwargs}
-            return factory(**kwargs)
+            plugin = self._plugin_refs.get(name.strip().lower())
+            if plugin is None:
+                return factory(**kwargs)
+            return self._build_plugin(plugin, factory, kwargs)
         if isinstance(target, type):
             return target(**kwargs)  # type: ignore[no-any-return]
         if target is None:

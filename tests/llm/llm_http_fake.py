@@ -28,6 +28,7 @@ class Reply:
     body: Any = None
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    raw: bytes | None = None  # sent as the body instead of ``json.dumps(body)`` (torn UTF-8, BOM…)
 
 
 @dataclass
@@ -60,7 +61,7 @@ def serve() -> Iterator[FakeServer]:
             reply = state.next_reply()
             if reply.delay:
                 time.sleep(reply.delay)
-            payload = json.dumps(reply.body).encode()
+            payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
             try:
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")

@@ -1,11 +1,15 @@
-"""Fixtures for the reliability tests: a stalled LLM backend (in-process) and a stalled HTTP endpoint (a TCP
-listener that accepts and never answers, for the openai: backend and subprocess servers)."""
+"""Fixtures for the reliability tests: a stalled LLM backend (in-process), a stalled HTTP endpoint (a TCP
+listener that accepts and never answers, for the openai: backend and subprocess servers) and a dribbling
+one (an OpenAI-compatible server sending one byte a second until told to be healthy)."""
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -63,3 +67,69 @@ def stalled_endpoint() -> Iterator[str]:
     for conn in held:
         conn.close()
     server.close()
+
+
+@dataclass
+class DribblingLLM:
+    """An OpenAI-compatible endpoint on 127.0.0.1 (``url`` ends in ``/v1``): while ``healthy`` is clear it
+    sends every reply one byte per ``byte_s`` seconds — status line, headers and body — else at once."""
+
+    url: str
+    healthy: threading.Event
+    byte_s: float = 1.0
+    connections: int = 0
+
+
+def _reply_bytes(text: str) -> bytes:
+    body = json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "model": "dribble",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 2},
+            "padding": "." * 200,  # at one byte a second: minutes, well past any test's deadline
+        }
+    ).encode()
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    return head.encode() + body
+
+
+@pytest.fixture
+def dribbling_llm() -> Iterator[DribblingLLM]:
+    """A :class:`DribblingLLM`. Each connection's loop is bounded (one reply's bytes) and stops itself when
+    the client goes away or the test ends."""
+    stop = threading.Event()
+    state = DribblingLLM(url="", healthy=threading.Event())
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            state.connections += 1
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            payload = _reply_bytes('["Barack Obama"]')
+            try:
+                if state.healthy.is_set():
+                    self.wfile.write(payload)
+                    return
+                for i in range(len(payload)):
+                    self.wfile.write(payload[i : i + 1])
+                    self.wfile.flush()
+                    if stop.wait(state.byte_s):
+                        return
+            except OSError:  # the client gave up and closed the connection
+                return
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()

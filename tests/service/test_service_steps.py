@@ -192,7 +192,7 @@ def test_serve_with_a_dataset_offers_its_questions(monkeypatch: pytest.MonkeyPat
     _load_commands()
     out = CliRunner().invoke(cli_app, ["serve", "--dataset", "demo", "--port", "1"])
     assert out.exit_code == 0, out.output
-    examples = TestClient(served[0]).get("/api/examples").json()["examples"]
+    examples = TestClient(served[0], base_url="http://127.0.0.1").get("/api/examples").json()["examples"]
     assert examples and {e["source"] for e in examples} == {"demo"}
     bad = CliRunner().invoke(cli_app, ["serve", "--data-dir", ".", "--port", "1"])
     assert isinstance(bad.exception, ConfigError) and "--dataset" in str(bad.exception)

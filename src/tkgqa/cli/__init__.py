@@ -12,10 +12,10 @@ import warnings
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
 from ..errors import TKGQAError
+from .terminal import TerminalConsole
 
 app = typer.Typer(
     name="tkgqa",
@@ -24,7 +24,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-err_console = Console(stderr=True)
+err_console = TerminalConsole(stderr=True)
 
 
 def _print_version(value: bool) -> None:

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..datasets.base import Question
@@ -35,8 +34,9 @@ from ..kg import KGStore, TemporalKG
 from ..llm.tokens import Tokenizer
 from ..query import context_kg
 from . import app
+from .terminal import TerminalConsole
 
-console = Console(stderr=True)
+console = TerminalConsole(stderr=True)
 analyze_app = typer.Typer(
     help="Offline analyses: retrieval coverage, evidence size, compression.", no_args_is_help=True
 )

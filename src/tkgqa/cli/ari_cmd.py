@@ -14,13 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from ..errors import ConfigError, NotFoundError
 from . import app
+from .terminal import TerminalConsole
 
-console = Console()
+console = TerminalConsole()
 ari_app = typer.Typer(help="ARI: build and inspect the history memory.", no_args_is_help=True)
 app.add_typer(ari_app, name="ari")
 

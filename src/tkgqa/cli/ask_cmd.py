@@ -2,50 +2,52 @@
 
 from __future__ import annotations
 
-import json
 import time
 
 import typer
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..datasets.base import Question
 from ..errors import ConfigError
 from ..kg.base import KGStore
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from ..methods.base import Answer, resolve_method
-from ..sanitize import clean_text
+from ..sanitize import clean_text, terminal_text
 from ..service.resolve import answer_payload, build_method, open_kg
 from ..service.views import program_tree
 from . import app
 from .run_config import METHOD_OPTION_HELP, cli_method_options
+from .terminal import TerminalConsole, echo_json, plain
 
-console = Console()
+console = TerminalConsole()
 
 
 def print_answer(question: str, answer: Answer, kg: KGStore) -> None:
-    console.rule(f"[bold]{question}")
+    console.rule(Text(terminal_text(question), style="bold"))
     if answer.abstained or not answer.answers:
-        console.print(
-            f"[yellow]no answer[/yellow] ({answer.reason or 'the method abstained'})", highlight=False
-        )
+        reason = plain(f" ({answer.reason or 'the method abstained'})")
+        console.print(Text("no answer", style="yellow") + reason, highlight=False)
         program = program_tree(answer.trace, kg.label)
         if program and program["missing"]:
             console.print(f"missing: {program['missing']}", highlight=False, markup=False)
     else:
-        console.print("[bold green]answer:[/bold green] " + ", ".join(answer.answers))
+        console.print(Text("answer: ", style="bold green") + plain(", ".join(answer.answers)))
     if answer.evidence:
         table = Table("subject", "relation", "object", "time", title="evidence", title_justify="left")
         for fact in answer.evidence[:10]:
             table.add_row(
-                kg.label(fact.subject), kg.label(fact.relation), kg.label(fact.object), fact.time_text()
+                plain(kg.label(fact.subject)),
+                plain(kg.label(fact.relation)),
+                plain(kg.label(fact.object)),
+                fact.time_text(),
             )
         if len(answer.evidence) > 10:
             table.caption = f"… {len(answer.evidence) - 10} more"
         console.print(table)
     for step in answer.trace:
         if "program" in step:
-            console.print(f"[dim]program:[/dim] {step['program']}", highlight=False)
+            console.print(Text("program: ", style="dim") + plain(step["program"]), highlight=False)
         for line in step.get("lines", []) if step.get("step") == "explanation" else []:
             console.print(line, highlight=False, markup=False)  # R3: axiom, steps with cited facts, verdict
 
@@ -83,7 +85,7 @@ def ask(
         payload = answer_payload(
             answer, latency_ms, kg=store, question=question, method=method.strip(), llm=llm or None
         )
-        typer.echo(json.dumps(payload, ensure_ascii=False))
+        echo_json(payload)
         return
     print_answer(question, answer, store)
 

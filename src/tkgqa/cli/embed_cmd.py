@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 
 import typer
-from rich.console import Console
 
 from ..eval.executor import ExecutorKind
 from .kg_cmd import PATH_HELP, cli_errors, kg_app
+from .terminal import TerminalConsole
 
-console = Console()
+console = TerminalConsole()
 
 
 @kg_app.command("embed")

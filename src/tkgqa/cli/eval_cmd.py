@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -17,14 +16,15 @@ from ..eval.executor import ExecutorKind
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from . import app
 from .run_config import METHOD_OPTION_HELP
+from .terminal import TerminalConsole
 
 if TYPE_CHECKING:
     from ..datasets.core import Dataset
     from ..kg.base import KGStore
     from ..methods.base import Method
 
-console = Console()
-err_console = Console(stderr=True)
+console = TerminalConsole()
+err_console = TerminalConsole(stderr=True)
 #: Exit status of ``tkgqa eval`` when the run finished but some questions failed with errors (2: the run
 #: could not start, a ConfigError/DataError…).
 EXIT_ERRORS = 1

@@ -10,14 +10,13 @@ fails with near-match suggestions (exit status 2).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from typing import Any
 
 import typer
-from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import ConfigError, TKGQAError
@@ -26,8 +25,9 @@ from ..kg.linking import EntityLinker
 from ..kg.memory import TemporalKG
 from ..kg.queries import QUERY_OPS, check_operator_args, kg_summary, run_operator
 from . import app, print_error
+from .terminal import TerminalConsole, echo_json, plain
 
-console = Console()
+console = TerminalConsole()
 kg_app = typer.Typer(
     name="kg", help="Inspect and query temporal KG files.", no_args_is_help=True, add_completion=False
 )
@@ -65,13 +65,15 @@ def resolve_entity(kg: TemporalKG, mention: str) -> str:
 
 
 def _emit_json(value: Any) -> None:
-    typer.echo(json.dumps(value, ensure_ascii=False))
+    echo_json(value)
 
 
 def _fact_table(kg: TemporalKG, facts: list[Fact], title: str) -> Table:
     table = Table("subject", "relation", "object", "time", title=title, title_justify="left")
     for f in facts:
-        table.add_row(kg.label(f.subject), kg.label(f.relation), kg.label(f.object), f.time_text())
+        table.add_row(
+            plain(kg.label(f.subject)), plain(kg.label(f.relation)), plain(kg.label(f.object)), f.time_text()
+        )
     return table
 
 
@@ -101,14 +103,14 @@ def _info(path: str, as_json: bool, top: int, fmt: str, no_cache: bool) -> None:
         _emit_json(summary)
         return
     console.print(
-        f"[bold]{kg.name}[/bold] ({summary['format'] or 'built-in'}): {len(kg):,} facts, "
+        f"[bold]{escape(str(kg.name))}[/bold] ({summary['format'] or 'built-in'}): {len(kg):,} facts, "
         f"{len(kg.entities):,} entities, {len(kg.relations):,} relations, "
         f"{summary['start']} … {summary['end']}",
         highlight=False,
     )
     table = Table("relation", "facts", title="top relations", title_justify="left")
     for r, n in counts:
-        table.add_row(kg.label(r), f"{n:,}")
+        table.add_row(plain(kg.label(r)), f"{n:,}")
     console.print(table)
 
 
@@ -199,14 +201,19 @@ def _neighbors(
         )
         return
     console.print(
-        f"[bold]{kg.label(name)}[/bold] ({name}): {len(facts):,} facts, {len(near):,} neighbours, "
+        f"[bold]{escape(kg.label(name))}[/bold] ({escape(name)}): {len(facts):,} facts, "
+        f"{len(near):,} neighbours, "
         f"{life.first} … {life.last}",
         highlight=False,
     )
-    console.print("neighbours: " + ", ".join(kg.label(e) for e in near[:limit]), highlight=False)
+    console.print(
+        "neighbours: " + ", ".join(kg.label(e) for e in near[:limit]), highlight=False, markup=False
+    )
     for h, rels in by_hop.items():
         console.print(
-            f"relations at {h} hop(s): " + ", ".join(kg.label(r) for r in rels[:limit]), highlight=False
+            f"relations at {h} hop(s): " + ", ".join(kg.label(r) for r in rels[:limit]),
+            highlight=False,
+            markup=False,
         )
     console.print(_fact_table(kg, facts[:limit], f"facts (first {min(limit, len(facts))} of {len(facts)})"))
 

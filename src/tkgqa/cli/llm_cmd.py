@@ -30,7 +30,6 @@ from typing import Any
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -39,8 +38,9 @@ from ..llm.cache import LLMCache, llm_context
 from ..llm.pricing import PRICES_PER_MTOK, load_price_table, usage_cost
 from ..llm.summary import GroupUsage, LogSummary, row_cost, summarize_log
 from . import app
+from .terminal import TerminalConsole, echo, echo_json
 
-console = Console()
+console = TerminalConsole()
 llm_app = typer.Typer(
     help="Query an LLM backend; inspect the run log and the response cache.", no_args_is_help=True
 )
@@ -118,9 +118,9 @@ def complete_cmd(
             "cached": resp.cached,
             "cost_usd": cost,
         }
-        typer.echo(json.dumps(out, ensure_ascii=False))
+        echo_json(out)
         return
-    typer.echo(resp.text)
+    echo(resp.text)
     console.print(
         f"[dim]{escape(backend.name)}:{escape(resp.model or backend.model_id)} · "
         f"prompt {usage.prompt_tokens} tokens · "
@@ -200,7 +200,7 @@ def log_cmd(
     if as_json:
         data: dict[str, Any] = summary.model_dump(mode="json")
         data.update(method=method, since=_when(since_ts), prices=_prices_json(table))
-        typer.echo(json.dumps(data, ensure_ascii=False))
+        echo_json(data)
         return
     scope = [f"method {method}"] if method else []
     scope += [f"since {_when(since_ts)}"] if since_ts is not None else []
@@ -234,7 +234,7 @@ def question_calls(
         )
         calls.append(call)
     if as_json:
-        typer.echo(json.dumps({"question_id": qid, "method": method, "calls": calls}, ensure_ascii=False))
+        echo_json({"question_id": qid, "method": method, "calls": calls})
         return
     if not calls:
         console.print(f"no LLM calls logged for question {escape(qid)}", highlight=False)

@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from ..errors import ConfigError
 from ..eval.executor import ExecutorKind
 from ..eval.executor_lpkg import kg_slug as _slug
 from . import app
+from .terminal import TerminalConsole
 
-console = Console()
+console = TerminalConsole()
 lpkg_app = typer.Typer(
     help="LPKG: planning data from a KG, planner training, planning.", no_args_is_help=True
 )

@@ -11,13 +11,13 @@ import os
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from ..errors import ConfigError
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from . import app
+from .terminal import TerminalConsole
 
-console = Console(stderr=True)
+console = TerminalConsole(stderr=True)
 TOKEN_ENV = "TKGQA_API_TOKEN"
 
 
@@ -98,6 +98,12 @@ def serve(
     ),
     llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
     llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
+    allow_host: list[str] | None = typer.Option(
+        None,
+        "--allow-host",
+        help="A host name clients may use in their Host header besides 127.0.0.1, localhost, [::1] and "
+        "--host (repeatable; '*': any). Others get 400 (guards against DNS rebinding).",
+    ),
 ) -> None:
     """Serve the question-answering API and a web UI (open http://HOST:PORT/ in a browser).
 
@@ -109,6 +115,7 @@ def serve(
 
     require_service(server=True)
     from ..service.app import create_app
+    from ..service.guard import allowed_hosts
     from ..service.server import check_binding, make_server
 
     apply_llm_settings(llm_timeout, llm_retries)
@@ -128,6 +135,7 @@ def serve(
         allow_append=allow_append,
         runs_dir=str(runs_dir) if runs_dir is not None else None,
         api_token=token,
+        allowed_hosts=allowed_hosts(host, parse_list(allow_host) or ()),
     )
     ds = None
     if dataset is not None:

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 
 from ..errors import ConfigError
 from . import app
+from .terminal import TerminalConsole
 
-console = Console()
+console = TerminalConsole()
 timer4_app = typer.Typer(help="TimeR4: train the time-aware retriever.", no_args_is_help=True)
 app.add_typer(timer4_app, name="timer4")
 

@@ -8,9 +8,15 @@ base URL is checked before use (:func:`check_base_url`: http(s), a host, no ``us
 Timeouts and retries are settings: the ``timeout``/``max_retries`` arguments, else the environment variables
 ``TKGQA_LLM_TIMEOUT`` (seconds per attempt, default :data:`DEFAULT_TIMEOUT_S`) and ``TKGQA_LLM_RETRIES``
 (retries after the first attempt, default :data:`DEFAULT_RETRIES`), read at each call; the CLI's
-``--llm-timeout``/``--llm-retries`` set them (:func:`apply_llm_settings`). One stalled call costs at most
-about ``timeout × (retries + 1)`` plus the back-off between attempts (≤ ``backoff_max`` each).
-Reply text with lone surrogates (a ``\ud800`` escape in the JSON) is made UTF-8-safe on arrival.
+``--llm-timeout``/``--llm-retries`` set them (:func:`apply_llm_settings`). The timeout is one *total*
+deadline per attempt: connecting, sending and every byte of the reply (a server that dribbles a byte a second
+is cut off like one that says nothing; :func:`post_within`). One stalled call costs at most about
+``timeout × (retries + 1)`` plus the back-off between attempts (≤ ``backoff_max`` each).
+
+The reply is read as UTF-8 with U+FFFD for bytes that are not (a torn character is not an error), lone
+surrogates (a ``\ud800`` escape in the JSON) are made UTF-8-safe, and ``usage`` is read by type
+(:func:`token_count`): a count that is not a whole number in range (``"lots"``, ``"abc"``, ``1e308``, ``-5``,
+``true``) is recorded as absent (estimated locally, with a warning in the log) — never an exception.
 """
 
 from __future__ import annotations
@@ -19,8 +25,11 @@ import json
 import logging
 import os
 import random
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -50,8 +59,13 @@ TIMEOUT_ENV = "TKGQA_LLM_TIMEOUT"
 RETRIES_ENV = "TKGQA_LLM_RETRIES"
 MAX_TIMEOUT_S = 3600.0
 MAX_RETRIES = 20
+#: The largest reply body read; a server sending more gets an LLMError.
+MAX_REPLY_BYTES = 32 * 1024 * 1024
+#: The largest token count taken from a reply's ``usage``; beyond it the count is treated as absent.
+MAX_USAGE_TOKENS = 10**9
 LLM_TIMEOUT_HELP = (
-    f"Seconds per LLM attempt (openai backend; default {DEFAULT_TIMEOUT_S:.0f}, or ${TIMEOUT_ENV})."
+    f"Seconds per LLM attempt, in total: connect, send and the whole reply (openai backend; default "
+    f"{DEFAULT_TIMEOUT_S:.0f}, or ${TIMEOUT_ENV})."
 )
 LLM_RETRIES_HELP = (
     f"Retries of a failed LLM call: 429, 5xx, timeouts (default {DEFAULT_RETRIES}, or ${RETRIES_ENV})."
@@ -151,6 +165,106 @@ def check_base_url(url: str, source: str = "OPENAI_BASE_URL") -> str:
     if problem:
         raise ConfigError(f"{source} {shown!r} cannot be used: {problem} (e.g. https://api.openai.com/v1)")
     return url.rstrip("/")
+
+
+@dataclass(frozen=True)
+class HTTPReply:
+    """A whole HTTP reply: status, headers and body (read within the attempt's deadline)."""
+
+    status: int
+    headers: Mapping[str, str]
+    content: bytes
+    url: str
+
+    @property
+    def text(self) -> str:
+        """The body as UTF-8, U+FFFD in place of bytes that are not."""
+        return self.content.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        """The body parsed as JSON (a leading BOM ignored; torn UTF-8 read with U+FFFD); ValueError if it
+        is not JSON (RecursionError for absurd nesting)."""
+        return json.loads(self.text.removeprefix("\ufeff"))
+
+
+class _Exchange:
+    """One POST on its own thread, so the caller can stop waiting at a deadline (see :func:`post_within`)."""
+
+    def __init__(self, client: Any, url: str, body: dict[str, Any], headers: dict[str, str]) -> None:
+        self.client = client
+        self.args = (url, body, headers)
+        self.reply: HTTPReply | None = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+        self.expired = False
+
+    def run(self) -> None:
+        url, body, headers = self.args
+        try:
+            with self.client.stream("POST", url, json=body, headers=headers) as resp:
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in resp.iter_bytes():
+                    if self.expired:
+                        return
+                    size += len(chunk)
+                    if size > MAX_REPLY_BYTES:
+                        raise LLMError(
+                            f"the reply from {_sanitize_url(url)} is over {MAX_REPLY_BYTES:,} bytes"
+                        )
+                    chunks.append(chunk)
+                self.reply = HTTPReply(
+                    resp.status_code, resp.headers, b"".join(chunks), str(resp.request.url)
+                )
+        except BaseException as exc:  # handed to the caller (ignored once it stopped waiting)
+            self.error = exc
+        finally:
+            self.done.set()
+
+
+def post_within(
+    client: Any, url: str, body: dict[str, Any], headers: dict[str, str], seconds: float
+) -> HTTPReply:
+    """POST ``body`` and read the whole reply within ``seconds`` in total (connect, send, every byte).
+
+    The exchange runs on a daemon thread; the caller waits at most ``seconds`` and then gets a retryable
+    LLMError while the client is closed under the exchange, which ends at its next read (each read is
+    bounded by ``seconds`` too). So a reply dribbled a byte a second, a stalled name lookup or a server
+    that never answers all end the attempt on time and free the calling thread. Transport errors are
+    raised as they are (the caller maps them)."""
+    exchange = _Exchange(client, url, body, headers)
+    thread = threading.Thread(target=exchange.run, name="tkgqa-llm-http", daemon=True)
+    thread.start()
+    if not exchange.done.wait(seconds):
+        exchange.expired = True
+        try:
+            client.close()
+        except Exception:  # closing under a running exchange: best effort, the deadline already holds
+            log.debug("closing the HTTP client after the deadline failed", exc_info=True)
+        raise LLMError(
+            f"no complete reply from {_sanitize_url(url)} within {seconds:g} s (the LLM timeout is the "
+            f"total per attempt: --llm-timeout / ${TIMEOUT_ENV})",
+            retryable=True,
+        )
+    if exchange.error is not None:
+        raise exchange.error
+    assert exchange.reply is not None
+    return exchange.reply
+
+
+def token_count(value: Any, field: str) -> int | None:
+    """A ``usage`` token count as an int in [0, :data:`MAX_USAGE_TOKENS`]; ``None`` (absent) for anything
+    else — a string, a bool, a fraction, ``1e308``, a negative number — with a warning naming it."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_USAGE_TOKENS:
+        return value
+    if isinstance(value, float) and value.is_integer() and 0 <= value <= MAX_USAGE_TOKENS:
+        return int(value)
+    log.warning(
+        "the LLM reply's usage.%s is not a token count (%s); estimated locally", field, repr(value)[:40]
+    )
+    return None
 
 
 @LLM_BACKENDS.register("openai")
@@ -284,39 +398,45 @@ class OpenAIBackend(LLMBackend):
             headers["Authorization"] = f"Bearer {key}"
         url = self.endpoint()
         start = time.perf_counter()
-        seconds = self.attempt_timeout()
-        timeout = httpx.Timeout(seconds, connect=min(10.0, seconds))
-        with httpx.Client(timeout=timeout) as client:
-            data = self._post_with_retries(client, url, body, headers)
+        data = self._post_with_retries(httpx, url, body, headers)
         latency = time.perf_counter() - start
         return self._to_response(request, data, latency)
 
-    def _post_with_retries(
-        self, client: Any, url: str, body: dict[str, Any], headers: dict[str, str]
-    ) -> dict[str, Any]:
-        import httpx
+    def _attempt(self, httpx: Any, url: str, body: dict[str, Any], headers: dict[str, str]) -> HTTPReply:
+        """One attempt on a fresh client, within the attempt's total deadline (:func:`post_within`)."""
+        seconds = self.attempt_timeout()
+        client = httpx.Client(timeout=httpx.Timeout(seconds, connect=min(10.0, seconds)))
+        try:
+            return post_within(client, url, body, headers, seconds)
+        finally:
+            client.close()
 
+    def _post_with_retries(
+        self, httpx: Any, url: str, body: dict[str, Any], headers: dict[str, str]
+    ) -> dict[str, Any]:
         max_retries = self.retries()
         for attempt in range(max_retries + 1):
             retry_after: float | None = None
             try:
-                resp = client.post(url, json=body, headers=headers)
+                resp = self._attempt(httpx, url, body, headers)
             except (httpx.TimeoutException, httpx.TransportError) as exc:
                 error: LLMError = LLMError(
                     f"{type(exc).__name__} calling {_sanitize_url(url)}: {self._redact(str(exc))}",
                     retryable=True,
                 )
+            except LLMError as exc:
+                error = exc
             else:
-                if resp.status_code < 400:
+                if resp.status < 400:
                     try:
                         data = resp.json()
                     except (ValueError, RecursionError) as exc:
-                        shown = clean_text(resp.content[:200].decode("utf-8", "replace"))
+                        shown = clean_text(resp.text[:200])
                         raise LLMError(f"non-JSON reply from {_sanitize_url(url)}: {shown!r}") from exc
                     if not isinstance(data, dict):
                         raise LLMError(f"reply from {_sanitize_url(url)} is a JSON {type(data).__name__}")
                     return data
-                error = self._http_error(resp.status_code, resp)
+                error = self._http_error(resp.status, resp)
                 retry_after = _retry_after(resp.headers.get("retry-after"))
             if not error.retryable or attempt == max_retries:
                 if attempt:
@@ -329,9 +449,9 @@ class OpenAIBackend(LLMBackend):
             self._sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _http_error(self, status: int, resp: Any) -> LLMError:
+    def _http_error(self, status: int, resp: HTTPReply) -> LLMError:
         message = self._redact(_server_message(resp))
-        text = f"HTTP {status} from {_sanitize_url(str(resp.request.url))}: {message}"
+        text = f"HTTP {status} from {_sanitize_url(resp.url)}: {message}"
         hint = _STATUS_HINTS.get(status) or ("the server failed; try again later" if status >= 500 else "")
         if hint:
             text += f" ({hint})"
@@ -350,9 +470,15 @@ class OpenAIBackend(LLMBackend):
             text = clean_text(str(data["choices"][0]["message"].get("content") or ""))
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
             raise LLMError(f"unexpected reply shape (no choices[0].message): {str(data)[:200]}") from exc
-        raw_usage = data.get("usage") or {}
-        prompt = raw_usage.get("prompt_tokens")
-        completion = raw_usage.get("completion_tokens")
+        raw_usage = data.get("usage")
+        if not isinstance(raw_usage, dict):
+            if raw_usage is not None:
+                log.warning(
+                    "the LLM reply's usage is not an object (%s); estimated locally", repr(raw_usage)[:40]
+                )
+            raw_usage = {}
+        prompt = token_count(raw_usage.get("prompt_tokens"), "prompt_tokens")
+        completion = token_count(raw_usage.get("completion_tokens"), "completion_tokens")
         usage = Usage(
             prompt_tokens=prompt if prompt is not None else count_message_tokens(request.messages),
             completion_tokens=completion if completion is not None else count_tokens(text),
@@ -376,17 +502,24 @@ class OpenAIBackend(LLMBackend):
         return f"OpenAIBackend(model_id={self.model_id!r}, base_url={_sanitize_url(self.base_url)!r})"
 
 
-def _server_message(resp: Any) -> str:
+def _server_message(resp: HTTPReply) -> str:
     try:
         data = resp.json()
-    except ValueError:
-        return str(resp.text)[:500] or resp.reason_phrase
+    except (ValueError, RecursionError):
+        return clean_text(resp.text[:500]) or _reason_phrase(resp.status)
     if isinstance(data, dict):
         err = data.get("error", data)
         if isinstance(err, dict):
             return str(err.get("message") or err.get("detail") or err)[:500]
         return str(err)[:500]
     return str(data)[:500]
+
+
+def _reason_phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "unknown status"
 
 
 def _retry_after(value: str | None) -> float | None:

@@ -201,6 +201,7 @@ def create_app(
         queue_limit=settings.queue_limit,
         max_pending=settings.max_pending,
         workers=settings.method_workers,
+        stuck_after_s=settings.request_timeout_s,  # no client waits longer: a worker still busy is stuck
     )
     pool.warm(default_method.strip(), llm if uses_llm(default_method) else None)
     state = ServiceState(
@@ -238,6 +239,7 @@ def create_app(
         max_body_bytes=settings.max_body_bytes,
         max_json_depth=settings.max_json_depth,
         token=settings.api_token,
+        hosts=settings.allowed_hosts,
     )
     _add_error_handlers(app)
     _add_routes(app, state)
@@ -343,13 +345,17 @@ def _add_routes(app: FastAPI, state: ServiceState) -> None:
 
     @app.get("/health", response_model=HealthOut)
     async def health() -> dict[str, Any]:
-        """Liveness: answered on the event loop, never behind a method's queue."""
+        """Liveness: answered on the event loop, never behind a method's queue. ``degraded`` while a method
+        worker the watchdog replaced is still stuck (``stuck_workers``; see :mod:`tkgqa.service.jobs`)."""
+        pool = state.pool.stats()
         return {
-            "status": "ok",
+            "status": "degraded" if pool["stuck_workers"] else "ok",
             "version": __version__,
             "kg": getattr(state.kg, "name", None),
             "facts": len(state.kg),
-            "pending": state.pool.pending,
+            "pending": pool["pending"],
+            "stuck_workers": pool["stuck_workers"],
+            "replaced_workers": pool["replaced_workers"],
         }
 
     @app.get("/api/kg")

@@ -1,5 +1,9 @@
 """The request guard: plain ASGI middleware in front of the app that refuses, before any parsing,
 
+* requests whose ``Host`` header names a host the server does not answer to (400), when it has a list of
+  them (:func:`allowed_hosts`; ``tkgqa serve`` always has one): a web page on ``http://evil.example`` whose
+  name an attacker re-points at 127.0.0.1 (DNS rebinding) still sends ``Host: evil.example``, so it cannot
+  reach a server running without a token on this machine;
 * ``/api/`` requests without the API token when the server has one (401, ``WWW-Authenticate: Bearer``);
 * bodies over ``max_body_bytes`` (413, from ``Content-Length`` without reading, or while reading);
 * bodies that are not UTF-8, or JSON nested deeper than ``max_json_depth`` (422; Python's parser would
@@ -13,6 +17,7 @@ client disconnect.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -29,6 +34,44 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKET = re.compile(r"[\[\]{}]")
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: The names of this machine a server answers to by default (``--allow-host`` adds others).
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+#: ``--allow-host`` value that turns the check off.
+ANY_HOST = "*"
+_WILDCARD_BINDS = frozenset({"0.0.0.0", "::", ""})
+#: ``name[:port]`` or ``[IPv6][:port]``: what a browser sends as ``Host``.
+_HOST = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9_.\-]+)(?::[0-9]{1,5})?")
+
+
+def host_name(value: str) -> str:
+    """The host part of a ``Host`` header or ``--allow-host`` value, lower case, without port, brackets or
+    a trailing dot: ``"[::1]:8000"`` → ``"::1"``, ``"LocalHost.:80"`` → ``"localhost"``; ``""`` for a value
+    that is no host (``"a:1@b"``, spaces, a bad port), which no list allows."""
+    value = value.strip().lower()
+    try:
+        return ipaddress.ip_address(value).compressed  # a bare IPv6 address: --host ::1
+    except ValueError:
+        pass
+    match = _HOST.fullmatch(value)
+    if match is None:
+        return ""
+    name = match.group(1)
+    if name.startswith("["):
+        try:
+            return ipaddress.IPv6Address(name[1:-1]).compressed
+        except ValueError:
+            return ""
+    return name.rstrip(".")
+
+
+def allowed_hosts(bound: str, extra: tuple[str, ...] | list[str] = ()) -> tuple[str, ...]:
+    """The ``Host`` names a server bound to ``bound`` answers to: the loopback names, the bound address
+    (unless a wildcard such as ``0.0.0.0``) and ``extra`` (``--allow-host``; ``*`` allows any)."""
+    names = [*LOOPBACK_HOSTS]
+    if host_name(bound) not in _WILDCARD_BINDS:
+        names.append(host_name(bound))
+    names += [ANY_HOST if h.strip() == ANY_HOST else host_name(h) for h in extra if h.strip()]
+    return tuple(dict.fromkeys(n for n in names if n))
 
 
 def json_problem(body: bytes, max_depth: int) -> str | None:
@@ -64,12 +107,26 @@ class RequestGuard:
     """See the module docstring. ``token``: the API token (``None``: no authentication)."""
 
     def __init__(
-        self, app: ASGIApp, *, max_body_bytes: int, max_json_depth: int, token: str | None = None
+        self,
+        app: ASGIApp,
+        *,
+        max_body_bytes: int,
+        max_json_depth: int,
+        token: str | None = None,
+        hosts: tuple[str, ...] | None = None,
     ) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
         self.max_json_depth = max_json_depth
         self._token = token.strip().encode() if token else None
+        self._hosts = None if hosts is None or ANY_HOST in hosts else frozenset(host_name(h) for h in hosts)
+
+    def _host_allowed(self, scope: Scope) -> bool:
+        """Every ``Host`` header names an allowed host (none at all: HTTP/1.0, which no browser sends)."""
+        if self._hosts is None:
+            return True
+        sent = [bytes(v) for k, v in scope.get("headers") or [] if bytes(k).lower() == b"host"]
+        return all(host_name(v.decode("latin-1")) in self._hosts for v in sent)
 
     def _authorized(self, headers: dict[bytes, bytes]) -> bool:
         assert self._token is not None
@@ -84,6 +141,16 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         headers = {bytes(k).lower(): bytes(v) for k, v in scope.get("headers") or []}
+        if not self._host_allowed(scope):
+            shown = headers.get(b"host", b"").decode("latin-1")[:100]
+            await send_error(
+                send,
+                400,
+                f"this server does not answer to the host name {shown!r} (a DNS-rebinding guard); use "
+                "http://127.0.0.1:PORT/, or start it with --allow-host NAME for the name you use",
+                "BadHost",
+            )
+            return
         protected = self._token is not None and str(scope.get("path", "")).startswith("/api/")
         if protected and not self._authorized(headers):
             await send_error(

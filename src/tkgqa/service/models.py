@@ -167,6 +167,8 @@ class HealthOut(BaseModel):
     kg: str | None
     facts: int
     pending: int
+    stuck_workers: int = 0
+    replaced_workers: int = 0
 
 
 class AppendIn(BaseModel):

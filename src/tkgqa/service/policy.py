@@ -89,7 +89,9 @@ class ServiceSettings:
     ``max_pending``: over all methods; beyond either a request gets 429 with ``Retry-After``.
     ``method_workers``: method instances answering in parallel per (method, LLM, options).
     ``allow_append``: ``POST /api/kg/facts`` may append facts to the served KG (off by default).
-    ``runs_dir``: a folder of ``tkgqa eval`` outputs the runs browser lists (``None``: no runs browser)."""
+    ``runs_dir``: a folder of ``tkgqa eval`` outputs the runs browser lists (``None``: no runs browser).
+    ``allowed_hosts``: the ``Host`` names the server answers to, others get 400 (DNS rebinding;
+    :func:`tkgqa.service.guard.allowed_hosts`, which ``tkgqa serve`` always sets); ``None``: no check."""
 
     allow_methods: tuple[str, ...] | None = None
     allow_llms: tuple[str, ...] = DEFAULT_ALLOWED_LLMS
@@ -106,6 +108,7 @@ class ServiceSettings:
     allow_append: bool = False
     runs_dir: str | None = None
     api_token: str | None = field(default=None, repr=False)
+    allowed_hosts: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         bad = sorted(k for k in self.allow_options if forbidden_option(k))

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Query
-from fastapi.responses import FileResponse
+from fastapi.responses import Response
 
 from ..errors import NotFoundError
 from .models import ErrorBody, RunReportOut, RunResultsOut, RunsOut
-from .runs import Outcome, list_runs, run_dir, run_report, run_results
+from .runs import Outcome, list_runs, run_chart, run_report, run_results
 
 if TYPE_CHECKING:
     from .app import ServiceState
@@ -36,13 +36,10 @@ def add_runs_routes(app: FastAPI, state: ServiceState) -> None:
         wrong, abstained on or failed."""
         return run_report(root(), name)
 
-    @app.get("/api/runs/{name}/chart", response_class=FileResponse, responses=NOT_FOUND)
-    def chart(name: str) -> FileResponse:
+    @app.get("/api/runs/{name}/chart", response_class=Response, responses=NOT_FOUND)
+    def chart(name: str) -> Response:
         """The run's ``breakdown.png``."""
-        path = run_dir(root(), name) / "breakdown.png"
-        if not path.is_file():
-            raise NotFoundError(f"run {name!r} has no breakdown.png")
-        return FileResponse(path, media_type="image/png")
+        return Response(run_chart(root(), name), media_type="image/png")
 
     @app.get("/api/runs/{name}/results", response_model=RunResultsOut, responses=NOT_FOUND)
     def results(

@@ -1,0 +1,46 @@
+"""What the CLI prints goes through here: model replies, KG labels and error messages can hold ANSI escape
+sequences and control characters, and none may reach the user's terminal
+(:func:`tkgqa.sanitize.terminal_text`).
+
+* :class:`TerminalConsole`: the rich console of every command; each string it renders (markup strings, table
+  cells, titles) is made terminal-safe first, so a command cannot forget it;
+* :func:`plain`: outside text as a rich ``Text`` (safe, and never read as rich markup: an entity called
+  ``[link=…]x[/link]`` stays those characters);
+* :func:`echo` / :func:`echo_json`: plain lines and ``--json`` output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from ..sanitize import terminal_json, terminal_text
+
+
+class TerminalConsole(Console):
+    """A rich ``Console`` that strips escape sequences and control characters from every string it renders.
+
+    rich builds every string it prints (``print`` arguments, table cells, titles, captions) through
+    :meth:`render_str`, so overriding it covers them; ``Text`` objects made elsewhere go through
+    :func:`plain`."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(terminal_text(text), **kwargs)
+
+
+def plain(text: object) -> Text:
+    """``text`` (outside data: a label, an answer, a model's words) as terminal-safe ``Text``, not markup."""
+    return Text(terminal_text(str(text)))
+
+
+def echo(text: str, *, err: bool = False) -> None:
+    """``typer.echo`` of terminal-safe ``text``."""
+    typer.echo(terminal_text(text), err=err)
+
+
+def echo_json(value: Any) -> None:
+    """One line of JSON (``--json`` output) with no control character reaching the terminal."""
+    typer.echo(terminal_json(value))
