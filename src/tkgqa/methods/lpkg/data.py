@@ -38,6 +38,7 @@ from ...query.patterns import (
     GroundingConfig,
     Hop,
     Instance,
+    LPKG_PATTERNS,
     PatternType,
     Pick,
     SetOp,
@@ -242,6 +243,26 @@ class ShardBuilder:
         return PlanningShard(
             str(pattern), build_examples(self.kg, found, verbalize), len(found), tries, stats
         )
+
+
+def kg_demos(kg: KGStore, k: int, *, seed: int = 0, patterns: Sequence[PatternType] = LPKG_PATTERNS) -> list[Demo]:
+    """``k`` KG-derived planning demonstrations (the paper preset's in-context examples): ``patterns``
+    grounded in ``kg`` (two instances each at most), template-verbalised, taken round-robin in pattern order
+    (1p, 2p, …). ConfigError when the KG yields none (no KG, or too few facts)."""
+    builder = ShardBuilder(kg, per_pattern=max(1, -(-k // max(1, len(patterns)))), max_answers=10, seed=seed)
+    pools = [list(builder.build(p).examples) for p in patterns] if k else []
+    out: list[Demo] = []
+    while len(out) < k and any(pools):
+        for pool in pools:
+            if pool and len(out) < k:
+                out.append(pool.pop(0).demo())
+    if k and not out:
+        raise ConfigError(
+            f"KG {kg.name!r} yields no pattern instance to build planning demonstrations from; pass "
+            "demos=PATH (a planning-data JSONL from `tkgqa lpkg data --patterns paper`, or the authors' "
+            "official planning prompt .json) or demo_source=builtin"
+        )
+    return out
 
 
 def split_by_entities(
