@@ -97,11 +97,15 @@ def test_placeholders_fan_out_and_compare(demo_kg: TemporalKG) -> None:
 
 
 def test_unparsable_plans_fall_back_or_abstain(demo_kg: TemporalKG) -> None:
-    fallback = resolve_method("lpkg", preset="ours", llm=FakeLLM(["I think Obama."])).answer(QUESTION, demo_kg)
+    fallback = resolve_method("lpkg", preset="ours", llm=FakeLLM(["I think Obama."])).answer(
+        QUESTION, demo_kg
+    )
     assert fallback.trace[0]["parsed"] is False and fallback.trace[0]["fallback"] is True
     assert "no plan lines" in fallback.trace[0]["error"]
     assert fallback.answers[0] == "Barack Obama"  # the question asked directly
-    strict = resolve_method("lpkg", preset="ours", llm=FakeLLM(["nonsense"]), fallback=False).answer(QUESTION, demo_kg)
+    strict = resolve_method("lpkg", preset="ours", llm=FakeLLM(["nonsense"]), fallback=False).answer(
+        QUESTION, demo_kg
+    )
     assert strict.abstained and "did not parse" in strict.reason and strict.raw_output == "nonsense"
 
 
@@ -138,9 +142,9 @@ def test_baseline_planners_and_configuration_errors(demo_kg: TemporalKG) -> None
 
 
 def test_retriever_search_runs_offline(demo_kg: TemporalKG) -> None:
-    answer = resolve_method("lpkg", preset="ours", llm=FakeLLM([IN_PLAN]), search="retriever", embedder="hashing").answer(
-        QUESTION, demo_kg
-    )
+    answer = resolve_method(
+        "lpkg", preset="ours", llm=FakeLLM([IN_PLAN]), search="retriever", embedder="hashing"
+    ).answer(QUESTION, demo_kg)
     assert answer.trace[1]["how"].startswith("retriever")
     assert answer.answers == ["Barack Obama"]
 

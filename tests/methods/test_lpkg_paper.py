@@ -74,12 +74,16 @@ def scripted(plan: str, answers: dict[str, list[str]]) -> FakeLLM:
     return FakeLLM(respond)
 
 
+def step(trace: list[dict[str, object]], var: str) -> dict[str, object]:
+    return next(s for s in trace if s.get("step") == var)
+
+
 def test_the_paper_preset_needs_an_llm_and_says_which_flag() -> None:
     with pytest.raises(ConfigError, match=r"--llm SPEC.*preset=ours"):
         resolve_method("lpkg")
     with pytest.raises(ConfigError, match="--llm"):
         resolve_method("lpkg", planner="direct")  # the planner needs none, the paper's reader does
-    assert resolve_method("lpkg:ours", planner="direct").config.reader == "symbolic"
+    assert resolve_method("lpkg:ours", planner="direct").describe()["config"]["reader"] == "symbolic"
 
 
 def test_the_paper_reader_votes_over_five_samples_with_the_authors_prompt(demo_kg: TemporalKG) -> None:
@@ -92,12 +96,15 @@ def test_the_paper_reader_votes_over_five_samples_with_the_authors_prompt(demo_k
         },
     )  # fmt: skip
     answer = LPKGMethod(llm=llm).answer(QUESTION, demo_kg)
-    assert answer.answers == ["China", "Germany"]  # the majority (3 of 5) fed the second sub-question
+    assert sorted(answer.answers) == ["China", "Germany"]  # the majority (3 of 5) fed the second one
+    assert step(answer.trace, "Ans_1")["answers"] == ["Barack Obama"]
     qa = [r for r in llm.requests if "### Question:\nWho visited China" in r.messages[-1].content]
     assert [r.seed for r in qa] == [0, 1, 2, 3, 4] and {r.temperature for r in qa} == {1.0}
     sent = qa[0].messages[-1].content
     assert "based on your own knowledge and the information provided" in sent
-    assert "If the answer is not included in the information provided, please answer based on your own" in sent
+    assert (
+        "If the answer is not included in the information provided, please answer based on your own" in sent
+    )
     assert sent.startswith(AUTHORS_ANSWER_TEMPLATE.split("{info}")[0])
     assert answer.usage["llm_calls"] == 1 + 5 + 5  # plan, two sub-questions voted
 
@@ -108,9 +115,9 @@ def test_a_vote_tie_goes_to_the_first_reply_and_an_unreadable_winner_is_empty(de
         "Which countries did Barack Obama visit?": ["[China]"],
     })  # fmt: skip
     got = LPKGMethod(llm=tie, votes=2).answer(QUESTION, demo_kg)
-    assert got.trace[3]["answers"] == ["Barack Obama"]
+    assert step(got.trace, "Ans_1")["answers"] == ["Barack Obama"]
     unreadable = scripted(CHAIN_PLAN, {QUESTION.text: ["[Germany]"],
-                                       "Who visited China in November 2014?": ["I cannot tell."]})  # fmt: skip
+                                       "Who visited China in November 2014?": [""]})  # fmt: skip
     got = LPKGMethod(llm=unreadable).answer(QUESTION, demo_kg)
     assert got.usage["parse_failures"] >= 1
     assert any(s.get("step") == "empty_fallback" for s in got.trace) and got.answers == ["Germany"]
@@ -127,7 +134,7 @@ def test_an_empty_sub_answer_falls_back_to_the_question_asked_directly(demo_kg: 
     fallback = next(s for s in answer.trace if s.get("step") == "empty_fallback")
     assert fallback["reason"] == "Ans_1 is empty"
     assert sorted(answer.answers) == ["China", "Germany"]
-    assert not any("Which countries did" in r.messages[-1].content for r in llm.requests)
+    assert len(llm.requests) == 1 + 5 + 5  # the plan, Ans_1 voted, the question voted: no Ans_2
     ours = LPKGMethod(llm=llm, empty_fallback=False).answer(QUESTION, demo_kg)
     assert ours.abstained and "empty_fallback" not in [s.get("step") for s in ours.trace]
 

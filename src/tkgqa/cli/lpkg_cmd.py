@@ -158,7 +158,8 @@ def data_cmd(
     summary: dict[str, Any] = {
         "kgs": kg, "per_pattern": per_pattern, "max_answers": max_answers, "holdout": holdout, "seed": seed,
         "verbalizer": llm or "template", "n": len(examples),
-        "patterns": [str(p) for p in chosen] if chosen else "all", "n_train": len(train), "n_heldout": len(held),
+        "patterns": [str(p) for p in chosen] if chosen else "all",
+        "n_train": len(train), "n_heldout": len(held),
         "counts": counts, "heldout_counts": counts_by_pattern(held), "grounding": grounding,
         "sft_train": {"rows": sft.rows, "sha256": sft.sha256, "format": str(fmt)},
         "sft_heldout": {"rows": sft_held.rows, "sha256": sft_held.sha256},

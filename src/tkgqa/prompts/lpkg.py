@@ -38,7 +38,8 @@ PLANNER_INSTRUCTION = (
 @dataclass(frozen=True)
 class Demo:
     """One planning demonstration: a question and its plan text; ``official``: the demonstration as the
-    official planning prompt writes it (``Original_Question`` to ``Final_Answer``), when it came from there."""
+    official planning prompt writes it (``Original_Question`` to ``Final_Answer``), when it came from
+    there."""
 
     question: str
     plan: str
@@ -234,7 +235,7 @@ def Search(query:str,thought:str):
     """Search relevant information about query based on external Search Engine.
     Attributes:
 \t\tquery: The question you want to search.
-\t\tthought: The reason why this query is need. 
+\t\tthought: The reason why this query is need.\x20
     """
     if thought is not None:
         return search.run(query)
@@ -307,20 +308,23 @@ def official_planner_messages(question: str, examples: Sequence[str]) -> list[Me
     parts = [OFFICIAL_HEADER]
     for i, body in enumerate(examples):
         parts.append(f"{OFFICIAL_RULE}\n# Example {i}:\n{OFFICIAL_RULE}\n\n{body.strip()}\n\n")
-    parts.append(f"{OFFICIAL_RULE}\n{OFFICIAL_YOUR_TURN}\n{OFFICIAL_RULE}\n\n{official_question_line(question)}\n")
+    parts.append(
+        f"{OFFICIAL_RULE}\n{OFFICIAL_YOUR_TURN}\n{OFFICIAL_RULE}\n\n{official_question_line(question)}\n"
+    )
     return [Message.user("".join(parts))]
 
 
 #: The authors' sub-question QA prompt (``QA_Pipeline.sub_QA_prompt``, Appendix C.3), verbatim with its
 #: "your own knowledge" clauses; ``{info}`` the retrieved information, ``{question}`` the sub-question.
 AUTHORS_ANSWER_TEMPLATE = (
-    "Given a question and some information that may help you answer the question. Please answer the question "
-    "based on your own knowledge and the information provided. \n### Information:\n{info}\n### Question:\n"
-    "{question}\n### Your Answer: (You only need to provide the final answer of the question. Intermediate "
-    "answers are not needed. Please return your answer in the form of a list, where each element in the list "
-    "is a short entity answer, such as [Apple]. When you think there are multiple answers, please divide them "
-    "with a '#' symbol, such as [Apple#Banana#Origin]. If the answer is not included in the information "
-    "provided, please answer based on your own knowledge. If you don't know either, please return [None].)\n"
+    "Given a question and some information that may help you answer the question. Please answer the "
+    "question based on your own knowledge and the information provided. \n### Information:\n{info}\n"
+    "### Question:\n{question}\n### Your Answer: (You only need to provide the final answer of the "
+    "question. Intermediate answers are not needed. Please return your answer in the form of a list, "
+    "where each element in the list is a short entity answer, such as [Apple]. When you think there are "
+    "multiple answers, please divide them with a '#' symbol, such as [Apple#Banana#Origin]. If the answer "
+    "is not included in the information provided, please answer based on your own knowledge. If you "
+    "don't know either, please return [None].)\n"
 )
 
 
@@ -330,7 +334,9 @@ def build_authors_answer(context: Context) -> list[Message]:
     return [Message.user(AUTHORS_ANSWER_TEMPLATE.format(info=facts, question=context["question"]))]
 
 
-AUTHORS_ANSWER_PROMPT: Prompt[list[str]] = Prompt("lpkg.answer_authors", build_authors_answer, parse_answer_list)
+AUTHORS_ANSWER_PROMPT: Prompt[list[str]] = Prompt(
+    "lpkg.answer_authors", build_authors_answer, parse_answer_list
+)
 
 COMPARE_INSTRUCTION = (
     "Your task is to answer a comparison question. I will first tell you the original question, and tell you "
@@ -349,11 +355,11 @@ def build_authors_compare(context: Context) -> list[Message]:
         written = "[" + "#".join(answers) + "]" if answers else "[None]"
         prompt += f"### Sub-Question {i}:\n{sub}\n### Answer to Sub-Question {i}:\n{written}"
     prompt += (
-        f"### Please Answer the Original Question: {original} (You only need to provide the final answer of the "
-        "question. Intermediate answers are not needed. Please return your answer in the form of a list, where "
-        "each element in the list is a short entity answer, such as [Yes] or [No] or [Entity], etc. If the "
-        "answer is not included in the information provided, please answer based on your own knowledge. If you "
-        "don't know either, please return [None].)"
+        f"### Please Answer the Original Question: {original} (You only need to provide the final answer "
+        "of the question. Intermediate answers are not needed. Please return your answer in the form of a "
+        "list, where each element in the list is a short entity answer, such as [Yes] or [No] or [Entity], "
+        "etc. If the answer is not included in the information provided, please answer based on your own "
+        "knowledge. If you don't know either, please return [None].)"
     )
     return [Message.user(prompt)]
 

@@ -11,9 +11,9 @@
 Importing this package never imports torch, transformers or peft.
 """
 
+from .config import CompareHow, DemoSource, LPKGConfig, PlanFormat, QAPrompt
 from .data import PlanningExample, SFTFormat, export_sft, read_examples, split_by_entities, write_examples
 from .execute import PlanExecutor, ReaderMode, SearchMode, direct_plan
-from .config import CompareHow, DemoSource, LPKGConfig, PlanFormat, QAPrompt
 from .method import LPKGMethod
 from .metrics import plan_metrics
 from .plan import Call, Plan, parse_plan
@@ -30,8 +30,8 @@ __all__ = [
     "LPKGConfig",
     "LPKGMethod",
     "Plan",
-    "PlanFormat",
     "PlanExecutor",
+    "PlanFormat",
     "PlanningExample",
     "QAPrompt",
     "RandomPatternPlanner",

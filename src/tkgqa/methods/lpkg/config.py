@@ -56,9 +56,9 @@ class DemoSource(StrEnum):
 
 class PlanFormat(StrEnum):
     """The in-context planning prompt: ``official`` (paper: the code-completion prompt of the authors'
-    planning data — the function stubs, ``# Example i:`` blocks with ``: str`` annotations, question types
-    and ``Thought`` lines, "# Your turn!") or ``compact`` (ours: one instruction paragraph and ``##Examplei##``
-    blocks of bare assignments)."""
+    planning data — the function stubs, ``# Example i:`` blocks with ``: str`` annotations, question
+    types and ``Thought`` lines, "# Your turn!") or ``compact`` (ours: one instruction paragraph and
+    ``##Examplei##`` blocks of bare assignments)."""
 
     OFFICIAL = "official"
     COMPACT = "compact"
@@ -181,7 +181,9 @@ def unspecified(effective: LPKGConfig) -> list[str]:
         "request function is not published; 1.0 is the OpenAI default); sample i carries seed i",
         "vote ties: the first reply reaching the top count wins (the authors: random.choice among them)",
         "Compare prompt: answers written as the paper's list '[A#B]' (the authors' code prints a Python set)",
-        f"max_fanout={effective.max_fanout}: answers a '{{Ans_k}}' sub-question is asked for (the authors: all)",
+        f"max_fanout={effective.max_fanout}: answers a '{{Ans_k}}' sub-question is asked for (the "
+        "authors: all)",
         "KG-derived demonstrations are template-verbalised with generated 'Thought' lines (the paper: GPT-4 "
-        "verbalisation); `tkgqa lpkg data --llm SPEC --patterns paper` writes LLM-verbalised ones for demos=PATH",
+        "verbalisation); `tkgqa lpkg data --llm SPEC --patterns paper` writes LLM-verbalised ones for "
+        "demos=PATH",
     ]

@@ -33,12 +33,12 @@ from ...llm import LLMBackend, Usage, error_usage
 from ...prompts.base import run_prompt
 from ...prompts.lpkg import Demo, finetune_messages, verbalize_parser
 from ...query.patterns import (
+    LPKG_PATTERNS,
     Compare,
     Grounder,
     GroundingConfig,
     Hop,
     Instance,
-    LPKG_PATTERNS,
     PatternType,
     Pick,
     SetOp,
@@ -245,7 +245,9 @@ class ShardBuilder:
         )
 
 
-def kg_demos(kg: KGStore, k: int, *, seed: int = 0, patterns: Sequence[PatternType] = LPKG_PATTERNS) -> list[Demo]:
+def kg_demos(
+    kg: KGStore, k: int, *, seed: int = 0, patterns: Sequence[PatternType] = LPKG_PATTERNS
+) -> list[Demo]:
     """``k`` KG-derived planning demonstrations (the paper preset's in-context examples): ``patterns``
     grounded in ``kg`` (two instances each at most), template-verbalised, taken round-robin in pattern order
     (1p, 2p, …). ConfigError when the KG yields none (no KG, or too few facts)."""

@@ -7,12 +7,17 @@ operations.
   are fetched from the store (the question's entities' incident facts when it cannot parse);
   ``retriever`` — the ``k`` best verbalised facts by :class:`~tkgqa.retrieval.Retriever`.
 * **Get_Answer** (:class:`ReaderMode`): ``symbolic`` — offline, the shared reader's program executed over
-  the retrieved facts only; ``llm`` — the paper's QA prompt (Appendix C.3) over the retrieved facts.
+  the retrieved facts only; ``llm`` — a QA prompt (the authors' Appendix C.3 prompt, or ours without its
+  own-knowledge clauses) over the retrieved facts, optionally sampled several times with a majority vote
+  (:func:`vote`, the authors' self-consistency).
 * A sub-question holding ``{Ans_j}`` is asked once per answer of ``Ans_j`` (at most ``max_fanout``; the
   paper's executor does the same) and the answers are united.
-* ``Compare`` links each sub-question's own entity (the one no other compared sub-question names) and keeps
-  the one whose answers win: earliest/latest time, or largest/smallest number, by the original question's
-  cue word (:func:`compare_mode`).
+* ``Compare`` by the LLM (:class:`LLMComparer`, the authors' comparison prompt), or by the rule: link each
+  sub-question's own entity (the one no other compared sub-question names) and keep the one whose answers
+  win: earliest/latest time, or largest/smallest number, by the original question's cue word
+  (:func:`compare_mode`).
+* ``stop_on_empty``: the plan stops at the first empty ``Get_Answer``/``Intersection``/``Union``
+  (``Execution.empty``), for the method's fall-back to answering the question directly.
 * ``Before``/``After``/``During``/``Between`` and ``First``/``Last`` use the one time semantics
   (:mod:`tkgqa.query.answer_sets`); a reference answer's time is its earliest.
 
@@ -261,7 +266,8 @@ def vote(
     try:
         return prompt.parse(winner), usage
     except ParseError as exc:
-        raise ParseError(str(exc).split("; raw text:")[0], raw=winner, usage=usage) from None
+        failed = usage + Usage(parse_failures=1)
+        raise ParseError(str(exc).split("; raw text:")[0], raw=winner, usage=failed) from None
 
 
 class LLMComparer:
@@ -498,8 +504,8 @@ class PlanExecutor:
         original: Text = env["Original_Question"]
         if self.comparer is not None:
             subs = texts + [v for v in step.inputs[len(texts) :]]  # a question per answer (its name if none)
-            answers = [final_labels(a, kg) for a in inputs]
-            result, usage = self.comparer(original.template, subs[: len(inputs)], answers, kg)
+            labels = [final_labels(a, kg) for a in inputs]
+            result, usage = self.comparer(original.template, subs[: len(inputs)], labels, kg)
             ex.usage = ex.usage + usage
             return result
         linked = [self.linker(t, kg) for t in texts]
@@ -534,10 +540,10 @@ def final_labels(answers: AnswerSet, kg: KGStore) -> list[str]:
 
 
 __all__ = [
+    "Comparer",
     "Execution",
     "Info",
     "KGSearch",
-    "Comparer",
     "LLMComparer",
     "LLMReader",
     "PlanExecutor",

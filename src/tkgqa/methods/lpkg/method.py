@@ -77,20 +77,19 @@ class LPKGMethod(Method):
     ) -> None:
         updates = {**parse_options(spec, method="lpkg", flags=_SPEC_FLAGS, positional="planner"), **overrides}
         self.requested: LPKGConfig = merge_config(LPKGConfig, config, updates)
-        cfg = self.config = self.requested.effective()
+        self.config: LPKGConfig = self.requested.effective()
+        cfg = self.config
         self.llm = resolve_llm_arg(llm)
         reader_mode = ReaderMode(cfg.preset_value("reader"))
         compare = CompareHow(cfg.preset_value("compare"))
         if self.llm is None and (reader_mode is ReaderMode.LLM or compare is CompareHow.LLM):
             what = "preset=paper runs" if cfg.preset is Preset.PAPER else "reader=llm / compare=llm run"
             raise ConfigError(
-                f"lpkg {what} the paper's QA LLM (Get_Answer with a 5-sample vote, Compare) and needs an LLM: "
-                "pass --llm SPEC (e.g. --llm llamacpp:smollm2); offline, use preset=ours "
+                f"lpkg {what} the paper's QA LLM (Get_Answer with a 5-sample vote, Compare) and needs an "
+                "LLM: pass --llm SPEC (e.g. --llm llamacpp:smollm2); offline, use preset=ours "
                 "(--method lpkg:ours, the symbolic reader: reader=symbolic, compare=rule)"
             )
-        self._kg_demos = (
-            cfg.demos is None and DemoSource(cfg.preset_value("demo_source")) is DemoSource.KG
-        )
+        self._kg_demos = cfg.demos is None and DemoSource(cfg.preset_value("demo_source")) is DemoSource.KG
         self._demos_for: dict[str, list[Demo]] = {}
         self._lock = threading.Lock()
         self.planner: Planner = resolve_planner(

@@ -19,7 +19,7 @@ from pathlib import Path
 from ...errors import ConfigError
 from ...prompts.lpkg import OFFICIAL_RULE, OFFICIAL_YOUR_TURN, Demo, official_question_line
 from ...query.patterns import PatternType, SetOperation
-from ...time import Extreme
+from ...time import Extreme, TimePoint
 from .plan import (
     AnswerStep,
     Call,
@@ -64,10 +64,10 @@ def _string(text: str, *, f: bool = False) -> str:
     return ('f"' if f else '"') + body + '"'
 
 
-def _time(arg: Ref | object, rename: dict[str, str]) -> str:
+def _time(arg: Ref | TimePoint | None, rename: dict[str, str]) -> str:
     if isinstance(arg, Ref):
         return rename.get(arg.name, arg.name)
-    return f'"{arg.iso()}"' if hasattr(arg, "iso") else f'"{arg}"'
+    return f'"{arg.iso()}"' if arg is not None else '""'
 
 
 class _Writer:
@@ -99,7 +99,9 @@ class _Writer:
         elif first:
             thought = f"If I want to know '{self.question}', I need to first know '{template}'."
         elif step.refs:
-            thought = f"After knowing {' and '.join(self.name(r) for r in step.refs)}, I need to know '{template}'."
+            thought = (
+                f"After knowing {' and '.join(self.name(r) for r in step.refs)}, I need to know '{template}'."
+            )
         else:
             thought = f"At the same time, I need to know '{template}'."
         self.thought_of[step.var] = self.think(thought)
@@ -224,4 +226,3 @@ def is_official_file(path: str | Path) -> bool:
 
 
 __all__ = ["QUESTION_TYPES", "is_official_file", "official_block", "read_official", "split_official"]
-
