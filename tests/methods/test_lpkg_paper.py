@@ -313,3 +313,12 @@ def test_clqa_breakdowns_carry_set_recall_and_precision() -> None:
     b = breakdown(rows, "clqa")
     assert b["overall"]["recall"] == 0.5 and b["qtype"]["2i"]["precision"] == pytest.approx(1 / 6)
     assert "recall" not in breakdown(rows, "multitq")["overall"]
+
+
+def test_an_empty_kg_yields_no_demonstrations_and_says_what_to_pass() -> None:
+    empty = TemporalKG([], name="empty")
+    with pytest.raises(ConfigError, match=r"demos=PATH.*--patterns paper"):
+        kg_demos(empty, 10)
+    with pytest.raises(ConfigError, match="demos=PATH"):
+        LPKGMethod(llm=FakeLLM(["[A]"])).answer(QUESTION, empty)
+    assert kg_demos(empty, 0) == []

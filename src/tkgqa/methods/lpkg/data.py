@@ -251,19 +251,24 @@ def kg_demos(
     """``k`` KG-derived planning demonstrations (the paper preset's in-context examples): ``patterns``
     grounded in ``kg`` (two instances each at most), template-verbalised, taken round-robin in pattern order
     (1p, 2p, …). ConfigError when the KG yields none (no KG, or too few facts)."""
-    builder = ShardBuilder(kg, per_pattern=max(1, -(-k // max(1, len(patterns)))), max_answers=10, seed=seed)
-    pools = [list(builder.build(p).examples) for p in patterns] if k else []
+    if k <= 0:
+        return []
+    advice = (
+        "pass demos=PATH (a planning-data JSONL from `tkgqa lpkg data --patterns paper`, or the authors' "
+        "official planning prompt .json) or demo_source=builtin"
+    )
+    try:
+        builder = ShardBuilder(kg, per_pattern=-(-k // max(1, len(patterns))), max_answers=10, seed=seed)
+    except DataError as exc:
+        raise ConfigError(f"no planning demonstrations can be derived: {exc}; {advice}") from None
+    pools = [list(builder.build(p).examples) for p in patterns]
     out: list[Demo] = []
     while len(out) < k and any(pools):
         for pool in pools:
             if pool and len(out) < k:
                 out.append(pool.pop(0).demo())
-    if k and not out:
-        raise ConfigError(
-            f"KG {kg.name!r} yields no pattern instance to build planning demonstrations from; pass "
-            "demos=PATH (a planning-data JSONL from `tkgqa lpkg data --patterns paper`, or the authors' "
-            "official planning prompt .json) or demo_source=builtin"
-        )
+    if not out:
+        raise ConfigError(f"KG {kg.name!r} yields no pattern instance for planning demonstrations; {advice}")
     return out
 
 
