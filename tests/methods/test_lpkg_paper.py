@@ -265,7 +265,7 @@ def test_official_demonstrations_can_be_used_at_run_time(official_file: Path, de
     method = LPKGMethod(llm=llm, demos=str(official_file))
     method.answer(QUESTION, demo_kg)
     assert "Who succeeded the first President of Namibia?" in llm.requests[0].messages[-1].content
-    assert any("demos=PATH" in d for d in method.describe()["deviations"])
+    assert method.describe()["demos"] == "official" and method.describe()["deviations"] == []
 
 
 def test_report_names_the_preset_and_every_deviation(demo_kg: TemporalKG, tmp_path: Path) -> None:
@@ -273,6 +273,7 @@ def test_report_names_the_preset_and_every_deviation(demo_kg: TemporalKG, tmp_pa
 
     paper = LPKGMethod(llm=FakeLLM(["[China]"] * 40))
     assert paper.describe()["preset"] == "paper" and paper.describe()["deviations"] == []
+    assert paper.describe()["demos"] == "kg"
     ours = resolve_method("lpkg:ours", llm=FakeLLM([CHAIN_PLAN]))
     devs = ours.describe()["deviations"]
     names = {d.split("=")[0] for d in devs}

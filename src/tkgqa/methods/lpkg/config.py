@@ -150,7 +150,7 @@ def _shown(name: str, value: Any) -> str:
     return shown_setting(name, value)
 
 
-def deviations(effective: LPKGConfig, *, demos_from_file: bool = False) -> list[str]:
+def deviations(effective: LPKGConfig) -> list[str]:
     """Every setting in force that differs from the paper, with the paper's side."""
     out = effective.preset_deviations(_shown)
     kind = effective.planner.partition(":")[0].strip().lower()
@@ -161,8 +161,6 @@ def deviations(effective: LPKGConfig, *, demos_from_file: bool = False) -> list[
             "planner=finetuned: SmolLM2-135M + LoRA trained here on CPU (paper: CodeQwen1.5-7B-Chat / "
             "Llama3-8B-Instruct, LoRA, 2 epochs, lr 5e-5)"
         )
-    if kind == "icl" and demos_from_file:
-        out.append("demos=PATH: demonstrations from a planning-data file (paper: KG-derived, in-prompt)")
     if not effective.fallback:
         out.append("fallback=false: an unparsable plan abstains (paper: the question is answered directly)")
     if effective.search is SearchMode.RETRIEVER:

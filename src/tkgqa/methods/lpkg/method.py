@@ -53,6 +53,7 @@ from .execute import (
     final_labels,
 )
 from .metrics import plan_metrics
+from .official import is_official_file
 from .planner import ICLPlanner, Planner, resolve_planner
 
 _SPEC_FLAGS: dict[str, tuple[str, Any]] = {
@@ -144,9 +145,19 @@ class LPKGMethod(Method):
             "llm": llm,
             "planner_info": self.planner.describe(),
             "preset": self.config.preset.value,
-            "deviations": deviations(self.config, demos_from_file=self.config.demos is not None),
+            "demos": self.demo_origin(),
+            "deviations": deviations(self.config),
             "unspecified_by_paper": unspecified(self.config),
         }
+
+    def demo_origin(self) -> str:
+        """Where the in-context demonstrations come from: ``official`` (the authors' prompt file),
+        ``planning_data`` (a ``tkgqa lpkg data`` file), ``kg`` (derived from the evaluated KG) or
+        ``builtin``."""
+        demos = self.config.demos
+        if demos is not None:
+            return "official" if is_official_file(demos) else "planning_data"
+        return "kg" if self._kg_demos else "builtin"
 
     def _ensure_demos(self, kg: KGStore) -> None:
         """KG-derived demonstrations (``demo_source=kg``): built from ``kg`` at its first question."""
