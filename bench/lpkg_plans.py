@@ -38,7 +38,7 @@ from tkgqa.methods.lpkg.metrics import plan_metrics
 def planner_options(spec: str, demos: str | None, k: int, tokens: int, threads: int | None) -> dict[str, Any]:
     """``random`` | ``direct`` | ``finetuned:NAME`` | ``icl:LLM_SPEC`` → lpkg method options."""
     kind, _, rest = spec.partition(":")
-    opts: dict[str, Any] = {"max_plan_tokens": tokens}
+    opts: dict[str, Any] = {"max_plan_tokens": tokens, "preset": "ours"}  # the offline reader (no --llm)
     if threads:
         opts["threads"] = threads
     if kind == "icl":

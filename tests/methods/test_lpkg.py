@@ -66,7 +66,7 @@ QUESTION = Question(
 
 def test_in_context_planner_end_to_end_with_evidence(demo_kg: TemporalKG) -> None:
     llm = FakeLLM([IN_PLAN])
-    method = resolve_method("lpkg", llm=llm, k=2)
+    method = resolve_method("lpkg", preset="ours", llm=llm, k=2)
     answer = method.answer(QUESTION, demo_kg)
     assert answer.answers == ["Barack Obama"]
     assert [(f.subject, f.object, f.start.iso() if f.start else None) for f in answer.evidence] == [
@@ -86,22 +86,26 @@ def test_in_context_planner_end_to_end_with_evidence(demo_kg: TemporalKG) -> Non
 
 
 def test_placeholders_fan_out_and_compare(demo_kg: TemporalKG) -> None:
-    chain = resolve_method("lpkg", llm=FakeLLM([CHAIN_PLAN])).answer(QUESTION, demo_kg)
+    chain = resolve_method("lpkg", preset="ours", llm=FakeLLM([CHAIN_PLAN])).answer(QUESTION, demo_kg)
     fanned = chain.trace[4]
     assert fanned["call"] == "Get_Answer" and fanned["queries"] == ["Which countries did Barack Obama visit?"]
     assert "China" in chain.answers and "Germany" in chain.answers
     q = Question(qid="c", text="Who visited China first, Angela Merkel or Vladimir Putin?")
-    cmp = resolve_method("lpkg", llm=FakeLLM([COMPARE_PLAN])).answer(q, demo_kg)
+    cmp = resolve_method("lpkg", preset="ours", llm=FakeLLM([COMPARE_PLAN])).answer(q, demo_kg)
     assert cmp.answers == ["Vladimir Putin"]  # 2014-05-20 before 2014-07
     assert cmp.trace[0]["pattern"] == "compare"
 
 
 def test_unparsable_plans_fall_back_or_abstain(demo_kg: TemporalKG) -> None:
-    fallback = resolve_method("lpkg", llm=FakeLLM(["I think Obama."])).answer(QUESTION, demo_kg)
+    fallback = resolve_method("lpkg", preset="ours", llm=FakeLLM(["I think Obama."])).answer(
+        QUESTION, demo_kg
+    )
     assert fallback.trace[0]["parsed"] is False and fallback.trace[0]["fallback"] is True
     assert "no plan lines" in fallback.trace[0]["error"]
     assert fallback.answers[0] == "Barack Obama"  # the question asked directly
-    strict = resolve_method("lpkg", llm=FakeLLM(["nonsense"]), fallback=False).answer(QUESTION, demo_kg)
+    strict = resolve_method("lpkg", preset="ours", llm=FakeLLM(["nonsense"]), fallback=False).answer(
+        QUESTION, demo_kg
+    )
     assert strict.abstained and "did not parse" in strict.reason and strict.raw_output == "nonsense"
 
 
@@ -114,33 +118,33 @@ def test_llm_reader_answers_sub_questions_from_retrieved_facts(demo_kg: Temporal
         return "[Barack Obama#Angela Merkel]"
 
     llm = FakeLLM(respond)
-    answer = LPKGMethod(llm=llm, reader="llm").answer(QUESTION, demo_kg)
+    answer = LPKGMethod(llm=llm, preset="ours", reader="llm").answer(QUESTION, demo_kg)
     assert answer.answers == ["Barack Obama"]  # Merkel's visit was in July
     assert answer.usage["llm_calls"] == 2
 
 
 def test_baseline_planners_and_configuration_errors(demo_kg: TemporalKG) -> None:
-    direct = resolve_method("lpkg:planner=direct").answer(QUESTION, demo_kg)
+    direct = resolve_method("lpkg:ours,planner=direct").answer(QUESTION, demo_kg)
     assert direct.answers[0] == "Barack Obama" and direct.trace[0]["pattern"] == "1p"
-    r1 = resolve_method("lpkg", planner="random", seed=1).answer(QUESTION, demo_kg).trace[0]
-    r2 = resolve_method("lpkg", planner="random", seed=1).answer(QUESTION, demo_kg).trace[0]
+    r1 = resolve_method("lpkg", preset="ours", planner="random", seed=1).answer(QUESTION, demo_kg).trace[0]
+    r2 = resolve_method("lpkg", preset="ours", planner="random", seed=1).answer(QUESTION, demo_kg).trace[0]
     assert r1["text"] == r2["text"] and r1["parsed"]
     with pytest.raises(ConfigError, match="needs an LLM"):
-        resolve_method("lpkg")
+        resolve_method("lpkg:ours")
     with pytest.raises(ConfigError, match="unknown LPKG planner"):
-        resolve_method("lpkg:planner=oracle")
+        resolve_method("lpkg:ours,planner=oracle")
     with pytest.raises(ConfigError, match="reader=llm"):
-        resolve_method("lpkg", planner="direct", reader="llm")
+        resolve_method("lpkg", preset="ours", planner="direct", reader="llm")
     with pytest.raises(ConfigError, match="no trained planner"):
-        resolve_method("lpkg", planner="finetuned:does-not-exist")
+        resolve_method("lpkg", preset="ours", planner="finetuned:does-not-exist")
     with pytest.raises(ConfigError):
-        resolve_method("lpkg", planner="direct", serach="kg")
+        resolve_method("lpkg", preset="ours", planner="direct", serach="kg")
 
 
 def test_retriever_search_runs_offline(demo_kg: TemporalKG) -> None:
-    answer = resolve_method("lpkg", llm=FakeLLM([IN_PLAN]), search="retriever", embedder="hashing").answer(
-        QUESTION, demo_kg
-    )
+    answer = resolve_method(
+        "lpkg", preset="ours", llm=FakeLLM([IN_PLAN]), search="retriever", embedder="hashing"
+    ).answer(QUESTION, demo_kg)
     assert answer.trace[1]["how"].startswith("retriever")
     assert answer.answers == ["Barack Obama"]
 
@@ -158,7 +162,7 @@ def test_plan_metrics_in_the_evaluation_report(demo_kg: TemporalKG, tmp_path: Pa
         ),
         Question(qid="q3", text="Who visited China?", answers=["Barack Obama"], qtype="1p"),
     ]
-    method = resolve_method("lpkg", llm=FakeLLM([IN_PLAN, COMPARE_PLAN, "garbage"]))
+    method = resolve_method("lpkg", preset="ours", llm=FakeLLM([IN_PLAN, COMPARE_PLAN, "garbage"]))
     report = evaluate(method, questions, demo_kg, tmp_path / "run", progress=False)
     m = report.method_metrics
     assert m["n_planned"] == 3 and m["plan_parse_rate"] == pytest.approx(2 / 3)
@@ -288,7 +292,7 @@ def test_cli_ground_data_and_plan(tmp_path: Path) -> None:
     assert summary["n"] == summary["n_train"] + summary["n_heldout"] and summary["counts"]["demo"]["3p"] == 2
     assert (out / "heldout.demo.jsonl").is_file() and (out / "sft_train.jsonl").is_file()
     res = runner.invoke(app, ["lpkg", "plan", "Who visited China in November 2014?", "--planner", "direct",
-                              "--kg", "demo", "--json"])  # fmt: skip
+                              "--preset", "ours", "--kg", "demo", "--json"])  # fmt: skip
     assert res.exit_code == 0, res.output
     data = json.loads(res.output)
     assert data["pattern"] == "1p" and data["answer"]["answers"][0] == "Barack Obama"
@@ -296,12 +300,12 @@ def test_cli_ground_data_and_plan(tmp_path: Path) -> None:
 
 def test_sft_planner_asks_in_the_fine_tuning_format(demo_kg: TemporalKG) -> None:
     llm = FakeLLM([IN_PLAN])
-    answer = resolve_method("lpkg", llm=llm, planner="sft").answer(QUESTION, demo_kg)
+    answer = resolve_method("lpkg", preset="ours", llm=llm, planner="sft").answer(QUESTION, demo_kg)
     assert answer.answers == ["Barack Obama"] and answer.trace[0]["planner"] == "sft"
     sent = [(m.role, m.content) for m in llm.requests[0].messages]
     assert sent == [(m.role, m.content) for m in finetune_messages(QUESTION.text)]
     with pytest.raises(ConfigError, match="sft needs"):
-        resolve_method("lpkg", planner="sft")
+        resolve_method("lpkg", preset="ours", planner="sft")
 
 
 def test_split_never_leaves_the_held_out_set_empty(examples: list) -> None:  # type: ignore[type-arg]
@@ -324,10 +328,10 @@ def test_an_llm_failure_is_an_error_not_an_empty_plan(demo_kg: TemporalKG) -> No
         raise LLMError("HTTP 500 from the endpoint")
 
     with pytest.raises(LLMError, match="HTTP 500"):
-        resolve_method("lpkg", llm=FakeLLM(down)).answer(QUESTION, demo_kg)
+        resolve_method("lpkg", preset="ours", llm=FakeLLM(down)).answer(QUESTION, demo_kg)
     with pytest.raises(LLMError, match="HTTP 500"):
-        resolve_method("lpkg", llm=FakeLLM(down), planner="sft").answer(QUESTION, demo_kg)
-    reader_down = resolve_method("lpkg", llm=FakeLLM([IN_PLAN]), reader="llm")
+        resolve_method("lpkg", preset="ours", llm=FakeLLM(down), planner="sft").answer(QUESTION, demo_kg)
+    reader_down = resolve_method("lpkg", preset="ours", llm=FakeLLM([IN_PLAN]), reader="llm")
     with pytest.raises(LLMError):
         reader_down.answer(QUESTION, demo_kg)
 
@@ -337,7 +341,7 @@ def test_plan_steps_are_reported_as_step_events(demo_kg: TemporalKG) -> None:
 
     events: list[StepEvent] = []
     with step_reporter(events.append):
-        answer = resolve_method("lpkg", llm=FakeLLM([IN_PLAN])).answer(QUESTION, demo_kg)
+        answer = resolve_method("lpkg", preset="ours", llm=FakeLLM([IN_PLAN])).answer(QUESTION, demo_kg)
     assert answer.answers == ["Barack Obama"]
     assert [e.index for e in events] == list(range(len(events))) and len(events) >= 4
     assert {e.kind for e in events} == {StepKind.STAGE}

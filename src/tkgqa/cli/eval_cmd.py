@@ -51,7 +51,9 @@ def print_summary(report: dict[str, Any], output: Path) -> None:
     for key, value in m.items():
         if key.startswith("strict_hits@") and key not in {"strict_hits@1", "strict_hits@1_answered"}:
             table.add_row(key, _pct(value))
-    if report["dataset"].get("name") == "clqa":
+    if report["dataset"].get("name") == "clqa":  # LPKG scores CLQA-Wiki by set recall and precision
+        table.add_row("set_recall", _pct(m["set_recall"]))
+        table.add_row("set_precision", _pct(m["set_precision"]))
         table.add_row("set_f1", _pct(m["set_f1"]))
         table.add_row("exact_set", _pct(m["exact_set"]))
     table.add_row("KG-supported", f"{s['n']}/{s['checked']} (Hits@1 {_pct(s['strict_hits@1'])})")

@@ -6,6 +6,7 @@
     tkgqa lpkg train --data DIR [--steps 200]               # LoRA fine-tuning of SmolLM2-135M on CPU
     tkgqa lpkg export-gguf PLANNER --llama-cpp-src SDIST    # adapter → GGUF for llama.cpp inference
     tkgqa lpkg plan "question" --planner finetuned:NAME     # one plan, parsed (and run with --kg)
+    tkgqa lpkg data … --patterns paper                      # only LPKG's nine patterns (Figure 3)
 
 Evaluation goes through ``tkgqa eval --method lpkg`` (plan metrics in ``report.json``'s ``method_metrics``).
 """
@@ -32,10 +33,37 @@ lpkg_app = typer.Typer(
 app.add_typer(lpkg_app, name="lpkg")
 
 
+def chosen_patterns(values: list[str] | None) -> tuple[Any, ...] | None:
+    """``--patterns`` values: ``paper`` (LPKG's nine, Figure 3), ``temporal``, ``all`` or pattern names
+    (repeatable or comma-separated); ``None`` when not given (all patterns)."""
+    from ..query.patterns import LPKG_PATTERNS, TEMPORAL_PATTERNS, PatternType
+
+    if not values:
+        return None
+    groups = {"paper": LPKG_PATTERNS, "temporal": TEMPORAL_PATTERNS, "all": tuple(PatternType)}
+    out: list[PatternType] = []
+    for value in values:
+        for word in (w.strip() for w in value.split(",")):
+            if not word:
+                continue
+            if word.lower() in groups:
+                out.extend(groups[word.lower()])
+                continue
+            try:
+                out.append(PatternType(word))
+            except ValueError:
+                names = ", ".join(p.value for p in PatternType)
+                raise ConfigError(
+                    f"unknown pattern {word!r} in --patterns: use paper (LPKG's nine), temporal, all, or "
+                    f"pattern names ({names})"
+                ) from None
+    return tuple(dict.fromkeys(out))
+
+
 def _grounding(per_pattern: int, max_answers: int, seed: int, patterns: list[str] | None) -> Any:
     from ..query.patterns import GroundingConfig, PatternType
 
-    chosen = tuple(PatternType(p) for p in patterns) if patterns else tuple(PatternType)
+    chosen = chosen_patterns(patterns) or tuple(PatternType)
     return GroundingConfig(patterns=chosen, per_pattern=per_pattern, max_answers=max_answers, seed=seed)
 
 
@@ -79,6 +107,12 @@ def data_cmd(
     ),
     ray_address: str | None = typer.Option(None, "--ray-address", help="Ray cluster to join (ray only)."),
     workers: int | None = typer.Option(None, "--workers", help="Ray workers (default: one per CPU)."),
+    patterns: list[str] | None = typer.Option(
+        None,
+        "--patterns",
+        help="Only these patterns: paper (LPKG's nine: 1p 2p 3p 2i 3i 2u ip pi compare), temporal, all, or "
+        "names (repeatable or comma-separated). Default: all.",
+    ),
 ) -> None:
     """Planning data: ground, verbalise, gold plans; train/held-out split; SFT export. One shard per (KG,
     pattern), seeded from --seed and the pattern: --executor ray builds the shards on Ray workers and
@@ -99,9 +133,11 @@ def data_cmd(
         raise ConfigError(f"--format must be one of {', '.join(SFTFormat)}") from None
     config = ExecutorConfig.of(executor, address=ray_address, workers=workers)
     out.mkdir(parents=True, exist_ok=True)
+    chosen = chosen_patterns(patterns)
     data = planning_data(
-        kg, per_pattern=per_pattern, max_answers=max_answers, seed=seed, llm=llm, executor=config
-    )
+        kg, per_pattern=per_pattern, max_answers=max_answers, seed=seed, llm=llm, executor=config,
+        patterns=chosen,
+    )  # fmt: skip
     examples, grounding, kg = data.examples, data.grounding, data.kgs
     for path in kg:
         v = grounding[path]["verbalized"]
@@ -121,7 +157,9 @@ def data_cmd(
     counts = counts_by_pattern(examples)
     summary: dict[str, Any] = {
         "kgs": kg, "per_pattern": per_pattern, "max_answers": max_answers, "holdout": holdout, "seed": seed,
-        "verbalizer": llm or "template", "n": len(examples), "n_train": len(train), "n_heldout": len(held),
+        "verbalizer": llm or "template", "n": len(examples),
+        "patterns": [str(p) for p in chosen] if chosen else "all",
+        "n_train": len(train), "n_heldout": len(held),
         "counts": counts, "heldout_counts": counts_by_pattern(held), "grounding": grounding,
         "sft_train": {"rows": sft.rows, "sha256": sft.sha256, "format": str(fmt)},
         "sft_heldout": {"rows": sft_held.rows, "sha256": sft_held.sha256},
@@ -223,16 +261,35 @@ def plan_cmd(
     question: str = typer.Argument(...),
     planner: str = typer.Option("icl", "--planner", help="icl, finetuned:PATH, random or direct."),
     llm: str | None = typer.Option(None, "--llm", help="LLM of the in-context planner."),
-    demos: str | None = typer.Option(None, "--demos", help="Planning-data JSONL for demonstrations."),
-    k: int = typer.Option(4, "--k"),
+    demos: str | None = typer.Option(
+        None, "--demos", help="Planning-data JSONL, or the authors' official planning prompt (.json)."
+    ),
+    k: int | None = typer.Option(None, "--k", help="Demonstrations (default: the preset's, 10 or 4)."),
+    preset: str = typer.Option(
+        "paper", "--preset", help="paper (official prompt, KG-derived demonstrations) or ours (compact)."
+    ),
     kg: str | None = typer.Option(None, "--kg", help="Also execute the plan over this KG ('demo': bundled)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Plan one question (and run the plan with --kg)."""
+    """Plan one question (and run the plan with --kg). The paper preset's demonstrations are derived from
+    --kg (the bundled demo KG without it) unless --demos names a file."""
     from ..llm import resolve_llm_arg
-    from ..methods.lpkg.planner import resolve_planner
+    from ..methods.base import merge_config
+    from ..methods.lpkg.config import DemoSource, LPKGConfig, PlanFormat
+    from ..methods.lpkg.data import kg_demos
+    from ..methods.lpkg.planner import ICLPlanner, resolve_planner
+    from ..service.resolve import open_kg
 
-    p = resolve_planner(planner, llm=resolve_llm_arg(llm), demos=demos, k=k)
+    given = {"preset": preset, "planner": planner, "demos": demos, **({"k": k} if k is not None else {})}
+    cfg = merge_config(LPKGConfig, None, given).effective()
+    n = int(cfg.preset_value("k"))
+    from_kg = demos is None and DemoSource(cfg.preset_value("demo_source")) is DemoSource.KG
+    official = PlanFormat(cfg.preset_value("plan_format")) is PlanFormat.OFFICIAL
+    p = resolve_planner(
+        planner, llm=resolve_llm_arg(llm), demos=demos, k=n, official=official, demos_later=from_kg
+    )
+    if from_kg and isinstance(p, ICLPlanner):
+        p.set_demos(kg_demos(open_kg(kg or "demo"), n, seed=cfg.seed))
     out = p.plan(question)
     data: dict[str, Any] = {
         "text": out.text, "parsed": out.plan is not None, "error": out.error,
@@ -242,9 +299,9 @@ def plan_cmd(
     if kg is not None:
         from ..datasets.base import Question
         from ..methods import resolve_method
-        from ..service.resolve import answer_payload, open_kg
+        from ..service.resolve import answer_payload
 
-        method = resolve_method("lpkg", planner=planner, llm=llm, demos=demos, k=k)
+        method = resolve_method("lpkg", **given, llm=llm)
         data["answer"] = answer_payload(method.answer(Question(qid="adhoc", text=question), open_kg(kg)))
     if as_json:
         print(json.dumps(data, indent=2, ensure_ascii=False, default=str))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
@@ -24,6 +25,7 @@ from .ray_session import actor_options, cluster_cpus, ray_session, run_shards
 if TYPE_CHECKING:
     from ..kg.base import KGStore
     from ..methods.lpkg.data import PlanningExample, PlanningShard, ShardBuilder
+    from ..query.patterns import PatternType
 
 
 def kg_slug(path: str) -> str:
@@ -83,15 +85,18 @@ def planning_data(
     seed: int = 0,
     llm: str | None = None,
     executor: ExecutorConfig = LOCAL,
+    patterns: Sequence[PatternType] | None = None,
 ) -> PlanningData:
     """Ground, verbalise and merge the planning data of ``kgs`` (see the module docstring); ``llm`` is an
-    LLM spec (each Ray worker resolves its own backend from it), ``None`` for templates."""
+    LLM spec (each Ray worker resolves its own backend from it), ``None`` for templates; ``patterns``: only
+    these (in :class:`~tkgqa.query.patterns.PatternType` order; default all)."""
     from ..llm import resolve_llm_arg
     from ..query.patterns import PatternType
 
     start = time.perf_counter()
     paths = list(dict.fromkeys(kgs))  # a KG given twice counts once
-    tasks = [(p, str(pattern)) for p in paths for pattern in PatternType]
+    wanted = [p for p in PatternType if patterns is None or p in set(patterns)]
+    tasks = [(p, str(pattern)) for p in paths for pattern in wanted]
     workers = 1
     match executor.kind:
         case ExecutorKind.LOCAL:
@@ -99,7 +104,7 @@ def planning_data(
             backend = resolve_llm_arg(llm)
             for path in paths:
                 builder = _builder(path, per_pattern, max_answers, seed, backend)
-                for pattern in PatternType:
+                for pattern in wanted:
                     shards[(path, str(pattern))] = builder.build(pattern)
         case ExecutorKind.RAY:
             shards, workers = _ray_shards(executor, tasks, (per_pattern, max_answers, seed, llm))

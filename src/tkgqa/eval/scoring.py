@@ -28,7 +28,10 @@ at any rank. The substring rule would count any output that merely mentions ``ye
 
 **Set metrics** (:func:`set_scores`, CLQA-Wiki): predictions and gold answers are matched one-to-one by
 normal forms; precision = matched / distinct predictions, recall = matched / gold answers, F1 their harmonic
-mean, exact-set = precision = recall = 1. No prediction → all 0 (a question without gold: all 0 too).
+mean, exact-set = precision = recall = 1. No prediction → all 0 (a question without gold: all 0 too). Every
+``report.json`` carries their means (``set_recall``, ``set_precision``, ``set_f1``, ``exact_set``); for the
+datasets of :data:`SET_SCORED` (CLQA-Wiki, which LPKG scores by recall and precision, not EM/Hits@1) every
+breakdown group carries ``recall``, ``precision`` and ``exact_set`` too.
 
 **Breakdowns** (:func:`breakdown`) follow the papers' tables: MultiTQ overall / qlabel (Single, Multiple) /
 answer_type (entity, time) / qtype / time_level; CronQuestions simple vs complex (simple_entity, simple_time
@@ -230,8 +233,14 @@ def _values(row: Mapping[str, Any], dim: str) -> list[str]:
     return [] if value in (None, "") else [str(value)]
 
 
-def group_stats(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """``n`` and the mean strict/lenient Hits@1 (and set F1) of ``rows``."""
+#: Datasets scored by set recall/precision in their paper (CLQA-Wiki: LPKG §5, "in CLQA-Wiki, we use Recall
+#: and Precision"): their breakdowns carry the set metrics per group too.
+SET_SCORED = frozenset({"clqa"})
+
+
+def group_stats(rows: Sequence[Mapping[str, Any]], *, set_metrics: bool = False) -> dict[str, Any]:
+    """``n`` and the mean strict/lenient Hits@1 (and set F1) of ``rows``; ``set_metrics``: also the mean set
+    recall, precision and exact-set match."""
     n = len(rows)
 
     def mean(key: str) -> float:
@@ -239,18 +248,22 @@ def group_stats(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
     if n == 0:
         return {"n": 0, "strict_hits@1": 0.0, "lenient_hits@1": 0.0}
-    return {
+    out = {
         "n": n,
         "strict_hits@1": mean("strict_hit"),
         "lenient_hits@1": mean("lenient_hit"),
         "f1": mean("f1"),
     }
+    if set_metrics:
+        out.update(recall=mean("recall"), precision=mean("precision"), exact_set=mean("exact_set"))
+    return out
 
 
 def breakdown(rows: Sequence[Mapping[str, Any]], dataset: str | None = None) -> dict[str, Any]:
     """``{"overall": stats, dim: {value: stats}}`` for the dimensions of ``dataset``'s paper tables
     (any dataset: the dimensions its rows fill). Values are ordered as in the papers, then alphabetically."""
-    out: dict[str, Any] = {"overall": group_stats(rows)}
+    sets = (dataset or "") in SET_SCORED
+    out: dict[str, Any] = {"overall": group_stats(rows, set_metrics=sets)}
     dims = DIMENSIONS.get(dataset or "", DEFAULT_DIMENSIONS)
     for dim in dims:
         groups: dict[str, list[Mapping[str, Any]]] = {}
@@ -261,7 +274,7 @@ def breakdown(rows: Sequence[Mapping[str, Any]], dataset: str | None = None) -> 
             continue
         order = ORDER.get(dim, ())
         keys = sorted(groups, key=lambda v: (order.index(v) if v in order else len(order), v))
-        out[dim] = {k: group_stats(groups[k]) for k in keys}
+        out[dim] = {k: group_stats(groups[k], set_metrics=sets) for k in keys}
     return out
 
 

@@ -37,10 +37,13 @@ PLANNER_INSTRUCTION = (
 
 @dataclass(frozen=True)
 class Demo:
-    """One planning demonstration: a question and its plan text."""
+    """One planning demonstration: a question and its plan text; ``official``: the demonstration as the
+    official planning prompt writes it (``Original_Question`` to ``Final_Answer``), when it came from
+    there."""
 
     question: str
     plan: str
+    official: str = ""
 
 
 def question_line(question: str) -> str:
@@ -209,3 +212,151 @@ def parse_lpkg_answer(text: str) -> list[str]:
 
 
 ANSWER_PROMPT: Prompt[list[str]] = Prompt("lpkg.answer", build_answer, parse_lpkg_answer)
+
+
+# --- the paper preset: the authors' prompts -------------------------------------------------------------
+#: The official code-completion planning prompt's opening (the authors' planning data, Appendix C.2): the
+#: function stubs the plan calls. Typed in here; ``tests/methods/test_lpkg_paper.py`` checks it against the
+#: authors' file when ``../shared/data/llm_recordings`` is present.
+OFFICIAL_HEADER = '''###Complete the Code Below###
+
+from langchain import SerpAPIWrapper
+from utils import QA_LLM
+search = SerpAPIWrapper()
+
+def Search(query:str,thought:str):
+    """Search relevant information about query based on external Search Engine.
+    Attributes:
+\t\tquery: The question you want to search.
+\t\tthought: The reason why this query is need.\x20
+    """
+    if thought is not None:
+        return search.run(query)
+    else:
+        return ("Please give your thought!")
+
+def Get_Answer(query:str,info:str):
+    """Get the answer of the query based on the information.
+    Attributes:
+    query: The question you want to search.
+    info: The information relevant to the query.
+    """
+    ### Use the QA_LLM model to get the answer.
+    return QA_LLM(query,info)
+
+def Compare(Original_Query:str,Subquestions:list,Answers:list):
+    """Compare the answer of the sub-questions and return the final answer of original query.
+    Attributes:
+    Original_Query: The original question.
+    Subquestions: The list of sub-questions.
+    Answers: The list of answers of the sub-questions.
+    """
+    query = Original_Query
+    info = str()
+    for i in range(len(Subquestions)):
+        info += Subquestions[i] + ' : ' + Answers[i] + '\\n'
+    return QA_LLM(query,info)
+
+def Intersection(Answer1:str,Answer2:str):
+    """Find the intersection of two answer sets.
+    Attributes:
+    Answer1: The first answer set.
+    Answer2: The second answer set.
+    """
+    List1 = Answer1.split(',')
+    List2 = Answer2.split(',')
+    return str(set(List1) & set(List2))
+
+def Union(Answer1:str,Answer2:str):
+    """Find the union of two answer sets.
+    Attributes:
+    Answer1: The first answer set.
+    Answer2: The second answer set.
+    """
+    List1 = Answer1.split(',')
+    List2 = Answer2.split(',')
+    return str(set(List1) | set(List2))
+
+def Finish_The_Plan(Answer:str):
+    """Call this function to finish the plan and return the final answer.
+    Attributes:
+    Answer: The final answer of the original question.
+    """
+    return Answer
+
+'''
+OFFICIAL_RULE = "###################"
+OFFICIAL_YOUR_TURN = "# Your turn! Just complete the code below and do not return other things."
+
+
+def official_question_line(question: str) -> str:
+    """``Original_Question: str = "…"`` as the official prompt writes it (double quotes)."""
+    return 'Original_Question: str = "' + question.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def official_planner_messages(question: str, examples: Sequence[str]) -> list[Message]:
+    """The official planning prompt: :data:`OFFICIAL_HEADER`, one ``# Example i:`` block per rendered
+    demonstration (``examples``: each from ``Original_Question`` to ``Final_Answer``), "# Your turn!" and
+    the question; one user message, the model completes the code."""
+    parts = [OFFICIAL_HEADER]
+    for i, body in enumerate(examples):
+        parts.append(f"{OFFICIAL_RULE}\n# Example {i}:\n{OFFICIAL_RULE}\n\n{body.strip()}\n\n")
+    parts.append(
+        f"{OFFICIAL_RULE}\n{OFFICIAL_YOUR_TURN}\n{OFFICIAL_RULE}\n\n{official_question_line(question)}\n"
+    )
+    return [Message.user("".join(parts))]
+
+
+#: The authors' sub-question QA prompt (``QA_Pipeline.sub_QA_prompt``, Appendix C.3), verbatim with its
+#: "your own knowledge" clauses; ``{info}`` the retrieved information, ``{question}`` the sub-question.
+AUTHORS_ANSWER_TEMPLATE = (
+    "Given a question and some information that may help you answer the question. Please answer the "
+    "question based on your own knowledge and the information provided. \n### Information:\n{info}\n"
+    "### Question:\n{question}\n### Your Answer: (You only need to provide the final answer of the "
+    "question. Intermediate answers are not needed. Please return your answer in the form of a list, "
+    "where each element in the list is a short entity answer, such as [Apple]. When you think there are "
+    "multiple answers, please divide them with a '#' symbol, such as [Apple#Banana#Origin]. If the answer "
+    "is not included in the information provided, please answer based on your own knowledge. If you "
+    "don't know either, please return [None].)\n"
+)
+
+
+def build_authors_answer(context: Context) -> list[Message]:
+    """The authors' QA prompt over ``context["facts"]`` (numbered) and ``context["question"]``."""
+    facts = "\n".join(f"{i}. {f}" for i, f in enumerate(context["facts"], 1)) or "(none)"
+    return [Message.user(AUTHORS_ANSWER_TEMPLATE.format(info=facts, question=context["question"]))]
+
+
+AUTHORS_ANSWER_PROMPT: Prompt[list[str]] = Prompt(
+    "lpkg.answer_authors", build_authors_answer, parse_lpkg_answer
+)
+
+COMPARE_INSTRUCTION = (
+    "Your task is to answer a comparison question. I will first tell you the original question, and tell you "
+    "some sub-questions and their corresponding answers to the sub-questions. Please answer the original "
+    "comparison question based on the sub-questions and the answers to the sub-questions."
+)
+
+
+def build_authors_compare(context: Context) -> list[Message]:
+    """The authors' comparison prompt (``QA_Pipeline.compare_QA_prompt``), verbatim — including its missing
+    line breaks between blocks: ``context["question"]`` the original question, ``context["sub_questions"]``
+    and ``context["answers"]`` (each a list of strings, written as ``[A#B]``)."""
+    original = context["question"]
+    prompt = f"{COMPARE_INSTRUCTION}\n### Original Question:\n{original}"
+    for i, (sub, answers) in enumerate(zip(context["sub_questions"], context["answers"], strict=True), 1):
+        written = "[" + "#".join(answers) + "]" if answers else "[None]"
+        prompt += f"### Sub-Question {i}:\n{sub}\n### Answer to Sub-Question {i}:\n{written}"
+    prompt += (
+        f"### Please Answer the Original Question: {original} (You only need to provide the final answer "
+        "of the question. Intermediate answers are not needed. Please return your answer in the form of a "
+        "list, where each element in the list is a short entity answer, such as [Yes] or [No] or [Entity], "
+        "etc. If the answer is not included in the information provided, please answer based on your own "
+        "knowledge. If you don't know either, please return [None].)"
+    )
+    return [Message.user(prompt)]
+
+
+AUTHORS_COMPARE_PROMPT: Prompt[list[str]] = Prompt(
+    "lpkg.compare_authors", build_authors_compare, parse_lpkg_answer
+)

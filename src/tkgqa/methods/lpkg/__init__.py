@@ -4,14 +4,17 @@
 * :mod:`.verbalize` — grounded pattern instances (:mod:`tkgqa.query.patterns`) → questions + gold plans;
 * :mod:`.data` — planning data, entity-disjoint held-out split, SFT export;
 * :mod:`.planner` — in-context, fine-tuned and baseline planners; :mod:`.train` — CPU fine-tuning (LoRA);
-* :mod:`.execute` — plan interpretation over a KG; :mod:`.method` — the ``lpkg`` method.
+* :mod:`.execute` — plan interpretation over a KG; :mod:`.method` — the ``lpkg`` method; :mod:`.config` —
+  its settings, presets (``paper`` default, ``ours``) and deviations; :mod:`.official` — the official
+  planning prompt's format.
 
 Importing this package never imports torch, transformers or peft.
 """
 
+from .config import CompareHow, DemoSource, LPKGConfig, PlanFormat, QAPrompt
 from .data import PlanningExample, SFTFormat, export_sft, read_examples, split_by_entities, write_examples
 from .execute import PlanExecutor, ReaderMode, SearchMode, direct_plan
-from .method import LPKGConfig, LPKGMethod
+from .method import LPKGMethod
 from .metrics import plan_metrics
 from .plan import Call, Plan, parse_plan
 from .planner import FinetunedPlanner, ICLPlanner, Inference, RandomPatternPlanner, resolve_planner
@@ -19,6 +22,8 @@ from .verbalize import TemplateVerbalizer, gold_plan
 
 __all__ = [
     "Call",
+    "CompareHow",
+    "DemoSource",
     "FinetunedPlanner",
     "ICLPlanner",
     "Inference",
@@ -26,7 +31,9 @@ __all__ = [
     "LPKGMethod",
     "Plan",
     "PlanExecutor",
+    "PlanFormat",
     "PlanningExample",
+    "QAPrompt",
     "RandomPatternPlanner",
     "ReaderMode",
     "SFTFormat",

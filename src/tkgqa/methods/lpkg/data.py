@@ -33,6 +33,7 @@ from ...llm import LLMBackend, Usage, error_usage
 from ...prompts.base import run_prompt
 from ...prompts.lpkg import Demo, finetune_messages, verbalize_parser
 from ...query.patterns import (
+    LPKG_PATTERNS,
     Compare,
     Grounder,
     GroundingConfig,
@@ -242,6 +243,33 @@ class ShardBuilder:
         return PlanningShard(
             str(pattern), build_examples(self.kg, found, verbalize), len(found), tries, stats
         )
+
+
+def kg_demos(
+    kg: KGStore, k: int, *, seed: int = 0, patterns: Sequence[PatternType] = LPKG_PATTERNS
+) -> list[Demo]:
+    """``k`` KG-derived planning demonstrations (the paper preset's in-context examples): ``patterns``
+    grounded in ``kg`` (two instances each at most), template-verbalised, taken round-robin in pattern order
+    (1p, 2p, …). ConfigError when the KG yields none (no KG, or too few facts)."""
+    if k <= 0:
+        return []
+    advice = (
+        "pass demos=PATH (a planning-data JSONL from `tkgqa lpkg data --patterns paper`, or the authors' "
+        "official planning prompt .json) or demo_source=builtin"
+    )
+    try:
+        builder = ShardBuilder(kg, per_pattern=-(-k // max(1, len(patterns))), max_answers=10, seed=seed)
+    except DataError as exc:
+        raise ConfigError(f"no planning demonstrations can be derived: {exc}; {advice}") from None
+    pools = [list(builder.build(p).examples) for p in patterns]
+    out: list[Demo] = []
+    while len(out) < k and any(pools):
+        for pool in pools:
+            if pool and len(out) < k:
+                out.append(pool.pop(0).demo())
+    if not out:
+        raise ConfigError(f"KG {kg.name!r} yields no pattern instance for planning demonstrations; {advice}")
+    return out
 
 
 def split_by_entities(

@@ -7,12 +7,17 @@ operations.
   are fetched from the store (the question's entities' incident facts when it cannot parse);
   ``retriever`` — the ``k`` best verbalised facts by :class:`~tkgqa.retrieval.Retriever`.
 * **Get_Answer** (:class:`ReaderMode`): ``symbolic`` — offline, the shared reader's program executed over
-  the retrieved facts only; ``llm`` — the paper's QA prompt (Appendix C.3) over the retrieved facts.
+  the retrieved facts only; ``llm`` — a QA prompt (the authors' Appendix C.3 prompt, or ours without its
+  own-knowledge clauses) over the retrieved facts, optionally sampled several times with a majority vote
+  (:func:`vote`, the authors' self-consistency).
 * A sub-question holding ``{Ans_j}`` is asked once per answer of ``Ans_j`` (at most ``max_fanout``; the
   paper's executor does the same) and the answers are united.
-* ``Compare`` links each sub-question's own entity (the one no other compared sub-question names) and keeps
-  the one whose answers win: earliest/latest time, or largest/smallest number, by the original question's
-  cue word (:func:`compare_mode`).
+* ``Compare`` by the LLM (:class:`LLMComparer`, the authors' comparison prompt), or by the rule: link each
+  sub-question's own entity (the one no other compared sub-question names) and keep the one whose answers
+  win: earliest/latest time, or largest/smallest number, by the original question's cue word
+  (:func:`compare_mode`).
+* ``stop_on_empty``: the plan stops at the first empty ``Get_Answer``/``Intersection``/``Union``
+  (``Execution.empty``), for the method's fall-back to answering the question directly.
 * ``Before``/``After``/``During``/``Between`` and ``First``/``Last`` use the one time semantics
   (:mod:`tkgqa.query.answer_sets`); a reference answer's time is its earliest.
 
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, assert_never
@@ -32,8 +38,8 @@ from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...kg.memory import TemporalKG
 from ...llm import LLMBackend, Usage, error_usage
-from ...prompts.base import run_prompt
-from ...prompts.lpkg import ANSWER_PROMPT
+from ...prompts.base import PromptSpec, run_prompt
+from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
 from ...query import Executor, QuestionEntities, Reasoner
 from ...query.answer_sets import (
     AnswerSet,
@@ -192,35 +198,95 @@ class SymbolicReader:
 
 
 class LLMReader:
-    """``Get_Answer`` by an LLM over the retrieved facts (the paper's QA prompt, '#'-separated list)."""
+    """``Get_Answer`` by an LLM over the retrieved facts: ``prompt`` (the authors' QA prompt, or ours
+    without its own-knowledge clauses), read as a '#'-separated list. ``votes`` > 1: the reply is sampled
+    ``votes`` times (``temperature``, sample ``i`` with seed ``i``) and the most frequent reply text wins,
+    as in the authors' executor (:func:`vote`)."""
 
-    def __init__(self, llm: LLMBackend, *, max_facts: int = 30) -> None:
+    def __init__(
+        self,
+        llm: LLMBackend,
+        *,
+        max_facts: int = 30,
+        prompt: PromptSpec[list[str]] = ANSWER_PROMPT,
+        votes: int = 1,
+        temperature: float = 1.0,
+    ) -> None:
         self.llm = llm
         self.max_facts = max_facts
+        self.prompt = prompt
+        self.votes = votes
+        self.temperature = temperature
 
     def __call__(self, text: str, info: Info, kg: KGStore) -> tuple[AnswerSet, Usage]:
         facts = info.facts[: self.max_facts]
         context = {"question": text, "facts": [_fact_text(f, kg) for f in facts]}
-        try:
-            parsed = run_prompt(self.llm, ANSWER_PROMPT, context, max_tokens=128)
-        except ParseError as exc:  # an unusable reply: no answer to this step (an LLMError propagates)
-            return AnswerSet(ValueKind.TIME if asks_time(text) else ValueKind.ENTITY), error_usage(exc)
         timeish = asks_time(text)
+        kind = ValueKind.TIME if timeish else ValueKind.ENTITY
+        try:
+            if self.votes > 1:
+                values, usage = vote(self.llm, self.prompt, context, self.votes, self.temperature)
+            else:
+                parsed = run_prompt(self.llm, self.prompt, context, max_tokens=128)
+                values, usage = parsed.value, parsed.usage
+        except ParseError as exc:  # an unusable reply: no answer to this step (an LLMError propagates)
+            return AnswerSet(kind), error_usage(exc)
         pairs: list[tuple[str, Fact]] = []
-        values: list[str] = []
-        for raw in parsed.value:
+        kept: list[str] = []
+        for raw in values:
             value = _link(raw, kg) if not timeish else _as_time(raw)
             if value is None:
                 continue
-            values.append(value)
+            kept.append(value)
             support = [f for f in facts if value in (f.subject, f.object)] or list(facts[:1])
             pairs.extend((value, f) for f in support)
-        kind = ValueKind.TIME if timeish else ValueKind.ENTITY
         ans = AnswerSet.group(kind, pairs) if pairs else AnswerSet(kind)
-        missing = [v for v in values if v not in ans.values()]
+        missing = [v for v in kept if v not in ans.values()]
         if missing:  # answers with no retrieved fact: kept, unsupported
             ans = union([ans, AnswerSet(kind, tuple(Support(v, ()) for v in missing))])
-        return ans, parsed.usage
+        return ans, usage
+
+
+def vote(
+    llm: LLMBackend, prompt: PromptSpec[list[str]], context: Mapping[str, Any], n: int, temperature: float
+) -> tuple[list[str], Usage]:
+    """The authors' self-consistency: ``n`` sampled replies, the most frequent reply text (stripped) wins —
+    the first to reach the top count on a tie — and is parsed (ParseError when it cannot be; an LLMError
+    propagates)."""
+    messages = prompt.build(context)
+    usage = Usage()
+    counts: dict[str, int] = {}
+    for i in range(n):
+        resp = llm.chat(messages, temperature=temperature, seed=i, max_tokens=128)
+        usage = usage + resp.usage
+        reply = resp.text.strip()
+        counts[reply] = counts.get(reply, 0) + 1
+    top = max(counts.values())
+    winner = next(r for r, c in counts.items() if c == top)
+    try:
+        return prompt.parse(winner), usage
+    except ParseError as exc:
+        failed = usage + Usage(parse_failures=1)
+        raise ParseError(str(exc).split("; raw text:")[0], raw=winner, usage=failed) from None
+
+
+class LLMComparer:
+    """``Compare`` by the QA LLM (the paper preset): the authors' comparison prompt over the original
+    question, each sub-question and its answers; the reply's answers linked to KG entities."""
+
+    def __init__(self, llm: LLMBackend) -> None:
+        self.llm = llm
+
+    def __call__(
+        self, question: str, sub_questions: list[str], answers: list[list[str]], kg: KGStore
+    ) -> tuple[AnswerSet, Usage]:
+        context = {"question": question, "sub_questions": sub_questions, "answers": answers}
+        try:
+            parsed = run_prompt(self.llm, AUTHORS_COMPARE_PROMPT, context, max_tokens=128)
+        except ParseError as exc:
+            return AnswerSet(ValueKind.ENTITY), error_usage(exc)
+        values = [v for v in (_link(raw, kg) for raw in parsed.value) if v is not None]
+        return AnswerSet(ValueKind.ENTITY, tuple(Support(v, ()) for v in dict.fromkeys(values))), parsed.usage
 
 
 def _report(steps: list[dict[str, Any]], start: int) -> None:
@@ -279,10 +345,20 @@ class Execution:
     steps: list[dict[str, Any]] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     error: str = ""
+    empty: str = ""  # with stop_on_empty: the step whose answers came out empty (the plan stopped there)
+
+
+class Comparer(Protocol):
+    def __call__(
+        self, question: str, sub_questions: list[str], answers: list[list[str]], kg: KGStore
+    ) -> tuple[AnswerSet, Usage]: ...
 
 
 class PlanExecutor:
-    """Runs plans over one store at a time with a searcher and a reader."""
+    """Runs plans over one store at a time with a searcher and a reader. ``comparer``: ``Compare`` by it
+    (the LLM, :class:`LLMComparer`) instead of the rule; ``stop_on_empty``: the plan stops at the first
+    ``Get_Answer``/``Intersection``/``Union`` whose answers are empty (``Execution.empty`` names it), as the
+    authors' executor does before answering the question directly."""
 
     def __init__(
         self,
@@ -292,12 +368,16 @@ class PlanExecutor:
         *,
         max_fanout: int = 10,
         trace_facts: int = 5,
+        comparer: Comparer | None = None,
+        stop_on_empty: bool = False,
     ) -> None:
         self.search = searcher
         self.read = reader
         self.linker = linker
         self.max_fanout = max_fanout
         self.trace_facts = trace_facts
+        self.comparer = comparer
+        self.stop_on_empty = stop_on_empty
 
     def run(self, plan: Plan, kg: KGStore, question: str = "") -> Execution:
         env: dict[str, Any] = {"Original_Question": Text("Original_Question", question)}
@@ -312,6 +392,9 @@ class PlanExecutor:
                 _report(ex.steps, before)
                 return ex
             _report(ex.steps, before)
+            if self.stop_on_empty and isinstance(step, AnswerStep | SetStep) and not len(env[step.var]):
+                ex.empty = step.var
+                return ex
         return ex
 
     def texts(self, text: Text, env: dict[str, Any], kg: KGStore) -> list[str]:
@@ -376,7 +459,7 @@ class PlanExecutor:
                 call = "Intersection" if step.op is SetOperation.AND else "Union"
                 ex.steps.append(self._trace(step.var, call, env[step.var], kg, inputs=list(step.inputs)))
             case CompareStep():
-                env[step.var] = self._compare(step, env, kg)
+                env[step.var] = self._compare(step, env, kg, ex)
                 ex.steps.append(self._trace(step.var, "Compare", env[step.var], kg, inputs=list(step.inputs)))
             case TimeStep():
                 env[step.var] = self._time(step, env)
@@ -415,9 +498,16 @@ class PlanExecutor:
             case _:
                 raise ValueError(f"{step.op} is not a time step")
 
-    def _compare(self, step: CompareStep, env: dict[str, Any], kg: KGStore) -> AnswerSet:
+    def _compare(self, step: CompareStep, env: dict[str, Any], kg: KGStore, ex: Execution) -> AnswerSet:
         inputs: list[AnswerSet] = [env[v] for v in step.inputs]
         texts = [" ".join(self.texts(env[q], env, kg)) for q in step.questions]
+        original: Text = env["Original_Question"]
+        if self.comparer is not None:
+            subs = texts + [v for v in step.inputs[len(texts) :]]  # a question per answer (its name if none)
+            labels = [final_labels(a, kg) for a in inputs]
+            result, usage = self.comparer(original.template, subs[: len(inputs)], labels, kg)
+            ex.usage = ex.usage + usage
+            return result
         linked = [self.linker(t, kg) for t in texts]
         candidates: list[tuple[str, AnswerSet]] = []
         for i, answers in enumerate(inputs):
@@ -425,7 +515,6 @@ class PlanExecutor:
             own = [e for e in (linked[i] if i < len(linked) else []) if e not in others]
             if own:
                 candidates.append((own[0], answers))
-        original: Text = env["Original_Question"]
         times = all(a.kind is ValueKind.TIME for a in inputs)
         return compare(candidates, compare_mode(original.template or " ".join(texts), times))
 
@@ -451,9 +540,11 @@ def final_labels(answers: AnswerSet, kg: KGStore) -> list[str]:
 
 
 __all__ = [
+    "Comparer",
     "Execution",
     "Info",
     "KGSearch",
+    "LLMComparer",
     "LLMReader",
     "PlanExecutor",
     "ReaderMode",
@@ -464,4 +555,5 @@ __all__ = [
     "direct_plan",
     "final_labels",
     "match_facts",
+    "vote",
 ]

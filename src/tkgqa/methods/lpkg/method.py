@@ -2,34 +2,45 @@
 
 LPKG (Wang et al., Findings of EMNLP 2024): a planning LLM writes a code-formatted plan for the question
 (:mod:`.planner`); the plan is parsed with ``ast`` into a typed :class:`~.plan.Plan` (never evaluated) and
-interpreted (:mod:`.execute`): ``Search`` over the KG, ``Get_Answer`` by the shared offline reader or an LLM,
-set / comparison / temporal steps as typed operations. A reply that does not parse falls back to asking the
-question directly (the paper's executor does the same), recorded in the trace (``fallback``).
+interpreted (:mod:`.execute`): ``Search`` over the KG, ``Get_Answer`` by a QA LLM or the shared offline
+reader, set / comparison / temporal steps as typed operations. A reply that does not parse falls back to
+asking the question directly (the paper's executor does the same), recorded in the trace (``fallback``).
+
+``preset=paper`` (the default, :mod:`.config`) executes as the paper: the authors' QA prompt with a 5-sample
+vote per sub-question, the question answered directly whenever a sub-answer is empty (trace step
+``empty_fallback``), ``Compare`` by the LLM, ten KG-derived demonstrations in the official prompt — it needs
+``--llm``. ``preset=ours`` (``lpkg:ours``) is the offline variant (symbolic reader, compact prompt, four
+built-in demonstrations); each difference is also one option. ``report.json`` names the preset and every
+deviation in force (``method.preset``, ``method.deviations``, ``method.unspecified_by_paper``).
 
 Options (``--method lpkg --method-option KEY=VALUE`` or ``"lpkg:planner=finetuned:NAME"``):
 ``planner`` (``icl`` | ``sft`` | ``finetuned:PATH`` | ``random`` | ``direct``; default ``icl`` with
-``--llm``),
-``k`` and ``demos`` (in-context demonstrations: a planning-data JSONL, else the built-in ones), ``search``
-(``kg`` | ``retriever``; ``embedder``, ``search_k``), ``reader`` (``symbolic`` | ``llm``), ``max_fanout``
-(answers a ``{Ans_k}`` sub-question is asked for), ``inference`` (fine-tuned planner: ``auto`` |
-``llamacpp`` | ``transformers``; ``threads`` for llama.cpp), ``fallback``.
+``--llm``), ``k``, ``demos`` (a planning-data JSONL, or the authors' official planning prompt ``.json``),
+``demo_source`` (``kg`` | ``builtin``), ``plan_format`` (``official`` | ``compact``), ``search`` (``kg`` |
+``retriever``; ``embedder``, ``search_k``), ``reader`` (``llm`` | ``symbolic``), ``qa_prompt`` (``authors``
+| ``kg_only``), ``votes``, ``vote_temperature``, ``empty_fallback``, ``compare`` (``llm`` | ``rule``),
+``max_fanout`` (answers a ``{Ans_k}`` sub-question is asked for), ``inference`` (fine-tuned planner:
+``auto`` | ``llamacpp`` | ``transformers``; ``threads`` for llama.cpp), ``fallback``.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
-
-from pydantic import Field
 
 from ...datasets.base import Question
 from ...errors import ConfigError
 from ...kg.base import KGStore
 from ...llm import LLMBackend, llm_context, resolve_llm_arg, usage_dict
+from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_ANSWER_PROMPT, Demo
 from ...query import ParserOptions, QuestionEntities, Reasoner
-from ..base import METHODS, Answer, Method, MethodConfig, merge_config, parse_options
+from ..base import METHODS, Answer, Method, Preset, merge_config, parse_options
+from .config import CompareHow, DemoSource, LPKGConfig, PlanFormat, QAPrompt, deviations, unspecified
 from .execute import (
+    Execution,
     KGSearch,
+    LLMComparer,
     LLMReader,
     PlanExecutor,
     Reader,
@@ -42,32 +53,19 @@ from .execute import (
     final_labels,
 )
 from .metrics import plan_metrics
-from .planner import Inference, Planner, resolve_planner
+from .official import is_official_file
+from .planner import ICLPlanner, Planner, resolve_planner
 
-
-class LPKGConfig(MethodConfig):
-    """LPKG settings (see the module docstring)."""
-
-    planner: str = "icl"
-    k: int = Field(default=4, ge=0, le=16)
-    demos: str | None = None
-    search: SearchMode = SearchMode.KG
-    reader: ReaderMode = ReaderMode.SYMBOLIC
-    embedder: str = "hashing"
-    search_k: int = Field(default=30, ge=1)
-    max_info: int = Field(default=5000, ge=1)
-    max_fanout: int = Field(default=10, ge=1)
-    llm_facts: int = Field(default=30, ge=1)
-    max_plan_tokens: int = Field(default=400, ge=32)
-    inference: Inference = Inference.AUTO
-    threads: int | None = Field(default=None, ge=1)
-    fallback: bool = True
-    seed: int = 0
+_SPEC_FLAGS: dict[str, tuple[str, Any]] = {
+    "paper": ("preset", Preset.PAPER),
+    "ours": ("preset", Preset.OURS),
+}
 
 
 @METHODS.register("lpkg")
 class LPKGMethod(Method):
-    """LPKG. ``llm``: the in-context planner and/or the ``reader=llm`` answerer."""
+    """LPKG. ``llm``: the in-context planner, the QA reader and ``Compare`` of the paper preset.
+    ``requested`` is the configuration as given, ``config`` the effective one (the preset filled in)."""
 
     name = "lpkg"
 
@@ -78,42 +76,103 @@ class LPKGMethod(Method):
         spec: str | None = None,
         **overrides: Any,
     ) -> None:
-        updates = {**parse_options(spec, method="lpkg", positional="planner"), **overrides}
-        self.config: LPKGConfig = merge_config(LPKGConfig, config, updates)
+        updates = {**parse_options(spec, method="lpkg", flags=_SPEC_FLAGS, positional="planner"), **overrides}
+        self.requested: LPKGConfig = merge_config(LPKGConfig, config, updates)
+        self.config: LPKGConfig = self.requested.effective()
         cfg = self.config
         self.llm = resolve_llm_arg(llm)
-        if cfg.reader is ReaderMode.LLM and self.llm is None:
-            raise ConfigError("lpkg reader=llm needs an LLM: pass --llm SPEC (or use reader=symbolic)")
+        reader_mode = ReaderMode(cfg.preset_value("reader"))
+        compare = CompareHow(cfg.preset_value("compare"))
+        if self.llm is None and (reader_mode is ReaderMode.LLM or compare is CompareHow.LLM):
+            what = "preset=paper runs" if cfg.preset is Preset.PAPER else "reader=llm / compare=llm run"
+            raise ConfigError(
+                f"lpkg {what} the paper's QA LLM (Get_Answer with a 5-sample vote, Compare) and needs an "
+                "LLM: pass --llm SPEC (e.g. --llm llamacpp:smollm2); offline, use preset=ours "
+                "(--method lpkg:ours, the symbolic reader: reader=symbolic, compare=rule)"
+            )
+        self._kg_demos = cfg.demos is None and DemoSource(cfg.preset_value("demo_source")) is DemoSource.KG
+        self._demos_for: dict[str, list[Demo]] = {}
+        self._lock = threading.Lock()
         self.planner: Planner = resolve_planner(
             cfg.planner,
             llm=self.llm,
             demos=cfg.demos,
-            k=cfg.k,
+            k=int(cfg.preset_value("k")),
             seed=cfg.seed,
             max_tokens=cfg.max_plan_tokens,
             inference=cfg.inference,
             threads=cfg.threads,
+            official=PlanFormat(cfg.preset_value("plan_format")) is PlanFormat.OFFICIAL,
+            demos_later=self._kg_demos,
         )
         self.reasoner = Reasoner(ParserOptions())
         self.linker = QuestionEntities()
-        searcher: Searcher
+        self.executor = PlanExecutor(
+            self._searcher(),
+            self._reader(reader_mode),
+            self.linker,
+            max_fanout=cfg.max_fanout,
+            comparer=LLMComparer(self.llm) if compare is CompareHow.LLM and self.llm is not None else None,
+            stop_on_empty=bool(cfg.preset_value("empty_fallback")),
+        )
+
+    def _searcher(self) -> Searcher:
+        cfg = self.config
         if cfg.search is SearchMode.RETRIEVER:
-            searcher = RetrieverSearch(cfg.embedder, self.linker, k=cfg.search_k)
-        else:
-            searcher = KGSearch(self.reasoner, self.linker, max_info=cfg.max_info)
-        reader: Reader
-        if cfg.reader is ReaderMode.LLM:
-            assert self.llm is not None
-            reader = LLMReader(self.llm, max_facts=cfg.llm_facts)
-        else:
-            reader = SymbolicReader(self.reasoner)
-        self.executor = PlanExecutor(searcher, reader, self.linker, max_fanout=cfg.max_fanout)
+            return RetrieverSearch(cfg.embedder, self.linker, k=cfg.search_k)
+        return KGSearch(self.reasoner, self.linker, max_info=cfg.max_info)
+
+    def _reader(self, mode: ReaderMode) -> Reader:
+        cfg = self.config
+        if mode is ReaderMode.SYMBOLIC:
+            return SymbolicReader(self.reasoner)
+        assert self.llm is not None
+        own = QAPrompt(cfg.preset_value("qa_prompt")) is QAPrompt.AUTHORS
+        return LLMReader(
+            self.llm,
+            max_facts=cfg.llm_facts,
+            prompt=AUTHORS_ANSWER_PROMPT if own else ANSWER_PROMPT,
+            votes=int(cfg.preset_value("votes")),
+            temperature=cfg.vote_temperature,
+        )
 
     def describe(self) -> dict[str, Any]:
+        """The method, its effective settings, the preset, the deviations from the paper in force and the
+        settings the paper leaves open (our choices)."""
         llm = None if self.llm is None else getattr(self.llm, "cache_namespace", lambda: None)()
-        return {**super().describe(), "llm": llm, "planner_info": self.planner.describe()}
+        return {
+            **super().describe(),
+            "llm": llm,
+            "planner_info": self.planner.describe(),
+            "preset": self.config.preset.value,
+            "demos": self.demo_origin(),
+            "deviations": deviations(self.config),
+            "unspecified_by_paper": unspecified(self.config),
+        }
+
+    def demo_origin(self) -> str:
+        """Where the in-context demonstrations come from: ``official`` (the authors' prompt file),
+        ``planning_data`` (a ``tkgqa lpkg data`` file), ``kg`` (derived from the evaluated KG) or
+        ``builtin``."""
+        demos = self.config.demos
+        if demos is not None:
+            return "official" if is_official_file(demos) else "planning_data"
+        return "kg" if self._kg_demos else "builtin"
+
+    def _ensure_demos(self, kg: KGStore) -> None:
+        """KG-derived demonstrations (``demo_source=kg``): built from ``kg`` at its first question."""
+        if not (self._kg_demos and isinstance(self.planner, ICLPlanner)):
+            return
+        with self._lock:
+            if kg.name not in self._demos_for:
+                from .data import kg_demos
+
+                k = int(self.config.preset_value("k"))
+                self._demos_for[kg.name] = kg_demos(kg, k, seed=self.config.seed)
+            self.planner.set_demos(self._demos_for[kg.name])
 
     def answer(self, question: Question, kg: KGStore) -> Answer:
+        self._ensure_demos(kg)
         with llm_context(method=self.name, question_id=question.qid):
             out = self.planner.plan(question.text)
             plan, fallback = out.plan, False
@@ -130,19 +189,32 @@ class LPKGMethod(Method):
                 "fallback": fallback,
                 "seconds": round(out.seconds, 4),
             }
-            usage = dict(usage_dict(out.usage, self.llm if self.planner.name == "icl" else None))
+            usage = dict(usage_dict(out.usage, self.llm if self.planner.name in {"icl", "sft"} else None))
             if plan is None:
                 return Answer.abstain(f"the plan did not parse: {out.error}", trace=[step], usage=usage,
                                       raw_output=out.text)  # fmt: skip
             ex = self.executor.run(plan, kg, question.text)
+            trace = [step, *ex.steps]
+            if not fallback and self._empty(ex):
+                reason = f"{ex.empty} is empty" if ex.empty else (ex.error or "the final answer is empty")
+                first = ex
+                ex = self.executor.run(direct_plan(question.text), kg, question.text)
+                ex.usage = first.usage + ex.usage
+                trace.append({"step": "empty_fallback", "reason": reason})
+                trace.extend(ex.steps)
         for key, value in usage_dict(ex.usage, self.llm).items():
             usage[key] = usage.get(key, 0) + value
-        trace = [step, *ex.steps]
         labels = final_labels(ex.answers, kg)
         if not labels:
             reason = ex.error or "the plan's final step found no answer"
             return Answer.abstain(reason, trace=trace, usage=usage, raw_output=out.text)
         return Answer(labels, ex.answers.facts()[:50], trace, usage, raw_output=out.text)
+
+    def _empty(self, ex: Execution) -> bool:
+        """The paper preset's fall-back condition: a sub-answer, a set operation or the final answer empty."""
+        if not self.config.preset_value("empty_fallback"):
+            return False
+        return bool(ex.empty) or not len(ex.answers) or bool(ex.error)
 
     def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Plan metrics for ``report.json`` (see :mod:`.metrics`)."""

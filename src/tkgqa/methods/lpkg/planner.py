@@ -26,7 +26,14 @@ from typing import Any
 
 from ...errors import ConfigError, ParseError
 from ...llm import LLMBackend, Usage, complete_parsed, error_usage, resolve_llm, tkgqa_home
-from ...prompts.lpkg import BUILTIN_DEMOS, Demo, finetune_messages, planner_messages
+from ...llm.base import Message
+from ...prompts.lpkg import (
+    BUILTIN_DEMOS,
+    Demo,
+    finetune_messages,
+    official_planner_messages,
+    planner_messages,
+)
 from ...query.answer_sets import CompareMode
 from ...query.patterns import (
     Compare,
@@ -42,6 +49,7 @@ from ...query.patterns import (
     WhenQ,
 )
 from ...time import Extreme, TemporalRelation, TimePoint
+from .official import is_official_file, official_block, read_official
 from .plan import Plan, parse_plan
 from .verbalize import gold_plan
 
@@ -98,18 +106,36 @@ class ICLPlanner(Planner):
         max_tokens: int = 400,
         retries: int = 0,
         tuned: bool = False,
+        official: bool = False,
     ):
         self.llm = llm
-        self.demos = [] if tuned else list(demos)[:k]
+        self.k = k
         self.max_tokens = max_tokens
         self.retries = retries
         self.tuned = tuned
+        self.official = official
+        self.demos: list[Demo] = []
+        self.blocks: list[str] = []
+        self.set_demos([] if tuned else demos)
         if tuned:
             self.name = "sft"
 
+    def set_demos(self, demos: Sequence[Demo]) -> None:
+        """Use the first ``k`` of ``demos`` (rendered once in the official format when asked for)."""
+        self.demos = list(demos)[: self.k]
+        self.blocks = [official_block(d) for d in self.demos] if self.official else []
+
+    def messages(self, question: str) -> list[Message]:
+        """The planning prompt for ``question`` (the fine-tuning format, the official or the compact one)."""
+        if self.tuned:
+            return finetune_messages(question)
+        if self.official:
+            return official_planner_messages(question, self.blocks)
+        return planner_messages(question, self.demos)
+
     def plan(self, question: str) -> PlanOutput:
         t0 = time.perf_counter()
-        msgs = finetune_messages(question) if self.tuned else planner_messages(question, self.demos)
+        msgs = self.messages(question)
         try:
             out = complete_parsed(
                 self.llm, msgs, parse_plan, retries=self.retries, max_tokens=self.max_tokens
@@ -123,13 +149,21 @@ class ICLPlanner(Planner):
         return PlanOutput(out.text, out.value, "", out.usage, time.perf_counter() - t0)
 
     def describe(self) -> dict[str, Any]:
-        return {"planner": self.name, "k": len(self.demos), "llm": getattr(self.llm, "model_id", None)}
+        return {
+            "planner": self.name,
+            "k": len(self.demos),
+            "format": "official" if self.official else "compact",
+            "llm": getattr(self.llm, "model_id", None),
+        }
 
 
 def load_demos(path: str | Path | None, k: int, *, seed: int = 0) -> list[Demo]:
-    """``k`` demonstrations: from a planning-data JSONL (round-robin over patterns, seeded) or built in."""
+    """``k`` demonstrations: from a planning-data JSONL (round-robin over patterns, seeded), the authors'
+    official planning prompt (a ``.json`` file: its demonstrations in order) or built in."""
     if path is None:
         return list(BUILTIN_DEMOS[:k])
+    if is_official_file(path):
+        return read_official(path)[:k]
     from .data import read_examples
 
     examples = read_examples(path)
@@ -357,14 +391,19 @@ def resolve_planner(
     max_tokens: int = 400,
     inference: Inference | str = Inference.AUTO,
     threads: int | None = None,
+    official: bool = False,
+    demos_later: bool = False,
 ) -> Planner:
-    """``icl`` | ``sft`` | ``finetuned:PATH`` | ``random`` | ``direct`` (see the module docstring)."""
+    """``icl`` | ``sft`` | ``finetuned:PATH`` | ``random`` | ``direct`` (see the module docstring).
+    ``official``: the in-context planner asks in the official prompt format; ``demos_later``: its
+    demonstrations are set later (:meth:`ICLPlanner.set_demos`, KG-derived) unless ``demos`` names a file."""
     kind, _, arg = spec.partition(":")
     match kind.strip().lower():
         case "icl":
             if llm is None:
                 raise ConfigError("planner=icl needs an LLM: pass --llm SPEC (e.g. llamacpp:smollm2)")
-            return ICLPlanner(llm, load_demos(demos, k, seed=seed), k=k, max_tokens=max_tokens)
+            chosen = [] if demos is None and demos_later else load_demos(demos, k, seed=seed)
+            return ICLPlanner(llm, chosen, k=k, max_tokens=max_tokens, official=official)
         case "sft":
             if llm is None:
                 raise ConfigError("planner=sft needs the fine-tuned model as --llm SPEC")
