@@ -36,6 +36,7 @@ _COMMAND_MODULES = (
     "serve_cmd",
     "lpkg_cmd",
     "embed_cmd",
+    "reproduce_cmd",
 )
 
 
