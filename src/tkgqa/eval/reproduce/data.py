@@ -30,7 +30,6 @@ DATA: dict[str, DataSpec] = {
         (
             "MultiTQ: 350 shared questions of the 500-question gold sample of the test set (54,584 in the "
             "paper's test set)",
-            "KG: kg/full_partial.txt (49% of ICEWS05-15) when kg/full.txt is absent",
         ),
         ("kg/full.txt", "kg/full_partial.txt"),
     ),

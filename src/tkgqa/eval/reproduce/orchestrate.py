@@ -18,6 +18,7 @@ from .run import (
     SAMPLE,
     SEED,
     Cell,
+    MethodOptions,
     RunKey,
     RunOutcome,
     build,
@@ -87,9 +88,12 @@ def reproduce(
     progress: bool = False,
     on_run: Callable[[RunKey, int, int], None] | None = None,
     warn: Callable[[str], None] | None = None,
+    method_options: MethodOptions | None = None,
 ) -> ReproduceResult:
     """Run every cell of ``paper``'s tables (or of ``table``) that can run here into ``output`` and write
-    ``reproduce.json`` and ``reproduce.md`` there. ``on_run(key, i, total)`` is called before each run."""
+    ``reproduce.json`` and ``reproduce.md`` there. ``on_run(key, i, total)`` is called before each run;
+    ``method_options`` adds options by method name (e.g. an offline embedder), recorded in each run's
+    report.json like any option."""
     spec = load_paper(paper)
     tables = select_tables(spec, table)
     root = Path(data_root).expanduser() if data_root is not None else None
@@ -101,7 +105,10 @@ def reproduce(
         if on_run is not None:
             on_run(key, i, len(keys))
         assert root is not None  # a planned run passed missing_data(root, …)
-        outcomes[key] = execute(key, root=root, output=out, llm=llm, limit=limit, progress=progress, warn=warn)
+        outcomes[key] = execute(
+            key, root=root, output=out, llm=llm, limit=limit, progress=progress, warn=warn,
+            method_options=method_options,
+        )  # fmt: skip
     cells = tuple(fill(p, outcomes.get(p.run) if p.run else None, llm=llm, limit=limit) for p in planned)
     runs = tuple(
         RunSummary(
@@ -176,6 +183,7 @@ def dry_run(
     limit: int | None = None,
     data_root: str | Path | None = None,
     questions: int = DRY_RUN_QUESTIONS,
+    method_options: MethodOptions | None = None,
 ) -> list[Estimate]:
     """The prompts and tokens each run of ``paper``'s tables would cost, estimated without a model."""
     spec = load_paper(paper)
@@ -185,11 +193,13 @@ def dry_run(
     for key in runs_of(planned):
         n_cells = sum(1 for p in planned if p.run == key)
         assert root is not None
-        out.append(_estimate(key, root, limit, questions, n_cells))
+        out.append(_estimate(key, root, limit, questions, n_cells, method_options))
     return out
 
 
-def _estimate(key: RunKey, root: Path, limit: int | None, k: int, n_cells: int) -> Estimate:
+def _estimate(
+    key: RunKey, root: Path, limit: int | None, k: int, n_cells: int, method_options: MethodOptions | None
+) -> Estimate:
     base = {"run_id": key.run_id, "method": key.method, "dataset": key.dataset, "cells": n_cells, "llm": key.llm}
     try:
         ds = open_dataset(root, key)
@@ -199,7 +209,7 @@ def _estimate(key: RunKey, root: Path, limit: int | None, k: int, n_cells: int) 
         few = chosen[:k]
         with tempfile.TemporaryDirectory(prefix="tkgqa-dry-run-") as tmp:
             report = evaluate(
-                build(key, DRY_RUN_LLM), few, kg_for(ds, key) or ds.kg_path, Path(tmp), progress=False,
+                build(key, DRY_RUN_LLM, method_options), few, kg_for(ds, key) or ds.kg_path, Path(tmp), progress=False,
                 check_support=False, warn=lambda _m: None,
             )  # fmt: skip
     except (TKGQAError, ImportError) as exc:

@@ -167,10 +167,18 @@ def open_dataset(root: Path, key: RunKey) -> Dataset:
     return load_dataset(key.dataset, dataset_dir(root, key.dataset))
 
 
-def build(key: RunKey, llm: str | None) -> Any:
+#: Extra options per method name (``{"r3": {"embedder": "hashing"}}``), applied on top of a row's spec.
+MethodOptions = Mapping[str, Mapping[str, Any]]
+
+
+def build(key: RunKey, llm: str | None, method_options: MethodOptions | None = None) -> Any:
+    """The method of ``key`` (with ``llm`` when it needs one, and any ``method_options`` of its name)."""
     from ...methods.base import resolve_method
 
-    return resolve_method(key.method, llm=llm) if key.llm else resolve_method(key.method)
+    extra = dict((method_options or {}).get(key.method.partition(":")[0].strip(), {}))
+    if key.llm:
+        extra["llm"] = llm
+    return resolve_method(key.method, **extra)
 
 
 def kg_for(ds: Dataset, key: RunKey) -> KGStore | None:
@@ -195,12 +203,13 @@ def execute(
     limit: int | None,
     progress: bool = False,
     warn: Callable[[str], None] | None = None,
+    method_options: MethodOptions | None = None,
 ) -> RunOutcome:
     """Evaluate ``key`` into ``output/<run id>`` (resuming what is there); the error when it cannot run."""
     outcome = RunOutcome(output / key.run_id)
     try:
         ds = open_dataset(root, key)
-        method = build(key, llm)
+        method = build(key, llm, method_options)
         chosen = select_questions(ds.questions, limit, SAMPLE if limit else None, SEED)
         evaluate(
             method, ds, kg_for(ds, key), outcome.run_dir, limit=limit, sample=SAMPLE if limit else None,
@@ -255,6 +264,9 @@ def deviations_of(key: RunKey, outcome: RunOutcome, limit: int | None) -> tuple[
     found = [str(d) for d in method.get("deviations") or []]
     found += [f"warning: {w}" for w in outcome.report.get("warnings") or []]
     found += list(DATA[key.dataset].notes)
+    meta = (outcome.report.get("dataset") or {}).get("meta") or {}
+    if meta.get("kg_partial"):
+        found.append("KG: kg/full_partial.txt, 49% of the paper's KG (the full KG is not in the shared data)")
     if limit is not None:
         found.append(f"--limit {limit}: a stratified sample (by question type, seed {SEED})")
     return tuple(found)

@@ -21,7 +21,9 @@ def wilson_interval(hits: int, n: int, z: float = Z95) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    lo = 0.0 if hits == 0 else max(0.0, centre - half)  # exact ends: no rounding past the observed rate
+    hi = 1.0 if hits == n else min(1.0, centre + half)
+    return (min(lo, p), max(hi, p))
 
 
 def bootstrap_interval(
