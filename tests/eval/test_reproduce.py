@@ -29,7 +29,6 @@ from tkgqa.eval.reproduce import (
 )
 from tkgqa.methods.base import METHODS
 
-
 #: ``../shared/papers`` beside the shared data (``$TKGQA_SHARED_DATA``'s parent when set).
 PAPERS_DIR = (
     Path(os.environ["TKGQA_SHARED_DATA"]).parent
@@ -52,33 +51,38 @@ MULTITQ = [
      "answer_type": "entity", "time_level": "month", "qtype": "equal", "qlabel": "Single"},
     {"quid": 2, "question": "When did Barack Obama visit Japan?", "answers": ["2014-04-23"],
      "answer_type": "time", "time_level": "day", "qtype": "equal", "qlabel": "Single"},
-    {"quid": 3, "question": "After Barack Obama, who was the first to visit China?", "answers": ["Angela Merkel"],
-     "answer_type": "entity", "time_level": "day", "qtype": "after_first", "qlabel": "Multiple"},
+    {"quid": 3, "question": "After Barack Obama, who was the first to visit China?",
+     "answers": ["Angela Merkel"], "answer_type": "entity", "time_level": "day", "qtype": "after_first",
+     "qlabel": "Multiple"},
 ]  # fmt: skip
 
 
 def crlt(prefix: str, query: str, answer: bool) -> dict[str, Any]:
+    born = "(Ada Lovelace, date of birth, 10 December 1815)"
     return {
         "id": f"{prefix}1",
         "query": query,
         "answer": answer,
         "KG Entities": {"Ada Lovelace": "Q7259"},
         "Inference Rule": "A person born before 1850 could not use an electronic computer.",
-        "KG Triples": "1- (Ada Lovelace, date of birth, 10 December 1815), 2- (Ada Lovelace, occupation, mathematician)",
-        "Reasoning Steps": [{"Step": "Ada Lovelace was born in 1815.", "facts used in this step": "(Ada Lovelace, date of birth, 10 December 1815)"}],
+        "KG Triples": f"1- {born}, 2- (Ada Lovelace, occupation, mathematician)",
+        "Reasoning Steps": [{"Step": "Ada Lovelace was born in 1815.", "facts used in this step": born}],
         "Reasoning Strategy": ["temporal reasoning"],
-    }  # fmt: skip
+    }
 
 
 RECIPES = [
-    {"query": "I want a warm soup with mushrooms", "query_type": {"Specific": 1, "Commonsense": 0, "Negated": 0,
-     "Analogical": 0, "Temporal": 0}, "options": {"a1": "Creamy mushroom soup", "b2": "Cold cucumber salad",
+    {"query": "I want a warm soup with mushrooms",
+     "query_type": {"Specific": 1, "Commonsense": 0, "Negated": 0, "Analogical": 0, "Temporal": 0},
+     "options": {"a1": "Creamy mushroom soup", "b2": "Cold cucumber salad",
      "c3": "Chocolate cake", "d4": "Grilled steak", "e5": "Lemon sorbet"}, "answer": "a1",
      "correctness_explanation": {"warm soup": "soup", "mushrooms": "mushroom"}},
 ]  # fmt: skip
 CLQA = [
-    {"clqa_index": 0, "question": "Which countries border both France and Germany?", "label": ["Switzerland"], "type": "2i"},
-    {"clqa_index": 1, "question": "What is the capital of the country of Lyon?", "label": ["Paris"], "type": "2p"},
+    {"clqa_index": 0, "question": "Which countries border both France and Germany?",
+     "label": ["Switzerland"], "type": "2i"},
+    {"clqa_index": 1, "question": "What is the capital of the country of Lyon?", "label": ["Paris"],
+     "type": "2p"},
 ]  # fmt: skip
 
 
@@ -236,7 +240,7 @@ def test_lpkg_runs_clqa_with_the_fake_llm(data_root: Path, tmp_path: Path) -> No
     cells = cells_of(out)
     icl = cell(cells, "CLQA", "ICL-LPKG", "Recall")
     assert icl["status"] == "ran" and icl["paper"] is None and icl["n"] == 2
-    assert cell(cells, "CLQA", "ICL-LPKG", "2i/Recall")["n"] == 1
+    assert cell(cells, "CLQA", "ICL-LPKG", "Precision")["run_dir"] == icl["run_dir"]
     assert "not implemented" in cell(cells, "CLQA", "CoT", "Recall")["reason"]
 
 
@@ -258,7 +262,9 @@ def test_dry_run_estimates_prompts_without_a_model(data_root: Path) -> None:
     estimates = {e.run_id: e for e in dry_run("ari", table="T2", limit=3, data_root=data_root)}
     ari = estimates["multitq__ari"]
     assert ari.llm and ari.questions == 3 and ari.sampled == 3
-    assert ari.calls_per_question >= 1 and ari.prompt_tokens == pytest.approx(3 * ari.prompt_tokens_per_question)
+    assert ari.calls_per_question >= 1 and ari.prompt_tokens == pytest.approx(
+        3 * ari.prompt_tokens_per_question
+    )
     assert "cronquestions__ari" not in estimates  # no data: nothing to estimate
 
 

@@ -8,8 +8,6 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from ..errors import ConfigError
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
@@ -35,7 +33,9 @@ def reproduce_command(
         help="Folder laid out like ../shared/data (default: $TKGQA_SHARED_DATA, else ../shared/data).",
     ),
     output: Path | None = typer.Option(
-        None, "--output", help="Folder for reproduce.json, reproduce.md and the run folders (runs/reproduce-PAPER)."
+        None,
+        "--output",
+        help="Folder for reproduce.json, reproduce.md and the runs (default runs/reproduce-PAPER).",
     ),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Estimate LLM calls and prompt tokens per run without calling a model."
@@ -67,8 +67,9 @@ def reproduce_command(
         if progress and not as_json:
             console.print(f"[dim]run {i}/{total}: {key.method} on {key.dataset}[/dim]", highlight=False)
 
+    show = progress and not as_json
     result = rp.reproduce(
-        paper, output=out, table=table, llm=llm, limit=limit, data_root=root, progress=progress and not as_json,
+        paper, output=out, table=table, llm=llm, limit=limit, data_root=root, progress=show,
         on_run=announce, warn=print_warning,
     )  # fmt: skip
     data = result.to_dict()
@@ -80,17 +81,7 @@ def reproduce_command(
 
 
 def print_tables(data: dict[str, Any]) -> None:
-    """One rich table per paper table (the same cells as reproduce.md)."""
-    from ..eval.reproduce import cell_texts
-    from ..eval.reproduce.render import HEADER
+    """The tables as reproduce.md writes them (plain markdown: readable in a terminal and in a file)."""
+    from ..eval.reproduce import render_markdown
 
-    run_ids = {r["run_dir"]: r["run_id"] for r in data["runs"]}
-    for table_id in data["settings"]["tables"]:
-        cells = [c for c in data["cells"] if c["table"] == table_id]
-        if not cells:
-            continue
-        title = f"{data['paper']} {table_id} ({cells[0]['metric']}, {cells[0]['scale']})"
-        table = Table(*HEADER, title=title, title_justify="left", show_lines=False)
-        for cell in cells:
-            table.add_row(*(Text(t) for t in cell_texts(cell, run_ids)))  # no rich markup: CIs are [lo, hi]
-        console.print(table)
+    typer.echo(render_markdown(data))

@@ -26,7 +26,12 @@ class DataSpec:
 DATA: dict[str, DataSpec] = {
     "multitq": DataSpec(
         "multitq",
-        ((("questions/test_gold_sample.json", "questions/test.json"), "MultiTQ test questions with answers"),),
+        (
+            (
+                ("questions/test_gold_sample.json", "questions/test.json"),
+                "MultiTQ test questions with answers",
+            ),
+        ),
         (
             "MultiTQ: 350 shared questions of the 500-question gold sample of the test set (54,584 in the "
             "paper's test set)",
@@ -37,21 +42,26 @@ DATA: dict[str, DataSpec] = {
         "timequestions",
         (
             (("questions/test.json",), "TimeQuestions test questions"),
-            (("retrieved/test_timer4_retrieved_facts.json", "kg/full.txt"), "TimeR4's retrieved facts or the KG"),
+            (
+                ("retrieved/test_timer4_retrieved_facts.json", "kg/full.txt"),
+                "TimeR4's retrieved facts or the KG",
+            ),
         ),
         (
-            "TimeQuestions: 2,266 of 3,237 test questions shared; without kg/full.txt each question is answered "
-            "over TimeR4's published retrieved facts (per-question context), not the whole KG",
+            "TimeQuestions: 2,266 of 3,237 test questions shared; without kg/full.txt each question is "
+            "answered over TimeR4's published retrieved facts (per-question context), not the whole KG",
         ),
         ("kg/full.txt",),
     ),
     "cronquestions": DataSpec(
         "cronquestions",
         (
-            (("questions/test.json", "questions/test.pickle", "questions/test_sample_ari198.json"),
-             "CronQuestions test questions"),
+            (
+                ("questions/test.json", "questions/test.pickle", "questions/test_sample_ari198.json"),
+                "CronQuestions test questions",
+            ),
             (("kg/full.txt",), "the CronQuestions KG (328k facts; PROVENANCE.md: not in the shared data)"),
-        ),  # fmt: skip
+        ),
         ("CronQuestions: ARI's 198-question test sample (139 shared), not the full test set",),
         ("kg/full.txt",),
     ),
@@ -67,8 +77,8 @@ DATA: dict[str, DataSpec] = {
         "crlt_kgqa",
         ((("CR-LT-QA.json",), "CR-LT-KGQA questions"),),
         (
-            "CR-LT-KGQA questions (long-tail): 140 of 200 shared; KG = the union of the entries' own KG Triples "
-            "(an oracle sub-graph), not live Wikidata",
+            "CR-LT-KGQA questions (long-tail): 140 of 200 shared; KG = the union of the entries' own KG "
+            "Triples (an oracle sub-graph), not live Wikidata",
         ),
     ),
     "crlt_claims": DataSpec(
@@ -115,5 +125,7 @@ def missing_data(root: Path | None, dataset: str, *, as_of: str | None = None) -
         if not any((folder / name).exists() for name in options):
             return f"missing data: {what} ({' or '.join(options)} under {folder})"
     if as_of is not None and spec.kg_needed and not any((folder / n).exists() for n in spec.kg_needed):
-        return f"missing data: a KG cutoff (--as-of {as_of}) needs {' or '.join(spec.kg_needed)} under {folder}"
+        return (
+            f"missing data: a KG cutoff (--as-of {as_of}) needs {' or '.join(spec.kg_needed)} under {folder}"
+        )
     return None

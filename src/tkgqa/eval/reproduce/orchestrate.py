@@ -22,10 +22,10 @@ from .run import (
     RunKey,
     RunOutcome,
     build,
-    kg_for,
     deviations_of,
     execute,
     fill,
+    kg_for,
     open_dataset,
     plan_cells,
     runs_of,
@@ -134,7 +134,9 @@ def reproduce(
         "output": str(out),
     }
     result = ReproduceResult(spec, cells, runs, settings)
-    (out / REPRODUCE_JSON).write_text(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", "utf-8")
+    (out / REPRODUCE_JSON).write_text(
+        json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", "utf-8"
+    )
     (out / REPRODUCE_MD).write_text(render_markdown(result.to_dict()), "utf-8")
     return result
 
@@ -200,7 +202,13 @@ def dry_run(
 def _estimate(
     key: RunKey, root: Path, limit: int | None, k: int, n_cells: int, method_options: MethodOptions | None
 ) -> Estimate:
-    base = {"run_id": key.run_id, "method": key.method, "dataset": key.dataset, "cells": n_cells, "llm": key.llm}
+    base = {
+        "run_id": key.run_id,
+        "method": key.method,
+        "dataset": key.dataset,
+        "cells": n_cells,
+        "llm": key.llm,
+    }
     try:
         ds = open_dataset(root, key)
         chosen = select_questions(ds.questions, limit, SAMPLE if limit else None, SEED)
@@ -208,10 +216,11 @@ def _estimate(
             return Estimate(**base, questions=len(chosen), sampled=0, note="no LLM: runs offline")
         few = chosen[:k]
         with tempfile.TemporaryDirectory(prefix="tkgqa-dry-run-") as tmp:
+            method = build(key, DRY_RUN_LLM, method_options)
+            kg = kg_for(ds, key) or ds.kg_path
             report = evaluate(
-                build(key, DRY_RUN_LLM, method_options), few, kg_for(ds, key) or ds.kg_path, Path(tmp), progress=False,
-                check_support=False, warn=lambda _m: None,
-            )  # fmt: skip
+                method, few, kg, Path(tmp), progress=False, check_support=False, warn=lambda _m: None
+            )
     except (TKGQAError, ImportError) as exc:
         return Estimate(**base, questions=0, sampled=0, note=f"cannot estimate: {type(exc).__name__}: {exc}")
     u = report.usage

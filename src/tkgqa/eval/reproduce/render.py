@@ -62,7 +62,8 @@ def render_markdown(result: Mapping[str, Any]) -> str:
         f"# Reproduce {result['paper']}: {result['title']}",
         "",
         f"Published numbers typed from `../shared/papers/{result['source']}` (the paper's model: "
-        f"{result['paper_model']}). Ours: LLM `{settings['llm'] or 'none'}`, limit {settings['limit'] or 'all'}"
+        f"{result['paper_model']}). Ours: LLM `{settings['llm'] or 'none'}`, "
+        f"limit {settings['limit'] or 'all'}"
         f"{' (stratified, seed ' + str(settings['seed']) + ')' if settings['limit'] else ''}, data root "
         f"`{settings['data_root']}`. Status `bound`: no LLM (an upper bound or an offline reasoner), not an "
         "LLM accuracy; `n/a`: not measurable here, with the reason.",
@@ -74,12 +75,22 @@ def render_markdown(result: Mapping[str, Any]) -> str:
         if not cells:
             continue
         metric = cells[0]["metric"]
-        lines += ["", f"## {table} ({metric}, {cells[0]['scale']})", "", _md_row(HEADER), _md_row(["---"] * len(HEADER))]
+        lines += [
+            "",
+            f"## {table} ({metric}, {cells[0]['scale']})",
+            "",
+            _md_row(HEADER),
+            _md_row(["---"] * len(HEADER)),
+        ]
         lines += [_md_row(cell_texts(c, run_ids)) for c in cells]
     counts = {s: sum(1 for c in result["cells"] if c["status"] == s) for s in ("ran", "bound", "n/a")}
     lines += ["", f"Cells: {counts['ran']} ran, {counts['bound']} bound, {counts['n/a']} n/a."]
     if result["runs"]:
-        lines += ["", "## Runs (each a `tkgqa eval` folder: it resumes; `tkgqa eval-compare` takes any two)", ""]
+        lines += [
+            "",
+            "## Runs (each a `tkgqa eval` folder: it resumes; `tkgqa eval-compare` takes any two)",
+            "",
+        ]
     for run in result["runs"]:
         head = f"- `{run['run_id']}`: `{run['method']}` on {run['dataset']}"
         head += f" as of {run['as_of']}" if run["as_of"] else ""
@@ -91,7 +102,17 @@ def render_markdown(result: Mapping[str, Any]) -> str:
 
 def render_estimates(estimates: Sequence[Mapping[str, Any]], method_note: str) -> str:
     """The dry run as a markdown table."""
-    head = ("run", "method", "dataset", "cells", "questions", "LLM calls / q", "prompt tokens / q", "total prompt tokens", "note")
+    head = (
+        "run",
+        "method",
+        "dataset",
+        "cells",
+        "questions",
+        "LLM calls / q",
+        "prompt tokens / q",
+        "total prompt tokens",
+        "note",
+    )
     lines = [_md_row(head), _md_row(["---"] * len(head))]
     for e in estimates:
         lines.append(

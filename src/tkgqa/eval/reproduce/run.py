@@ -129,7 +129,9 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
 
 
-def plan_cells(paper: Paper, tables: Sequence[Table], *, llm: str | None, root: Path | None) -> list[PlannedCell]:
+def plan_cells(
+    paper: Paper, tables: Sequence[Table], *, llm: str | None, root: Path | None
+) -> list[PlannedCell]:
     """Every cell of ``tables``: the published cells of each row (all columns for a row without any), each
     with its run or the reason it is n/a."""
     out: list[PlannedCell] = []
@@ -281,7 +283,9 @@ def fill(planned: PlannedCell, outcome: RunOutcome | None, *, llm: str | None, l
     if outcome.error:
         return _replace(cell, reason=outcome.error, run_dir=run_dir)
     key = planned.run
-    rows = [r for r in outcome.rows if matches(r, outcome.questions.get(str(r["qid"])), planned.column.filter)]
+    rows = [
+        r for r in outcome.rows if matches(r, outcome.questions.get(str(r["qid"])), planned.column.filter)
+    ]
     values = metric_values(rows, Metric(cell.metric))
     if not values:
         return _replace(cell, reason="no question of this column in the run (n = 0)", run_dir=run_dir)
@@ -290,7 +294,9 @@ def fill(planned: PlannedCell, outcome: RunOutcome | None, *, llm: str | None, l
     errors = sum(1 for r in rows if r.get("error"))
     reason = f"{errors} of {len(rows)} questions failed with errors (scored as misses)" if errors else ""
     if not key.llm:
-        reason = "; ".join(x for x in (planned.row.note or "offline reference, not an LLM accuracy", reason) if x)
+        reason = "; ".join(
+            x for x in (planned.row.note or "offline reference, not an LLM accuracy", reason) if x
+        )
     return _replace(
         cell,
         ours=round(scale * sum(values) / len(values), 4),

@@ -101,7 +101,9 @@ class Table(_Frozen):
         for row in self.rows:
             unknown = set(row.cells) - set(ids)
             if unknown:
-                raise ValueError(f"table {self.id} row {row.id!r}: cells of unknown columns {sorted(unknown)}")
+                raise ValueError(
+                    f"table {self.id} row {row.id!r}: cells of unknown columns {sorted(unknown)}"
+                )
         return self
 
     def column(self, column_id: str) -> Column:

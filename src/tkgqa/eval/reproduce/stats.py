@@ -35,7 +35,7 @@ def bootstrap_interval(
         return (0.0, 1.0)
     rng = random.Random(seed)
     means = sorted(sum(rng.choices(values, k=n)) / n for _ in range(samples))
-    return (means[int(0.025 * (samples - 1))], means[int(math.ceil(0.975 * (samples - 1)))])
+    return (means[int(0.025 * (samples - 1))], means[math.ceil(0.975 * (samples - 1))])
 
 
 def mean_interval(values: Sequence[float]) -> tuple[float, float]:
