@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -202,18 +202,12 @@ def dry_run(
 def _estimate(
     key: RunKey, root: Path, limit: int | None, k: int, n_cells: int, method_options: MethodOptions | None
 ) -> Estimate:
-    base = {
-        "run_id": key.run_id,
-        "method": key.method,
-        "dataset": key.dataset,
-        "cells": n_cells,
-        "llm": key.llm,
-    }
+    base = Estimate(key.run_id, key.method, key.dataset, n_cells, key.llm, questions=0, sampled=0)
     try:
         ds = open_dataset(root, key)
         chosen = select_questions(ds.questions, limit, SAMPLE if limit else None, SEED)
         if not key.llm:
-            return Estimate(**base, questions=len(chosen), sampled=0, note="no LLM: runs offline")
+            return replace(base, questions=len(chosen), note="no LLM: runs offline")
         few = chosen[:k]
         with tempfile.TemporaryDirectory(prefix="tkgqa-dry-run-") as tmp:
             method = build(key, DRY_RUN_LLM, method_options)
@@ -222,10 +216,10 @@ def _estimate(
                 method, few, kg, Path(tmp), progress=False, check_support=False, warn=lambda _m: None
             )
     except (TKGQAError, ImportError) as exc:
-        return Estimate(**base, questions=0, sampled=0, note=f"cannot estimate: {type(exc).__name__}: {exc}")
+        return replace(base, note=f"cannot estimate: {type(exc).__name__}: {exc}")
     u = report.usage
-    return Estimate(
-        **base,
+    return replace(
+        base,
         questions=len(chosen),
         sampled=len(few),
         calls_per_question=u["llm_calls_per_question"],
