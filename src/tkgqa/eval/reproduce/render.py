@@ -124,6 +124,8 @@ def render_estimates(estimates: Sequence[Mapping[str, Any]], method_note: str) -
                 )
             )
         )  # fmt: skip
+    if not estimates:
+        return "No run can start here: every cell is n/a (run without --dry-run to see each reason).\n"
     total = sum(e["prompt_tokens"] for e in estimates)
     lines += ["", f"Total: ~{total:,.0f} prompt tokens. How: {method_note}"]
     return "\n".join(lines) + "\n"
