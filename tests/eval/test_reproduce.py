@@ -276,7 +276,7 @@ def test_cli_prints_the_table_and_writes_the_files(data_root: Path, tmp_path: Pa
     args = ["reproduce", "ari", "--table", "T7", "--data-root", str(data_root), "--output", str(out)]
     result = CliRunner().invoke(app, [*args, "--limit", "2", "--no-progress"])
     assert result.exit_code == 0, result.output
-    assert "ari T7" in result.output and "n/a" in result.output
+    assert "## T7" in result.output and "| n/a |" in result.output
     assert (out / REPRODUCE_MD).is_file() and (out / REPRODUCE_JSON).is_file()
     dry = CliRunner().invoke(app, [*args, "--llm", "fake", "--dry-run", "--json"])
     assert dry.exit_code == 0, dry.output
