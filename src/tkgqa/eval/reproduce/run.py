@@ -50,6 +50,7 @@ class RunKey:
     dataset: str
     as_of: str | None
     llm: bool
+    split: str = "test"
 
     @property
     def run_id(self) -> str:
@@ -66,6 +67,7 @@ class Cell:
     row: str
     column: str
     dataset: str
+    split: str
     metric: str
     scale: str
     method: str | None
@@ -106,6 +108,7 @@ class PlannedCell:
             row=self.row.id,
             column=self.column.id,
             dataset=self.column.dataset,
+            split=self.column.split,
             metric=str(self.column.metric or self.table.metric),
             scale=str(self.table.scale),
             method=self.row.method,
@@ -142,7 +145,7 @@ def plan_cells(
                 reason = _why_not(row, column, llm=llm, root=root)
                 run = None
                 if reason is None and row.method is not None:
-                    run = RunKey(row.method, column.dataset, column.as_of, row.llm)
+                    run = RunKey(row.method, column.dataset, column.as_of, row.llm, column.split)
                 out.append(PlannedCell(table, row, column, row.cells.get(column.id), run, reason or ""))
     return out
 
@@ -166,7 +169,7 @@ def runs_of(planned: Sequence[PlannedCell]) -> list[RunKey]:
 
 
 def open_dataset(root: Path, key: RunKey) -> Dataset:
-    return load_dataset(key.dataset, dataset_dir(root, key.dataset))
+    return load_dataset(key.dataset, dataset_dir(root, key.dataset), split=key.split)
 
 
 #: Extra options per method name (``{"r3": {"embedder": "hashing"}}``), applied on top of a row's spec.

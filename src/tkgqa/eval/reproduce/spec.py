@@ -53,6 +53,7 @@ class _Frozen(BaseModel):
 class Column(_Frozen):
     id: str
     dataset: str
+    split: str = "test"  # every table here reports the test split
     filter: dict[str, str] = Field(default_factory=dict)
     as_of: str | None = None  # answer over the KG as of this time (CIK-LLM's K<1960, K<2000)
     metric: Metric | None = None  # overrides the table's
