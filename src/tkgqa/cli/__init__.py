@@ -60,6 +60,7 @@ _COMMAND_MODULES = (
     "serve_cmd",
     "lpkg_cmd",
     "embed_cmd",
+    "reproduce_cmd",
 )
 
 

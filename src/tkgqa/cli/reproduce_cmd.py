@@ -1,0 +1,87 @@
+"""``tkgqa reproduce PAPER``: a paper's tables beside ours (the library: :mod:`tkgqa.eval.reproduce`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from ..errors import ConfigError
+from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
+from . import app
+from .eval_cmd import print_warning
+
+console = Console()
+
+
+@app.command("reproduce")
+def reproduce_command(
+    paper: str = typer.Argument(..., help="ari, timer4, cik, lpkg or r3."),
+    table: str | None = typer.Option(None, "--table", help="Only this table (its id, e.g. T2)."),
+    llm: str | None = typer.Option(
+        None, "--llm", help="LLM spec for the LLM cells (openai:MODEL, llamacpp:smollm2, replay:FILE…)."
+    ),
+    limit: int | None = typer.Option(
+        None, "--limit", help="Questions per run: a stratified sample (by type, seed 0); default all."
+    ),
+    data_root: Path | None = typer.Option(
+        None,
+        "--data-root",
+        help="Folder laid out like ../shared/data (default: $TKGQA_SHARED_DATA, else ../shared/data).",
+    ),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        help="Folder for reproduce.json, reproduce.md and the runs (default runs/reproduce-PAPER).",
+    ),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Estimate LLM calls and prompt tokens per run without calling a model."
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar per run."),
+    as_json: bool = typer.Option(False, "--json", help="Print reproduce.json instead of tables."),
+    llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
+    llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
+) -> None:
+    """Run every cell of PAPER's tables that can run here and print the published number beside ours, with
+    n, a 95% CI, the model and the deviations in force. Cells without an LLM are 'bound' (upper bounds or the
+    offline reasoner, not accuracies); cells that cannot run are 'n/a' with the reason."""
+    from ..eval import reproduce as rp
+
+    apply_llm_settings(llm_timeout, llm_retries)
+    if limit is not None and limit < 1:
+        raise ConfigError(f"--limit must be at least 1; got {limit}")
+    root = data_root if data_root is not None else rp.default_data_root()
+    if dry_run:
+        estimates = [e.to_dict() for e in rp.dry_run(paper, table=table, limit=limit, data_root=root)]
+        if as_json:
+            typer.echo(json.dumps({"paper": paper, "estimates": estimates, "how": rp.ESTIMATE_METHOD}))
+        else:
+            typer.echo(rp.render_estimates(estimates, rp.ESTIMATE_METHOD.format(k=3)))
+        return
+    out = output if output is not None else Path("runs") / f"reproduce-{paper.strip().lower()}"
+
+    def announce(key: Any, i: int, total: int) -> None:
+        if progress and not as_json:
+            console.print(f"[dim]run {i}/{total}: {key.method} on {key.dataset}[/dim]", highlight=False)
+
+    show = progress and not as_json
+    result = rp.reproduce(
+        paper, output=out, table=table, llm=llm, limit=limit, data_root=root, progress=show,
+        on_run=announce, warn=print_warning,
+    )  # fmt: skip
+    data = result.to_dict()
+    if as_json:
+        typer.echo(json.dumps(data, ensure_ascii=False))
+        return
+    print_tables(data)
+    console.print(f"[dim]reproduce.json, reproduce.md and the run folders in[/dim] {out}", highlight=False)
+
+
+def print_tables(data: dict[str, Any]) -> None:
+    """The tables as reproduce.md writes them (plain markdown: readable in a terminal and in a file)."""
+    from ..eval.reproduce import render_markdown
+
+    typer.echo(render_markdown(data))

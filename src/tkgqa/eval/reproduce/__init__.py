@@ -1,0 +1,51 @@
+"""Reproduce the papers' tables: the published numbers (``papers/*.json``, typed in once with table and row
+references) beside ours, each cell run through the ``tkgqa eval`` runner (``tkgqa reproduce PAPER``)."""
+
+from __future__ import annotations
+
+from .data import DATA, default_data_root, missing_data
+from .orchestrate import (
+    ESTIMATE_METHOD,
+    REPRODUCE_JSON,
+    REPRODUCE_MD,
+    Estimate,
+    ReproduceResult,
+    RunSummary,
+    dry_run,
+    reproduce,
+)
+from .render import cell_texts, render_estimates, render_markdown
+from .run import Cell, RunKey
+from .spec import PAPERS, Column, Metric, Paper, Row, Scale, Table, load_paper, select_tables
+from .stats import bootstrap_interval, mean_interval, wilson_interval
+
+__all__ = [
+    "DATA",
+    "ESTIMATE_METHOD",
+    "PAPERS",
+    "REPRODUCE_JSON",
+    "REPRODUCE_MD",
+    "Cell",
+    "Column",
+    "Estimate",
+    "Metric",
+    "Paper",
+    "ReproduceResult",
+    "Row",
+    "RunKey",
+    "RunSummary",
+    "Scale",
+    "Table",
+    "bootstrap_interval",
+    "cell_texts",
+    "default_data_root",
+    "dry_run",
+    "load_paper",
+    "mean_interval",
+    "missing_data",
+    "render_estimates",
+    "render_markdown",
+    "reproduce",
+    "select_tables",
+    "wilson_interval",
+]

@@ -1,0 +1,317 @@
+"""Run a paper's tables: plan every cell, evaluate each distinct (method, dataset, KG cutoff) once with the
+``tkgqa eval`` runner, and read every cell's number off its run.
+
+A cell is ``n/a`` with the reason when tkgqa cannot measure it here (the column's metric is human-evaluated
+or its queries are not published, the row's method is not implemented, the data is missing under the data
+root, the method needs an LLM and none was given, or the run could not start); ``bound`` when its method
+runs without an LLM (an oracle upper bound or an offline reasoner: a reference, not the paper's LLM
+accuracy); ``ran`` otherwise. Cells that share a method and dataset share one run folder
+(``OUTPUT/<run id>/``, a normal ``tkgqa eval`` folder: it resumes, and ``tkgqa eval-compare`` takes any
+two); a column is a subset of that run's questions (its ``filter``).
+
+``--limit N`` evaluates a stratified sample (by question type, seed 0) of N questions per run, as the ARI
+paper samples its test sets; the 95% CI is Wilson's for hit rates and a seeded bootstrap for set scores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal, assert_never
+
+from ...datasets import load_dataset
+from ...datasets.base import Question
+from ...datasets.core import Dataset
+from ...datasets.sampling import select_questions
+from ...errors import TKGQAError
+from ...kg.base import KGStore
+from ..report import REPORT_JSON, answered, read_results
+from ..runner import evaluate
+from ..scoring import _values as row_values
+from .data import DATA, dataset_dir, missing_data
+from .spec import Column, Metric, Paper, Row, Scale, Table
+from .stats import mean_interval
+
+Status = Literal["ran", "bound", "n/a"]
+SAMPLE = "stratified"
+SEED = 0
+OFFLINE_MODEL = "none (offline)"
+
+
+@dataclass(frozen=True)
+class RunKey:
+    """What one run folder evaluates: a method spec on a dataset (over the KG as of ``as_of``)."""
+
+    method: str
+    dataset: str
+    as_of: str | None
+    llm: bool
+    split: str = "test"
+
+    @property
+    def run_id(self) -> str:
+        cut = f"-asof{self.as_of}" if self.as_of else ""
+        return re.sub(r"[^A-Za-z0-9_.=-]+", "_", f"{self.dataset}{cut}__{self.method}").strip("_")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell: the published number beside ours (``reproduce.json``'s ``cells``)."""
+
+    id: str
+    table: str
+    row: str
+    column: str
+    dataset: str
+    split: str
+    metric: str
+    scale: str
+    method: str | None
+    paper: float | None
+    ours: float | None = None
+    n: int = 0
+    ci: tuple[float, float] | None = None
+    model: str | None = None
+    status: Status = "n/a"
+    reason: str = ""
+    run_dir: str | None = None
+    deviations: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["ci"] = list(self.ci) if self.ci is not None else None
+        data["deviations"] = list(self.deviations)
+        return data
+
+
+@dataclass(frozen=True)
+class PlannedCell:
+    table: Table
+    row: Row
+    column: Column
+    paper: float | None
+    run: RunKey | None  # None: n/a for ``reason``
+    reason: str = ""
+
+    @property
+    def cell_id(self) -> str:
+        return slug(f"{self.table.id}.{self.row.id}.{self.column.id}")
+
+    def base(self) -> Cell:
+        return Cell(
+            id=self.cell_id,
+            table=self.table.id,
+            row=self.row.id,
+            column=self.column.id,
+            dataset=self.column.dataset,
+            split=self.column.split,
+            metric=str(self.column.metric or self.table.metric),
+            scale=str(self.table.scale),
+            method=self.row.method,
+            paper=self.paper,
+        )
+
+
+@dataclass
+class RunOutcome:
+    """What a run gave: its rows (the selected questions, in order), the questions, report.json, or why it
+    could not run."""
+
+    run_dir: Path
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    questions: dict[str, Question] = field(default_factory=dict)
+    report: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+
+
+def plan_cells(
+    paper: Paper, tables: Sequence[Table], *, llm: str | None, root: Path | None
+) -> list[PlannedCell]:
+    """Every cell of ``tables``: the published cells of each row (all columns for a row without any), each
+    with its run or the reason it is n/a."""
+    out: list[PlannedCell] = []
+    for table in tables:
+        for row in table.rows:
+            columns = [c for c in table.columns if c.id in row.cells] if row.cells else list(table.columns)
+            for column in columns:
+                reason = _why_not(row, column, llm=llm, root=root)
+                run = None
+                if reason is None and row.method is not None:
+                    run = RunKey(row.method, column.dataset, column.as_of, row.llm, column.split)
+                out.append(PlannedCell(table, row, column, row.cells.get(column.id), run, reason or ""))
+    return out
+
+
+def _why_not(row: Row, column: Column, *, llm: str | None, root: Path | None) -> str | None:
+    if column.na:
+        return column.na
+    if row.reason:
+        return row.reason
+    missing = missing_data(root, column.dataset, as_of=column.as_of)
+    if missing:
+        return missing
+    if row.llm and not llm:
+        return f"needs an LLM: pass --llm SPEC (the paper used {row.paper_model or 'an LLM'})"
+    return None
+
+
+def runs_of(planned: Sequence[PlannedCell]) -> list[RunKey]:
+    """The distinct runs of ``planned``, in first-use order."""
+    return list(dict.fromkeys(p.run for p in planned if p.run is not None))
+
+
+def open_dataset(root: Path, key: RunKey) -> Dataset:
+    return load_dataset(key.dataset, dataset_dir(root, key.dataset), split=key.split)
+
+
+#: Extra options per method name (``{"r3": {"embedder": "hashing"}}``), applied on top of a row's spec.
+MethodOptions = Mapping[str, Mapping[str, Any]]
+
+
+def build(key: RunKey, llm: str | None, method_options: MethodOptions | None = None) -> Any:
+    """The method of ``key`` (with ``llm`` when it needs one, and any ``method_options`` of its name)."""
+    from ...methods.base import resolve_method
+
+    extra = dict((method_options or {}).get(key.method.partition(":")[0].strip(), {}))
+    if key.llm:
+        extra["llm"] = llm
+    return resolve_method(key.method, **extra)
+
+
+def kg_for(ds: Dataset, key: RunKey) -> KGStore | None:
+    """The KG as of ``key.as_of`` (None: the dataset's own KG)."""
+    if key.as_of is None:
+        return None
+    from ...kg.loaders import load_kg
+    from ...time import try_parse_time
+
+    cut = try_parse_time(key.as_of)
+    if cut is None or ds.kg_path is None:
+        raise TKGQAError(f"cannot cut the {key.dataset} KG as of {key.as_of!r}")
+    return load_kg(ds.kg_path).as_of(cut)
+
+
+def execute(
+    key: RunKey,
+    *,
+    root: Path,
+    output: Path,
+    llm: str | None,
+    limit: int | None,
+    progress: bool = False,
+    warn: Callable[[str], None] | None = None,
+    method_options: MethodOptions | None = None,
+) -> RunOutcome:
+    """Evaluate ``key`` into ``output/<run id>`` (resuming what is there); the error when it cannot run."""
+    outcome = RunOutcome(output / key.run_id)
+    try:
+        ds = open_dataset(root, key)
+        method = build(key, llm, method_options)
+        chosen = select_questions(ds.questions, limit, SAMPLE if limit else None, SEED)
+        evaluate(
+            method, ds, kg_for(ds, key), outcome.run_dir, limit=limit, sample=SAMPLE if limit else None,
+            seed=SEED, progress=progress, warn=warn or (lambda _m: None),
+        )  # fmt: skip
+    except (TKGQAError, ImportError) as exc:
+        outcome.error = f"could not run: {type(exc).__name__}: {exc}"
+        return outcome
+    wanted = {q.qid: q for q in chosen}
+    order = {qid: i for i, qid in enumerate(wanted)}
+    rows = [r for r in read_results(outcome.run_dir) if str(r["qid"]) in wanted]
+    outcome.rows = sorted(rows, key=lambda r: order[str(r["qid"])])
+    outcome.questions = wanted
+    with contextlib.suppress(OSError, ValueError):
+        outcome.report = json.loads((outcome.run_dir / REPORT_JSON).read_text("utf-8"))
+    return outcome
+
+
+def matches(row: Mapping[str, Any], question: Question | None, flt: Mapping[str, str]) -> bool:
+    """Whether a results row (and its question) falls in a column's ``filter``."""
+    for key, want in flt.items():
+        if key == "entities":
+            count = len(question.entities) if question is not None else 0
+            if (count == 1) != (want == "single") or count == 0:
+                return False
+        elif want not in row_values(row, key):
+            return False
+    return True
+
+
+def metric_values(rows: Sequence[Mapping[str, Any]], metric: Metric) -> list[float]:
+    """The per-question values a cell averages."""
+    match metric:
+        case Metric.STRICT_HIT:
+            return [float(bool(r.get("strict_hit"))) for r in rows]
+        case Metric.LENIENT_HIT:
+            return [float(bool(r.get("lenient_hit"))) for r in rows]
+        case Metric.STRICT_HIT_ANSWERED:
+            return [float(bool(r.get("strict_hit"))) for r in rows if answered(r)]
+        case Metric.RECALL:
+            return [float(r.get("recall") or 0.0) for r in rows]
+        case Metric.PRECISION:
+            return [float(r.get("precision") or 0.0) for r in rows]
+        case _:
+            assert_never(metric)
+
+
+def deviations_of(key: RunKey, outcome: RunOutcome, limit: int | None) -> tuple[str, ...]:
+    """What differs from the paper for this run: the method's deviations in force (report.json), the missing
+    inputs it warned about, and how the data differs."""
+    method = outcome.report.get("method") or {}
+    found = [str(d) for d in method.get("deviations") or []]
+    found += [f"warning: {w}" for w in outcome.report.get("warnings") or []]
+    found += list(DATA[key.dataset].notes)
+    meta = (outcome.report.get("dataset") or {}).get("meta") or {}
+    if meta.get("kg_partial"):
+        found.append("KG: kg/full_partial.txt, 49% of the paper's KG (the full KG is not in the shared data)")
+    if limit is not None:
+        found.append(f"--limit {limit}: a stratified sample (by question type, seed {SEED})")
+    return tuple(found)
+
+
+def fill(planned: PlannedCell, outcome: RunOutcome | None, *, llm: str | None, limit: int | None) -> Cell:
+    """The cell with our number read off its run (or n/a with the reason)."""
+    cell = planned.base()
+    if planned.run is None or outcome is None:
+        return _replace(cell, reason=planned.reason)
+    run_dir = str(outcome.run_dir)
+    if outcome.error:
+        return _replace(cell, reason=outcome.error, run_dir=run_dir)
+    key = planned.run
+    rows = [
+        r for r in outcome.rows if matches(r, outcome.questions.get(str(r["qid"])), planned.column.filter)
+    ]
+    values = metric_values(rows, Metric(cell.metric))
+    if not values:
+        return _replace(cell, reason="no question of this column in the run (n = 0)", run_dir=run_dir)
+    scale = 100.0 if planned.table.scale is Scale.PERCENT else 1.0
+    lo, hi = mean_interval(values)
+    errors = sum(1 for r in rows if r.get("error"))
+    reason = f"{errors} of {len(rows)} questions failed with errors (scored as misses)" if errors else ""
+    if not key.llm:
+        reason = "; ".join(
+            x for x in (planned.row.note or "offline reference, not an LLM accuracy", reason) if x
+        )
+    return _replace(
+        cell,
+        ours=round(scale * sum(values) / len(values), 4),
+        n=len(values),
+        ci=(round(scale * lo, 4), round(scale * hi, 4)),
+        model=llm if key.llm else OFFLINE_MODEL,
+        status="ran" if key.llm else "bound",
+        reason=reason,
+        run_dir=run_dir,
+        deviations=deviations_of(key, outcome, limit),
+    )
+
+
+def _replace(cell: Cell, **changes: Any) -> Cell:
+    return replace(cell, **changes)

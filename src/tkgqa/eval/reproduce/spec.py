@@ -1,0 +1,145 @@
+"""The published tables, typed in once: ``papers/<paper>.json`` read into frozen, validated models.
+
+Each file holds a paper's tables that name a dataset tkgqa can load. A table has a metric (the per-question
+field of ``results.jsonl`` its numbers average, see :data:`METRICS`) and a scale (``fraction`` as 0.380 or
+``percent`` as 38.0, as printed); columns say which dataset, which questions (``filter``: a breakdown value
+such as ``{"qlabel": "Single"}``) and, where needed, a KG cutoff (``as_of``) or why tkgqa cannot measure it
+(``na``: a human-evaluated metric, a query set not published); rows say which tkgqa method spec reproduces
+them (``method``, with ``llm`` whether it needs a model) or why none does (``reason``). A row's ``cells`` are
+the published numbers by column id; a row without any (our offline references, or a paper whose numbers are
+not in the extraction) is listed in every column with no published number.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ...errors import ConfigError, DataError
+
+#: The papers ``tkgqa reproduce`` knows, in the order they are listed.
+PAPERS = ("ari", "timer4", "cik", "lpkg", "r3")
+
+
+class Metric(StrEnum):
+    """What a cell averages over its questions (fields of ``results.jsonl`` rows)."""
+
+    STRICT_HIT = "strict_hit"  # Hits@1 / accuracy, strict normalised match
+    LENIENT_HIT = "lenient_hit"  # the substring rule of TimeR4's evaluation
+    STRICT_HIT_ANSWERED = "strict_hit_answered"  # Hits@1 over the questions the method answered
+    RECALL = "recall"  # set recall (CLQA-Wiki)
+    PRECISION = "precision"  # set precision (CLQA-Wiki)
+
+
+class Scale(StrEnum):
+    FRACTION = "fraction"
+    PERCENT = "percent"
+
+
+#: The question filters a column may use: breakdown dimensions of the rows, plus the number of question
+#: entities (``single``/``multiple``).
+FILTER_KEYS = frozenset({"qlabel", "answer_type", "qtype", "types", "complexity", "time_level", "entities"})
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Column(_Frozen):
+    id: str
+    dataset: str
+    split: str = "test"  # every table here reports the test split
+    filter: dict[str, str] = Field(default_factory=dict)
+    as_of: str | None = None  # answer over the KG as of this time (CIK-LLM's K<1960, K<2000)
+    metric: Metric | None = None  # overrides the table's
+    na: str | None = None  # why tkgqa cannot measure this column
+
+    @model_validator(mode="after")
+    def _known_filters(self) -> Column:
+        unknown = set(self.filter) - FILTER_KEYS
+        if unknown:
+            raise ValueError(f"column {self.id!r}: unknown filter keys {sorted(unknown)}")
+        return self
+
+
+class Row(_Frozen):
+    id: str
+    method: str | None = None  # the tkgqa method spec, e.g. "ari:no_clustering=true"
+    llm: bool = False  # whether the method needs --llm
+    paper_model: str | None = None  # the model behind the published number
+    reason: str | None = None  # why no tkgqa method reproduces this row
+    note: str | None = None
+    cells: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _method_or_reason(self) -> Row:
+        if (self.method is None) == (self.reason is None):
+            raise ValueError(f"row {self.id!r}: give exactly one of 'method' and 'reason'")
+        return self
+
+
+class Table(_Frozen):
+    id: str
+    caption: str
+    metric: Metric
+    scale: Scale
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+
+    @model_validator(mode="after")
+    def _cells_name_columns(self) -> Table:
+        ids = [c.id for c in self.columns]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"table {self.id}: repeated column ids")
+        rows = [r.id for r in self.rows]
+        if len(set(rows)) != len(rows):
+            raise ValueError(f"table {self.id}: repeated row ids")
+        for row in self.rows:
+            unknown = set(row.cells) - set(ids)
+            if unknown:
+                raise ValueError(
+                    f"table {self.id} row {row.id!r}: cells of unknown columns {sorted(unknown)}"
+                )
+        return self
+
+    def column(self, column_id: str) -> Column:
+        return next(c for c in self.columns if c.id == column_id)
+
+
+class Paper(_Frozen):
+    paper: str
+    title: str
+    source: str  # the text in ../shared/papers the numbers were typed from
+    model: str
+    notes: tuple[str, ...] = ()
+    tables: tuple[Table, ...]
+
+
+@cache
+def load_paper(name: str) -> Paper:
+    """The published tables of ``name`` (one of :data:`PAPERS`)."""
+    key = name.strip().lower()
+    if key not in PAPERS:
+        raise ConfigError(f"unknown paper {name!r}; use one of {', '.join(PAPERS)}")
+    text = resources.files(__package__).joinpath("papers", f"{key}.json").read_text("utf-8")
+    try:
+        data: Any = json.loads(text)
+        return Paper.model_validate(data)
+    except (ValueError, ValidationError) as exc:
+        raise DataError(f"papers/{key}.json is not a valid table file: {exc}") from None
+
+
+def select_tables(paper: Paper, table: str | None) -> tuple[Table, ...]:
+    """The tables of ``paper`` (all, or the one whose id is ``table``, case-insensitive)."""
+    if table is None:
+        return paper.tables
+    chosen = tuple(t for t in paper.tables if t.id.lower() == table.strip().lower())
+    if not chosen:
+        ids = ", ".join(t.id for t in paper.tables)
+        raise ConfigError(f"--table {table!r}: {paper.paper} has tables {ids}")
+    return chosen

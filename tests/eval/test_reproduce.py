@@ -1,0 +1,283 @@
+"""``tkgqa reproduce``: the typed-in tables, cell planning and status, runs through the eval runner with the
+fake LLM or offline, reproduce.json / reproduce.md, the dry run and the CLI — on a tiny hand-written data
+root (MultiTQ-, CR-LT-KGQA-, Recipe-MPR- and CLQA-Wiki-shaped files; no TimeQuestions or CronQuestions, so
+their cells must say the data is missing)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from tkgqa.errors import ConfigError
+from tkgqa.eval.reproduce import (
+    PAPERS,
+    REPRODUCE_JSON,
+    REPRODUCE_MD,
+    bootstrap_interval,
+    dry_run,
+    load_paper,
+    reproduce,
+    wilson_interval,
+)
+from tkgqa.methods.base import METHODS
+
+#: ``../shared/papers`` beside the shared data (``$TKGQA_SHARED_DATA``'s parent when set).
+PAPERS_DIR = (
+    Path(os.environ["TKGQA_SHARED_DATA"]).parent
+    if os.environ.get("TKGQA_SHARED_DATA")
+    else Path(__file__).resolve().parents[2].parent / "shared"
+) / "papers"
+OFFLINE_EMBEDDER = {"r3": {"embedder": "hashing"}, "kaping": {"embedder": "hashing"}}
+CELL_KEYS = {"table", "row", "column", "paper", "ours", "n", "ci", "model", "status", "reason", "run_dir"}
+
+KG = """\
+Barack_Obama\tMake_a_visit\tChina\t2014-11-10
+Barack_Obama\tMake_a_visit\tJapan\t2014-04-23
+Angela_Merkel\tMake_a_visit\tChina\t2014-07-06
+Angela_Merkel\tPraise_or_endorse\tBarack_Obama\t2013-06-19
+Xi_Jinping\tHost_a_visit\tBarack_Obama\t2014-11-10
+Shinzo_Abe\tHost_a_visit\tBarack_Obama\t2014-04-23
+"""
+MULTITQ = [
+    {"quid": 1, "question": "Who visited China in November 2014?", "answers": ["Barack Obama"],
+     "answer_type": "entity", "time_level": "month", "qtype": "equal", "qlabel": "Single"},
+    {"quid": 2, "question": "When did Barack Obama visit Japan?", "answers": ["2014-04-23"],
+     "answer_type": "time", "time_level": "day", "qtype": "equal", "qlabel": "Single"},
+    {"quid": 3, "question": "After Barack Obama, who was the first to visit China?",
+     "answers": ["Angela Merkel"], "answer_type": "entity", "time_level": "day", "qtype": "after_first",
+     "qlabel": "Multiple"},
+]  # fmt: skip
+
+
+def crlt(prefix: str, query: str, answer: bool) -> dict[str, Any]:
+    born = "(Ada Lovelace, date of birth, 10 December 1815)"
+    return {
+        "id": f"{prefix}1",
+        "query": query,
+        "answer": answer,
+        "KG Entities": {"Ada Lovelace": "Q7259"},
+        "Inference Rule": "A person born before 1850 could not use an electronic computer.",
+        "KG Triples": f"1- {born}, 2- (Ada Lovelace, occupation, mathematician)",
+        "Reasoning Steps": [{"Step": "Ada Lovelace was born in 1815.", "facts used in this step": born}],
+        "Reasoning Strategy": ["temporal reasoning"],
+    }
+
+
+RECIPES = [
+    {"query": "I want a warm soup with mushrooms",
+     "query_type": {"Specific": 1, "Commonsense": 0, "Negated": 0, "Analogical": 0, "Temporal": 0},
+     "options": {"a1": "Creamy mushroom soup", "b2": "Cold cucumber salad",
+     "c3": "Chocolate cake", "d4": "Grilled steak", "e5": "Lemon sorbet"}, "answer": "a1",
+     "correctness_explanation": {"warm soup": "soup", "mushrooms": "mushroom"}},
+]  # fmt: skip
+CLQA = [
+    {"clqa_index": 0, "question": "Which countries border both France and Germany?",
+     "label": ["Switzerland"], "type": "2i"},
+    {"clqa_index": 1, "question": "What is the capital of the country of Lyon?", "label": ["Paris"],
+     "type": "2p"},
+]  # fmt: skip
+
+
+@pytest.fixture
+def data_root(tmp_path: Path) -> Path:
+    root = tmp_path / "data"
+    (root / "multitq" / "kg").mkdir(parents=True)
+    (root / "multitq" / "questions").mkdir()
+    (root / "multitq" / "kg" / "full.txt").write_text(KG, "utf-8")
+    (root / "multitq" / "questions" / "test_gold_sample.json").write_text(json.dumps(MULTITQ), "utf-8")
+    (root / "crlt_kgqa").mkdir()
+    qa = crlt("S", "Could Ada Lovelace have used a laptop?", False)
+    claim = crlt("C", "Ada Lovelace never used an electronic computer.", True)
+    (root / "crlt_kgqa" / "CR-LT-QA.json").write_text(json.dumps([qa]), "utf-8")
+    (root / "crlt_kgqa" / "CR-LT-ClaimVerification.json").write_text(json.dumps([claim]), "utf-8")
+    (root / "recipe_mpr").mkdir()
+    (root / "recipe_mpr" / "500QA.json").write_text(json.dumps(RECIPES), "utf-8")
+    (root / "clqa_wiki").mkdir()
+    (root / "clqa_wiki" / "CLQA_Wiki_v1.json").write_text(json.dumps(CLQA), "utf-8")
+    return root
+
+
+def cells_of(out: Path) -> list[dict[str, Any]]:
+    data = json.loads((out / REPRODUCE_JSON).read_text("utf-8"))
+    assert set(data) >= {"paper", "cells"}
+    for cell in data["cells"]:
+        assert set(cell) >= CELL_KEYS
+        assert cell["status"] in {"ran", "bound", "n/a"}
+        assert cell["status"] != "n/a" or cell["reason"], cell
+    return list(data["cells"])
+
+
+def cell(cells: list[dict[str, Any]], table: str, row: str, column: str) -> dict[str, Any]:
+    found = [c for c in cells if (c["table"], c["row"], c["column"]) == (table, row, column)]
+    assert len(found) == 1, (table, row, column)
+    return found[0]
+
+
+# --- the typed-in tables ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", PAPERS)
+def test_every_paper_loads_with_methods_that_exist(name: str) -> None:
+    paper = load_paper(name)
+    assert paper.tables
+    known = set(METHODS.names())
+    for table in paper.tables:
+        for row in table.rows:
+            if row.method is not None:
+                assert row.method.partition(":")[0] in known, row.method
+    published = sum(len(r.cells) for t in paper.tables for r in t.rows)
+    assert published > 0 or name == "lpkg"  # LPKG's result tables are not in the extraction
+
+
+@pytest.mark.parametrize("name", PAPERS)
+def test_every_published_number_is_printed_in_the_paper(name: str) -> None:
+    """A typo guard: each number appears in the paper's text as written (0.38 as 0.380, 4 as 4 …)."""
+    paper = load_paper(name)
+    source = PAPERS_DIR / paper.source
+    if not source.is_file():
+        pytest.skip(f"the paper text is not at {source}")
+    text = source.read_text("utf-8")
+    for table in paper.tables:
+        for row in table.rows:
+            for column, value in row.cells.items():
+                forms = {f"{value:.3f}", f"{value:.2f}", f"{value:.1f}", f"{value:g}"}
+                assert any(re.search(rf"(?<![\d.]){re.escape(f)}(?![\d])", text) for f in forms), (
+                    table.id, row.id, column, value
+                )  # fmt: skip
+
+
+def test_unknown_paper_and_table_are_config_errors(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="ari, timer4, cik, lpkg, r3"):
+        load_paper("nope")
+    with pytest.raises(ConfigError, match="T1, T2, T7"):
+        reproduce("ari", table="T9", output=tmp_path / "out", data_root=tmp_path)
+
+
+# --- confidence intervals ------------------------------------------------------------------------------
+def test_wilson_interval_known_value() -> None:
+    lo, hi = wilson_interval(38, 100)
+    assert lo == pytest.approx(0.2902, abs=1e-3) and hi == pytest.approx(0.4785, abs=1e-3)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+@given(st.integers(min_value=1, max_value=500), st.data())
+def test_wilson_interval_holds_the_rate(n: int, data: st.DataObject) -> None:
+    hits = data.draw(st.integers(min_value=0, max_value=n))
+    lo, hi = wilson_interval(hits, n)
+    assert 0.0 <= lo <= hits / n <= hi <= 1.0
+
+
+def test_bootstrap_interval_is_seeded_and_holds_the_mean() -> None:
+    values = [0.0, 0.5, 1.0, 0.25, 0.75, 1.0]
+    assert bootstrap_interval(values) == bootstrap_interval(values)
+    lo, hi = bootstrap_interval(values)
+    assert lo <= sum(values) / len(values) <= hi
+
+
+# --- the five papers ------------------------------------------------------------------------------------
+def test_ari_offline_bounds_run_and_llm_cells_say_why(data_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ari"
+    reproduce("ari", table="T1", limit=3, data_root=data_root, output=out)
+    cells = cells_of(out)
+    ari = cell(cells, "T1", "ARI", "MultiTQ/Overall")
+    assert ari["paper"] == pytest.approx(0.380) and ari["status"] == "n/a" and "--llm" in ari["reason"]
+    assert "not implemented" in cell(cells, "T1", "BERT", "MultiTQ/Overall")["reason"]
+    assert "missing data" in cell(cells, "T1", "ARI", "CronQuestions/Overall")["reason"]
+    oracle = cell(cells, "T1", "ARI, oracle policy (upper bound, ours)", "MultiTQ/Overall")
+    assert oracle["status"] == "bound" and oracle["paper"] is None and oracle["n"] == 3
+    assert oracle["model"] == "none (offline)" and 0.0 <= oracle["ours"] <= 1.0
+    assert oracle["ci"][0] <= oracle["ours"] <= oracle["ci"][1]
+    assert (Path(oracle["run_dir"]) / "results.jsonl").is_file()
+    simple = cell(cells, "T1", "ARI, oracle policy (upper bound, ours)", "MultiTQ/Simple")
+    assert simple["n"] == 2 and simple["run_dir"] == oracle["run_dir"]  # a column is a subset of one run
+    md = (out / REPRODUCE_MD).read_text("utf-8")
+    assert "| ARI | MultiTQ/Overall | 0.380 | — |" in md and "`ari:policy=oracle`" in md
+
+
+def test_ari_with_the_fake_llm_runs_the_ablations(data_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ari"
+    reproduce("ari", table="T2", llm="fake", limit=2, data_root=data_root, output=out)
+    cells = cells_of(out)
+    ablation = cell(cells, "T2", "w/o History Cluster", "MultiTQ")
+    assert ablation["status"] == "ran" and ablation["model"] == "fake" and ablation["n"] == 2
+    assert ablation["paper"] == pytest.approx(34.5) and ablation["ours"] is not None
+    assert ablation["ours"] <= 100.0  # percent, as the table prints
+    assert ablation["run_dir"].endswith("multitq__ari_no_clustering=true")
+    assert cell(cells, "T2", "ARI", "CronQuestions")["status"] == "n/a"
+
+
+def test_timer4_offline_reference_and_missing_timequestions(data_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "timer4"
+    reproduce("timer4", table="T3", limit=3, data_root=data_root, output=out)
+    cells = cells_of(out)
+    assert cell(cells, "T3", "symbolic reasoner (offline, ours)", "Overall")["status"] == "bound"
+    timer4 = cell(cells, "T3", "TimeR4", "Overall")
+    assert timer4["paper"] == pytest.approx(72.8) and "--llm" in timer4["reason"]
+    reproduce("timer4", table="T4", llm="fake", data_root=data_root, output=out)
+    assert "missing data" in cell(cells_of(out), "T4", "TimeR4", "Overall")["reason"]
+
+
+def test_cik_cells_need_the_cronquestions_kg(data_root: Path, tmp_path: Path) -> None:
+    (data_root / "cronquestions" / "questions").mkdir(parents=True)
+    (data_root / "cronquestions" / "questions" / "test.json").write_text("[]", "utf-8")
+    out = tmp_path / "cik"
+    reproduce("cik", llm="fake", data_root=data_root, output=out)
+    cells = cells_of(out)
+    cik = cell(cells, "T1", "CIK-LLM", "single/K<1960/Q-S")
+    assert cik["paper"] == pytest.approx(0.210) and "kg/full.txt" in cik["reason"]
+    assert all(c["status"] == "n/a" for c in cells)
+
+
+def test_lpkg_runs_clqa_with_the_fake_llm(data_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "lpkg"
+    reproduce("lpkg", llm="fake", limit=2, data_root=data_root, output=out)
+    cells = cells_of(out)
+    icl = cell(cells, "CLQA", "ICL-LPKG", "Recall")
+    assert icl["status"] == "ran" and icl["paper"] is None and icl["n"] == 2
+    assert cell(cells, "CLQA", "ICL-LPKG", "Precision")["run_dir"] == icl["run_dir"]
+    assert "not implemented" in cell(cells, "CLQA", "CoT", "Recall")["reason"]
+
+
+def test_r3_with_the_fake_llm_and_offline_preference(data_root: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r3"
+    reproduce("r3", llm="fake", limit=2, data_root=data_root, output=out, method_options=OFFLINE_EMBEDDER)
+    cells = cells_of(out)
+    r3 = cell(cells, "T2", "R3", "QA/Accuracy/Long-Tail")
+    assert r3["status"] == "ran" and r3["paper"] == pytest.approx(0.73) and r3["n"] == 1
+    assert "original" in cell(cells, "T2", "R3", "QA/Accuracy/Original")["reason"]
+    assert "human" in cell(cells, "T2", "R3", "QA/FActScore/Long-Tail")["reason"]
+    assert cell(cells, "T8", "depth 0", "Claims")["status"] == "ran"
+    offline = cell(cells, "T4", "R3, embedding judge (offline, ours)", "Accuracy")
+    assert offline["status"] == "bound" and offline["n"] == 1
+
+
+# --- dry run and CLI ------------------------------------------------------------------------------------
+def test_dry_run_estimates_prompts_without_a_model(data_root: Path) -> None:
+    estimates = {e.run_id: e for e in dry_run("ari", table="T2", limit=3, data_root=data_root)}
+    ari = estimates["multitq__ari"]
+    assert ari.llm and ari.questions == 3 and ari.sampled == 3
+    assert ari.calls_per_question >= 1 and ari.prompt_tokens == pytest.approx(
+        3 * ari.prompt_tokens_per_question
+    )
+    assert "cronquestions__ari" not in estimates  # no data: nothing to estimate
+
+
+def test_cli_prints_the_table_and_writes_the_files(data_root: Path, tmp_path: Path) -> None:
+    from tkgqa.cli import _load_commands, app
+
+    _load_commands()
+    out = tmp_path / "cli"
+    args = ["reproduce", "ari", "--table", "T7", "--data-root", str(data_root), "--output", str(out)]
+    result = CliRunner().invoke(app, [*args, "--limit", "2", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "## T7" in result.output and "| n/a |" in result.output
+    assert (out / REPRODUCE_MD).is_file() and (out / REPRODUCE_JSON).is_file()
+    dry = CliRunner().invoke(app, [*args, "--llm", "fake", "--dry-run", "--json"])
+    assert dry.exit_code == 0, dry.output
+    assert {e["run_id"] for e in json.loads(dry.output)["estimates"]} == {"multitq__llm_only", "multitq__ari"}
