@@ -107,6 +107,17 @@ class PageErrors:
         page.on("pageerror", lambda e: self.uncaught.append(str(e)))
 
 
+def artifacts() -> Path:
+    folder = Path(os.environ.get(ARTIFACTS_ENV) or "out/ui-screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def shoot(page: Any, name: str) -> None:
+    """A full-page screenshot of ``page`` saved as ``$TKGQA_UI_ARTIFACTS/<name>.png`` (not committed)."""
+    page.screenshot(path=str(artifacts() / f"{name}.png"), full_page=True)
+
+
 @pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
 def width(request: pytest.FixtureRequest) -> int:
     return int(request.param)
@@ -122,8 +133,6 @@ def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     yield pg
     report = getattr(request.node, "rep_call", None)
     if report is not None and report.failed:
-        folder = Path(os.environ.get(ARTIFACTS_ENV) or "out/ui-screenshots")
-        folder.mkdir(parents=True, exist_ok=True)
         name = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in request.node.name)
-        pg.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+        pg.screenshot(path=str(artifacts() / f"failed-{name}.png"), full_page=True)
     context.close()

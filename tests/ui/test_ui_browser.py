@@ -8,6 +8,8 @@ import re
 from typing import Any
 from urllib.parse import urlencode
 
+from conftest import shoot
+
 QUESTION = "Who visited China in November 2014?"
 OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"
 
@@ -35,6 +37,7 @@ def test_ask_shows_answer_timeline_and_program_without_overflow(page: Any, demo_
     assert "Make a visit" in page.inner_text("#evidence") and "1 fact" in page.inner_text("#program")
     assert "no LLM calls" in page.inner_text("#status")
     assert page.evaluate(OVERFLOW) <= 0, f"page wider than the {width} px screen"
+    shoot(page, f"answer-{width}")
     # an abstention on a long program keeps the page inside the screen too
     page.fill("#question", "Who hosted a visit from Xi Jinping before Barack Obama did?")
     page.click("#ask-button")
@@ -74,6 +77,7 @@ def test_keyboard_only_flow(page: Any, demo_url: str, width: int) -> None:
     page.wait_for_selector("#neighbors:not(.hidden) .chips a")
     assert page.inner_text("#neighbors-title").startswith("Neighbours of")
     assert page.evaluate(OVERFLOW) <= 0
+    shoot(page, f"keyboard-neighbours-{width}")
     assert page.errors.console == [] and page.errors.uncaught == []
 
 
