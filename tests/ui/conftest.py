@@ -46,6 +46,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     return report
 
 
+#: The ARI preset with the hashing embedder: the real preset loads MiniLM on its first question (a minute on a
+#: busy machine); the browser tests exercise the preset mechanism, not the embedder.
+PRESET = "ari:policy=symbolic,embedder=hashing"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cheap_presets() -> Iterator[None]:
+    import tkgqa.service.app
+    import tkgqa.service.policy
+
+    with pytest.MonkeyPatch.context() as mp:
+        for module in (tkgqa.service.app, tkgqa.service.policy):
+            mp.setattr(module, "METHOD_PRESETS", (PRESET,))
+        yield
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     path = chromium_path()
@@ -104,7 +120,7 @@ class PageErrors:
         self.console: list[str] = []
         self.uncaught: list[str] = []
         page.on("console", lambda m: self.console.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.uncaught.append(str(e)))
+        page.on("pageerror", lambda e: self.uncaught.append(f"{e}\n{getattr(e, 'stack', '') or ''}"))
 
 
 def artifacts() -> Path:

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
-from conftest import shoot
+from conftest import PRESET, shoot
 from stubs import make_run
 
 from tkgqa.service import create_app
@@ -77,7 +77,7 @@ def two_runs_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def open_page(page: Any, url: str) -> None:
     page.goto(url)
-    page.wait_for_function("document.querySelectorAll('#method option').length > 3")
+    page.wait_for_function("() => document.querySelectorAll('#method option').length > 3")
 
 
 def ask(page: Any, question: str) -> None:
@@ -88,7 +88,7 @@ def ask(page: Any, question: str) -> None:
 
 def wait_answer(page: Any) -> None:
     page.wait_for_selector("#result-body:not(.hidden) #context b")
-    page.wait_for_function("document.getElementById('running').classList.contains('hidden')")
+    page.wait_for_function("() => document.getElementById('running').classList.contains('hidden')")
 
 
 def url_params(page: Any) -> dict[str, str]:
@@ -104,7 +104,7 @@ def test_every_answer_has_its_evidence_or_is_counted(page: Any, busy_url: str, w
     assert f"of {n_answers} answers" in cover and "No fact shown for" in cover  # 50 facts by default
     page.click("#more-evidence")
     page.wait_for_function(
-        f"document.getElementById('evidence-cover').textContent.includes('all {n_answers} answers')"
+        f"() => document.getElementById('evidence-cover').textContent.includes('all {n_answers} answers')"
     )
     facts = page.locator("#evidence tbody tr").count()
     assert facts >= n_answers
@@ -124,7 +124,7 @@ def test_header_counts_follow_an_append(page: Any, busy_url: str, width: int) ->
     before = page.inner_text("#kg-info")
     page.fill("#append-lines", f"Width Tester {width}\tMake a visit\tPeru\t2015-05-0{1 + width % 7}")
     page.click("#append-form button[type=submit]")
-    page.wait_for_function(f"document.getElementById('kg-info').textContent !== {json.dumps(before)}")
+    page.wait_for_function(f"() => document.getElementById('kg-info').textContent !== {json.dumps(before)}")
     after = page.inner_text("#kg-info")
     count = lambda text: int(text.split(": ")[1].split(" facts")[0].replace(",", ""))  # noqa: E731
     assert count(after) == count(before) + 1
@@ -150,15 +150,15 @@ def test_links_carry_what_is_on_screen(page: Any, demo_url: str, width: int) -> 
     assert url_params(page)["as_of"] == "2014-12" and url_params(page)["method"] == "symbolic"
     page.fill("#as-of", "")
     page.click("#compare-box summary")
-    page.check("#compare-methods input[value='ari:policy=symbolic']")
+    page.check(f"#compare-methods input[value='{PRESET}']")
     page.click("#compare-button")
-    page.wait_for_function("!document.querySelector('#compare-grid .spinner')")
+    page.wait_for_function("() => !document.querySelector('#compare-grid .spinner')")
     boxes = page.locator("#compare-grid > div")
-    preset = boxes.filter(has_text="ari:policy=symbolic")
+    preset = boxes.filter(has_text=PRESET)
     preset.locator("button").click()
     wait_answer(page)
-    assert url_params(page)["method"] == "ari:policy=symbolic"
-    assert page.input_value("#method") == "ari:policy=symbolic"
+    assert url_params(page)["method"] == PRESET
+    assert page.input_value("#method") == PRESET
     assert "as_of" not in url_params(page)
 
 
@@ -168,13 +168,13 @@ def test_compare_offers_presets_and_greys_methods_needing_an_llm(page: Any, plai
     ari = page.locator("#compare-methods input[value=ari]")
     assert ari.is_disabled() and not ari.is_checked()
     assert "needs an LLM" in page.inner_text("#compare-methods")
-    preset = page.locator("#compare-methods input[value='ari:policy=symbolic']")
+    preset = page.locator(f"#compare-methods input[value='{PRESET}']")
     assert preset.is_enabled() and preset.is_checked()
     assert page.locator("#method option[value=ari]").is_disabled()
-    assert not page.locator("#method option[value='ari:policy=symbolic']").is_disabled()
+    assert not page.locator(f"#method option[value='{PRESET}']").is_disabled()
     page.fill("#question", "Who visited China in November 2014?")
     page.click("#compare-button")
-    page.wait_for_function("document.querySelectorAll('#compare-grid button').length == 2")
+    page.wait_for_function("() => document.querySelectorAll('#compare-grid button').length == 2")
     assert "Barack Obama" in page.inner_text("#compare-grid") and page.locator("#compare-grid .error").count() == 0
     page.select_option("#method", "symbolic")
     assert "needs an LLM" not in page.inner_text("#method-desc")
@@ -189,7 +189,7 @@ def test_runs_browser_shows_gold_outcomes_and_a_paired_diff(page: Any, two_runs_
     page.wait_for_selector("#run-filters button")
     assert "ari (policy=oracle)" in page.inner_text("#run-title")
     page.click("#run-filters button[data-outcome=all]")
-    page.wait_for_function("document.querySelector('#run-results').textContent.includes('4 questions')")
+    page.wait_for_function("() => document.querySelector('#run-results').textContent.includes('4 questions')")
     on = page.locator("#run-filters button.on")
     assert on.count() == 1 and on.get_attribute("data-outcome") == "all" and on.get_attribute("aria-pressed") == "true"
     rows = page.locator("#run-results tbody tr")
@@ -205,9 +205,9 @@ def test_runs_browser_shows_gold_outcomes_and_a_paired_diff(page: Any, two_runs_
     assert url_params(page)["run"] == "b_ari_oracle"
     # run A's rows do not say which KG they used: its entity links are off, with the reason
     page.click("#runs-list a.entity >> text=a_symbolic")
-    page.wait_for_function("document.getElementById('run-title').textContent.startsWith('a_symbolic')")
+    page.wait_for_function("() => document.getElementById('run-title').textContent.startsWith('a_symbolic')")
     page.click("#run-filters button[data-outcome=correct]")
-    page.wait_for_function("document.querySelector('#run-results').textContent.includes('1 correct')")
+    page.wait_for_function("() => document.querySelector('#run-results').textContent.includes('1 correct')")
     page.click("#run-results tbody button")
     wait_answer(page)
     assert page.locator("#evidence a.entity").count() == 0
@@ -240,15 +240,15 @@ def test_neighbours_are_paged_and_filtered(page: Any, busy_url: str, width: int)
     assert first.startswith("facts 1–30 of") and total > 60
     assert page.locator("#neighbors tbody tr").count() == 30
     page.click("#neighbors .pager button >> text=Later")
-    page.wait_for_function("document.querySelector('#neighbors .pager .count').textContent.startsWith('facts 31–60')")
-    page.select_option("#nb-relation", "Make_a_visit")
-    page.wait_for_function("document.querySelector('#neighbors .pager .count').textContent.startsWith('facts 1–')")
+    page.wait_for_function("() => document.querySelector('#neighbors .pager .count').textContent.startsWith('facts 31–60')")
+    page.select_option("#nb-relation", "Make a visit")
+    page.wait_for_function("() => document.querySelector('#neighbors .pager .count').textContent.startsWith('facts 1–')")
     filtered = int(page.inner_text("#neighbors .pager .count").split(" of ")[1].replace(",", ""))
     assert N_VISITORS <= filtered < total and "matching the filters" in page.inner_text("#neighbors-body")
     assert page.locator("#neighbors .histogram .bar").count() >= 2
     page.fill("#nb-time", "2013")
     page.click("#neighbors .filters button[type=submit]")
-    page.wait_for_function("document.querySelector('#nb-time') && document.querySelector('#nb-time').value === '2013' && !document.querySelector('#neighbors .spinner')")
+    page.wait_for_function("() => document.querySelector('#nb-time') && document.querySelector('#nb-time').value === '2013' && !document.querySelector('#neighbors .spinner')")
     assert all(d.startswith("2013") for d in page.locator("#neighbors tbody td.date:nth-child(4)").all_inner_texts())
     shoot(page, f"neighbours-{width}")
     assert page.evaluate(OVERFLOW) <= 0

@@ -17,11 +17,11 @@ from tkgqa.service import create_app
 from tkgqa.service.policy import ServiceSettings
 from tkgqa.service.server import serve_in_thread
 
-IMG = '<img src=x onerror="window.__pwned=1;document.title=42">'
-SCRIPT = "<script>window.__pwned=2</script>"
-JS_LINK = "javascript:window.__pwned=3"
-TEMPLATE = "{{constructor.constructor('window.__pwned=4')()}}"
-ANCHOR = '<a href="javascript:window.__pwned=5">x</a>'
+IMG = '<img src=x onerror="window.tkgqaPwned=1;document.title=42">'
+SCRIPT = "<script>window.tkgqaPwned=2</script>"
+JS_LINK = "javascript:window.tkgqaPwned=3"
+TEMPLATE = "{{constructor.constructor('window.tkgqaPwned=4')()}}"
+ANCHOR = '<a href="javascript:window.tkgqaPwned=5">x</a>'
 HOSTILE = (IMG, SCRIPT, JS_LINK, TEMPLATE, ANCHOR)
 QUESTION = "Who visited China in November 2014?"
 FACT_LINES = "\n".join(f"{name}\tMake a visit\tChina\t2014-11-2{i}" for i, name in enumerate(HOSTILE)) + (
@@ -50,7 +50,7 @@ GUARD = """() => {
   const imgs = [...document.querySelectorAll('img')].filter((i) => (i.getAttribute('src') || '') === 'x');
   const scripts = [...document.querySelectorAll('script')].filter((s) => !s.src);
   const links = [...document.querySelectorAll('a[href]')].filter((a) => /^\\s*javascript:/i.test(a.getAttribute('href')));
-  return { pwned: window.__pwned === undefined ? null : window.__pwned, title: document.title,
+  return { pwned: window.tkgqaPwned === undefined ? null : window.tkgqaPwned, title: document.title,
            imgs: imgs.length, scripts: scripts.length, links: links.length };
 }"""
 
@@ -84,13 +84,13 @@ def test_hostile_labels_are_text_in_every_view(page: Any, hostile_url: str, widt
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(hostile_url)
-    page.wait_for_function("document.querySelectorAll('#method option').length > 3")
+    page.wait_for_function("() => document.querySelectorAll('#method option').length > 3")
     title = page.title()
-    page.wait_for_function("document.getElementById('kg-info').textContent.includes('facts')")
+    page.wait_for_function("() => document.getElementById('kg-info').textContent.includes('facts')")
     page.fill("#question", QUESTION)
     page.click("#ask-button")
     page.wait_for_selector("#result-body:not(.hidden) #context b")
-    page.wait_for_function("document.getElementById('running').classList.contains('hidden')")
+    page.wait_for_function("() => document.getElementById('running').classList.contains('hidden')")
     answers = page.inner_text("#answers")
     evidence = page.inner_text("#evidence")
     for label in HOSTILE:  # shown as the text it is, in the answers and the evidence table
@@ -109,11 +109,11 @@ def test_hostile_labels_are_text_in_every_view(page: Any, hostile_url: str, widt
     page.wait_for_selector("#neighbors:not(.hidden) table")
     assert IMG in page.inner_text("#neighbors")
     page.click("#neighbors a.entity >> text=China")
-    page.wait_for_function("document.getElementById('neighbors-title').textContent.includes('China')")
+    page.wait_for_function("() => document.getElementById('neighbors-title').textContent.includes('China')")
     assert TEMPLATE in page.inner_text("#neighbors-body")
     page.click("#compare-box summary")
     page.click("#compare-button")
-    page.wait_for_function("!document.querySelector('#compare-grid .spinner')")
+    page.wait_for_function("() => !document.querySelector('#compare-grid .spinner')")
     page.fill("#q-rel", "Make a visit")
     page.fill("#q-tail", "China")
     page.select_option("#op", "get_head_entity")

@@ -83,11 +83,17 @@ PRESET_DESCRIPTIONS = {
 
 
 def preset_catalog(presets: Sequence[str]) -> list[dict[str, Any]]:
-    """Each preset spec with a one-line description and whether it needs an LLM."""
-    from .resolve import needs_llm
+    """Each preset spec with a one-line description, whether it takes an LLM and whether it needs one."""
+    from .resolve import needs_llm, uses_llm
 
     return [
-        {"name": p, "description": PRESET_DESCRIPTIONS.get(p, p), "needs_llm": needs_llm(p)} for p in presets
+        {
+            "name": p,
+            "description": PRESET_DESCRIPTIONS.get(p, p),
+            "uses_llm": uses_llm(p),
+            "needs_llm": needs_llm(p),
+        }
+        for p in presets
     ]
 
 

@@ -16,7 +16,14 @@ function chart(id) {
   if (!charts[id]) charts[id] = echarts.init($(id), null, { renderer: "canvas" });
   return charts[id];
 }
-window.addEventListener("resize", () => Object.values(charts).forEach((c) => c.resize()));
+let resizeTimer = null;  // resize once the window has settled, and only charts that are on screen
+window.addEventListener("resize", () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => Object.values(charts).forEach((c) => {
+    const box = c.getDom();
+    if (box.offsetParent !== null && box.clientWidth > 0 && box.clientHeight > 0) c.resize();
+  }), 150);
+});
 
 function questionWindow(trace) {  // from the symbolic parse: "in 2014-11", "before 2015", "after 2014-03"
   const parse = (trace || []).find((s) => s && s.parse);
@@ -145,13 +152,19 @@ function drawGraph(data) {
     const k = f.subject + "\u0001" + f.object; const e = edges.get(k) || { source: f.subject, target: f.object, facts: [] };
     e.facts.push(f.relation_label + (f.start ? " (" + f.start + ")" : "")); edges.set(k, e);
   }
+  // A radial layout (no force simulation: stable on resize, no white space): the most connected entity in
+  // the middle, the others on a circle around it, in the order of their first fact.
+  const degree = new Map(); for (const e of edges.values()) for (const n of [e.source, e.target]) degree.set(n, (degree.get(n) || 0) + 1);
+  const ids = [...nodes.keys()]; const hub = ids.reduce((a, b) => ((degree.get(b) || 0) > (degree.get(a) || 0) ? b : a), ids[0]);
+  const ring = ids.filter((n) => n !== hub);
+  ring.forEach((n, i) => { const a = (2 * Math.PI * i) / Math.max(1, ring.length) - Math.PI / 2; Object.assign(nodes.get(n), { x: 100 * Math.cos(a), y: 100 * Math.sin(a) }); });
+  if (hub !== undefined) Object.assign(nodes.get(hub), { x: 0, y: 0 });
   const links = [...edges.values()].map((e) => ({ source: e.source, target: e.target, facts: e.facts,
     label: { show: edges.size <= 12, formatter: () => short(e.facts[0].replace(/ \(.*\)$/, ""), 18) + (e.facts.length > 1 ? " ×" + e.facts.length : "") } }));
   c.setOption({
     animation: false,
     tooltip: { confine: true, className: "chart-tip", formatter: (p) => (p.dataType === "edge" ? tipHtml(...p.data.facts.slice(0, 8)) : tipHtml(p.data.name)) },
-    series: [{ type: "graph", layout: "force", roam: true, draggable: true, data: [...nodes.values()], links,
-      force: { repulsion: 160, edgeLength: [70, 120], gravity: 0.12, layoutAnimation: false },
+    series: [{ type: "graph", layout: "none", roam: true, data: [...nodes.values()], links, left: "18%", right: "18%", top: 30, bottom: 30,
       label: { show: true, position: "right", fontSize: 11, color: "#1d2330", textBorderColor: "#fff", textBorderWidth: 3 },
       edgeLabel: { fontSize: 10, color: "#5d6678", textBorderColor: "#fff", textBorderWidth: 2 },
       edgeSymbol: ["none", "arrow"], edgeSymbolSize: 7, lineStyle: { color: "#9aa6bb", width: 1.2, curveness: 0.08 } }],
