@@ -240,9 +240,9 @@ def test_neighbours_are_paged_and_filtered(page: Any, busy_url: str, width: int)
     assert first.startswith("facts 1–30 of") and total > 60
     assert page.locator("#neighbors tbody tr").count() == 30
     page.click("#neighbors .pager button >> text=Later")
-    page.wait_for_function("() => document.querySelector('#neighbors .pager .count').textContent.startsWith('facts 31–60')")
+    page.wait_for_function("() => document.querySelector('#neighbors .pager .count')?.textContent.startsWith('facts 31–60')")
     page.select_option("#nb-relation", "Make a visit")
-    page.wait_for_function("() => document.querySelector('#neighbors .pager .count').textContent.startsWith('facts 1–')")
+    page.wait_for_function("() => document.querySelector('#neighbors .pager .count')?.textContent.startsWith('facts 1–')")
     filtered = int(page.inner_text("#neighbors .pager .count").split(" of ")[1].replace(",", ""))
     assert N_VISITORS <= filtered < total and "matching the filters" in page.inner_text("#neighbors-body")
     assert page.locator("#neighbors .histogram .bar").count() >= 2

@@ -89,7 +89,7 @@ function drawTimeline(data) {
   const lo = Math.min(...xs), hi = Math.max(...xs);
   const pad = Math.max(30 * 864e5, (hi - lo) * 0.04);
   const laneH = 26; const zoom = points.length > 20;
-  $("timeline").style.height = (70 + (zoom ? 34 : 0) + lanes.names.length * laneH) + "px";
+  $("timeline").style.height = Math.max(150, 70 + (zoom ? 34 : 0) + lanes.names.length * laneH) + "px";
   const marks = [];
   if (win) marks.push([{ name: "asked: " + win.text, xAxis: win.from ?? lo - pad }, { xAxis: win.to ?? hi + pad }]);
   const refs = (data.decision && data.decision.reference) || [];
