@@ -117,8 +117,9 @@ function evidenceLine(data, cover) {
   if (!cover.answers) return;
   const all = cover.with_evidence === cover.answers;
   p.className = all ? "meta" : "notice abstained";
-  p.append((all ? "Evidence for all " : "Evidence for " + cover.with_evidence + " of ") + plural(cover.answers, "answer") +
-    " (" + plural((data.evidence || []).length, "fact") + ")");
+  const facts = " (" + plural((data.evidence || []).length, "fact") + ")";
+  if (all) p.append((cover.answers === 1 ? "Evidence for the answer" : "Evidence for all " + plural(cover.answers, "answer")) + facts);
+  else p.append("Evidence for " + cover.with_evidence + " of " + plural(cover.answers, "answer") + facts);
   if (all) return;
   p.append(". No fact shown for: " + cover.without.slice(0, 8).join(", ") + (cover.without.length > 8 ? ", …" : "") + ". ");
   if (!data.run && data.method && data.method.split(":")[0] === "symbolic") {

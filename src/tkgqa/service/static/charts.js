@@ -50,26 +50,25 @@ function timelineFacts(data) {
   return [...out.values()].filter((x) => isoRange(x.f.start));
 }
 
-// Lanes: one per fact pattern (subject · relation · object); with more than MAX_LANES patterns, facts are
-// grouped by subject · relation, then by relation, so the lanes stay readable (the table lists every fact).
+// Lanes: one per fact pattern (subject · relation · object). With more than MAX_LANES patterns, facts are
+// grouped by subject · relation, by relation · object, then by relation — unless that leaves under 4 lanes
+// (who is who would be lost): then the earliest patterns keep their lanes and one lane takes the rest. The
+// table lists every fact either way.
 function lanesOf(items) {
-  const levels = [
-    (f) => f.subject_label + " · " + f.relation_label + " · " + f.object_label,
-    (f) => f.subject_label + " · " + f.relation_label + " · …",
-    (f) => "… " + f.relation_label + " …",
-  ];
-  let key = levels[0]; let names = [];
-  for (const k of levels) {
-    key = k; names = [...new Set(items.map((x) => k(x.f)))];
-    if (names.length <= MAX_LANES) break;
+  const pattern = (f) => f.subject_label + " · " + f.relation_label + " · " + f.object_label;
+  const levels = [pattern, (f) => f.subject_label + " · " + f.relation_label + " · …",
+    (f) => "… · " + f.relation_label + " · " + f.object_label, (f) => "… " + f.relation_label + " …"];
+  const start = (x) => isoRange(x.f.start)[0];
+  const order = (k) => { const first = new Map(); for (const x of items) { const n = k(x.f); first.set(n, Math.min(first.get(n) ?? start(x), start(x))); }
+    return [...first.keys()].sort((a, b) => first.get(a) - first.get(b)); };
+  let key = levels.find((k) => order(k).length <= MAX_LANES);
+  if (!key || order(key).length < 4) {
+    const kept = new Set(order(pattern).slice(0, MAX_LANES - 1));
+    key = (f) => (kept.has(pattern(f)) ? pattern(f) : "other facts");
   }
-  const first = new Map();
-  for (const x of items) { const n = key(x.f); const t = isoRange(x.f.start)[0]; first.set(n, Math.min(first.get(n) ?? t, t)); }
-  names.sort((a, b) => first.get(a) - first.get(b));
-  const shown = names.slice(0, MAX_LANES); const index = new Map(shown.map((n, i) => [n, i]));
+  const names = order(key); const index = new Map(names.map((n, i) => [n, i]));
   const count = new Map(); for (const x of items) count.set(key(x.f), (count.get(key(x.f)) || 0) + 1);
-  return { key, names: shown, index, hidden: names.length - shown.length,
-    labels: shown.map((n) => (count.get(n) > 1 ? n + " (×" + count.get(n) + ")" : n)) };
+  return { key, names, index, labels: names.map((n) => (count.get(n) > 1 ? n + " (×" + count.get(n) + ")" : n)) };
 }
 
 function drawTimeline(data) {
@@ -136,7 +135,6 @@ function drawTimeline(data) {
   }
   const d = data.decision;
   if (d && d.candidates && d.candidates.length) legend.appendChild(el("span", "chosen among " + plural(d.pool, "candidate fact") + (d.pool > d.candidates.length ? " (" + d.candidates.length + " drawn)" : ""), "meta"));
-  if (lanes.hidden > 0) legend.appendChild(el("span", lanes.hidden + " more lanes not drawn (all facts are in the table)", "meta"));
   $("timeline").dataset.lanes = String(lanes.names.length); $("timeline").dataset.points = String(points.length);
 }
 
@@ -152,12 +150,13 @@ function drawGraph(data) {
     const k = f.subject + "\u0001" + f.object; const e = edges.get(k) || { source: f.subject, target: f.object, facts: [] };
     e.facts.push(f.relation_label + (f.start ? " (" + f.start + ")" : "")); edges.set(k, e);
   }
-  // A radial layout (no force simulation: stable on resize, no white space): the most connected entity in
+  // A radial layout (no force simulation: stable on resize, no white space; starting at -45° so never all on
+  // one line): the most connected entity in
   // the middle, the others on a circle around it, in the order of their first fact.
   const degree = new Map(); for (const e of edges.values()) for (const n of [e.source, e.target]) degree.set(n, (degree.get(n) || 0) + 1);
   const ids = [...nodes.keys()]; const hub = ids.reduce((a, b) => ((degree.get(b) || 0) > (degree.get(a) || 0) ? b : a), ids[0]);
   const ring = ids.filter((n) => n !== hub);
-  ring.forEach((n, i) => { const a = (2 * Math.PI * i) / Math.max(1, ring.length) - Math.PI / 2; Object.assign(nodes.get(n), { x: 100 * Math.cos(a), y: 100 * Math.sin(a) }); });
+  ring.forEach((n, i) => { const a = (2 * Math.PI * i) / Math.max(1, ring.length) - Math.PI / 4; Object.assign(nodes.get(n), { x: 100 * Math.cos(a), y: 100 * Math.sin(a) }); });
   if (hub !== undefined) Object.assign(nodes.get(hub), { x: 0, y: 0 });
   const links = [...edges.values()].map((e) => ({ source: e.source, target: e.target, facts: e.facts,
     label: { show: edges.size <= 12, formatter: () => short(e.facts[0].replace(/ \(.*\)$/, ""), 18) + (e.facts.length > 1 ? " ×" + e.facts.length : "") } }));
