@@ -15,9 +15,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
-from conftest import PRESET, shoot
 from stubs import make_run
 
+from conftest import PRESET, shoot
 from tkgqa.service import create_app
 from tkgqa.service.policy import ServiceSettings
 from tkgqa.service.server import serve_in_thread
@@ -130,7 +130,9 @@ def test_header_counts_follow_an_append(page: Any, busy_url: str, width: int) ->
     assert count(after) == count(before) + 1
 
 
-def test_a_link_to_a_method_the_server_does_not_offer_is_an_error(page: Any, demo_url: str, width: int) -> None:
+def test_a_link_to_a_method_the_server_does_not_offer_is_an_error(
+    page: Any, demo_url: str, width: int
+) -> None:
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url) if "/api/ask" in r.url else None)
     for method in ("nonexistent_method", "ari:policy=oracle"):
@@ -162,7 +164,9 @@ def test_links_carry_what_is_on_screen(page: Any, demo_url: str, width: int) -> 
     assert "as_of" not in url_params(page)
 
 
-def test_compare_offers_presets_and_greys_methods_needing_an_llm(page: Any, plain_url: str, width: int) -> None:
+def test_compare_offers_presets_and_greys_methods_needing_an_llm(
+    page: Any, plain_url: str, width: int
+) -> None:
     open_page(page, plain_url)
     page.click("#compare-box summary")
     ari = page.locator("#compare-methods input[value=ari]")
@@ -175,7 +179,10 @@ def test_compare_offers_presets_and_greys_methods_needing_an_llm(page: Any, plai
     page.fill("#question", "Who visited China in November 2014?")
     page.click("#compare-button")
     page.wait_for_function("() => document.querySelectorAll('#compare-grid button').length == 2")
-    assert "Barack Obama" in page.inner_text("#compare-grid") and page.locator("#compare-grid .error").count() == 0
+    assert (
+        "Barack Obama" in page.inner_text("#compare-grid")
+        and page.locator("#compare-grid .error").count() == 0
+    )
     page.select_option("#method", "symbolic")
     assert "needs an LLM" not in page.inner_text("#method-desc")
     shoot(page, f"compare-no-llm-{width}")
@@ -191,12 +198,21 @@ def test_runs_browser_shows_gold_outcomes_and_a_paired_diff(page: Any, two_runs_
     page.click("#run-filters button[data-outcome=all]")
     page.wait_for_function("() => document.querySelector('#run-results').textContent.includes('4 questions')")
     on = page.locator("#run-filters button.on")
-    assert on.count() == 1 and on.get_attribute("data-outcome") == "all" and on.get_attribute("aria-pressed") == "true"
+    assert (
+        on.count() == 1
+        and on.get_attribute("data-outcome") == "all"
+        and on.get_attribute("aria-pressed") == "true"
+    )
     rows = page.locator("#run-results tbody tr")
     assert rows.count() == 4
     for i in range(4):
         assert rows.nth(i).locator(".badge.outcome").count() == 1
-    assert sorted(page.locator("#run-results .badge.outcome").all_inner_texts()) == ["abstained", "error", "right", "wrong"]
+    assert sorted(page.locator("#run-results .badge.outcome").all_inner_texts()) == [
+        "abstained",
+        "error",
+        "right",
+        "wrong",
+    ]
     wrong = rows.filter(has=page.locator(".badge.outcome.wrong"))
     wrong.locator("button").click()
     wait_answer(page)
@@ -240,21 +256,32 @@ def test_neighbours_are_paged_and_filtered(page: Any, busy_url: str, width: int)
     assert first.startswith("facts 1–30 of") and total > 60
     assert page.locator("#neighbors tbody tr").count() == 30
     page.click("#neighbors .pager button >> text=Later")
-    page.wait_for_function("() => document.querySelector('#neighbors .pager .count')?.textContent.startsWith('facts 31–60')")
+    page.wait_for_function(
+        "() => document.querySelector('#neighbors .pager .count')?.textContent.startsWith('facts 31–60')"
+    )
     page.select_option("#nb-relation", "Make a visit")
-    page.wait_for_function("() => document.querySelector('#neighbors .pager .count')?.textContent.startsWith('facts 1–')")
+    page.wait_for_function(
+        "() => document.querySelector('#neighbors .pager .count')?.textContent.startsWith('facts 1–')"
+    )
     filtered = int(page.inner_text("#neighbors .pager .count").split(" of ")[1].replace(",", ""))
     assert N_VISITORS <= filtered < total and "matching the filters" in page.inner_text("#neighbors-body")
     assert page.locator("#neighbors .histogram .bar").count() >= 2
     page.fill("#nb-time", "2013")
     page.click("#neighbors .filters button[type=submit]")
-    page.wait_for_function("() => document.querySelector('#nb-time') && document.querySelector('#nb-time').value === '2013' && !document.querySelector('#neighbors .spinner')")
-    assert all(d.startswith("2013") for d in page.locator("#neighbors tbody td.date:nth-child(4)").all_inner_texts())
+    page.wait_for_function(
+        "() => document.querySelector('#nb-time')?.value === '2013'"
+        " && !document.querySelector('#neighbors .spinner')"
+    )
+    assert all(
+        d.startswith("2013") for d in page.locator("#neighbors tbody td.date:nth-child(4)").all_inner_texts()
+    )
     shoot(page, f"neighbours-{width}")
     assert page.evaluate(OVERFLOW) <= 0
 
 
-def test_after_first_timeline_draws_candidates_reference_and_winner(page: Any, demo_url: str, width: int) -> None:
+def test_after_first_timeline_draws_candidates_reference_and_winner(
+    page: Any, demo_url: str, width: int
+) -> None:
     open_page(page, demo_url)
     ask(page, "After Barack Obama, who was the first to visit Cuba?")
     assert page.locator("#answers li.answer").count() >= 1

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import shoot
 
+from conftest import shoot
 from tkgqa.service import create_app
 from tkgqa.service.policy import ServiceSettings
 from tkgqa.service.server import serve_in_thread
@@ -49,7 +49,8 @@ def hostile_url() -> Iterator[str]:
 GUARD = """() => {
   const imgs = [...document.querySelectorAll('img')].filter((i) => (i.getAttribute('src') || '') === 'x');
   const scripts = [...document.querySelectorAll('script')].filter((s) => !s.src);
-  const links = [...document.querySelectorAll('a[href]')].filter((a) => /^\\s*javascript:/i.test(a.getAttribute('href')));
+  const links = [...document.querySelectorAll('a[href]')]
+    .filter((a) => /^\\s*javascript:/i.test(a.getAttribute('href')));
   return { pwned: window.tkgqaPwned === undefined ? null : window.tkgqaPwned, title: document.title,
            imgs: imgs.length, scripts: scripts.length, links: links.length };
 }"""
@@ -76,7 +77,9 @@ def _show_every_tooltip(page: Any, chart: str) -> list[str]:
                 f"dataIndex: {i}{kind}}})"
             )
             page.wait_for_timeout(20)
-            texts.append(page.evaluate(f"() => document.querySelector('#{chart} .chart-tip')?.textContent || ''"))
+            texts.append(
+                page.evaluate(f"() => document.querySelector('#{chart} .chart-tip')?.textContent || ''")
+            )
     return texts
 
 

@@ -143,8 +143,6 @@ def neighbourhood(
         "offset": offset,
         "neighbors": [{"name": e, "label": kg.label(e), "facts": n} for e, n in near[:limit]],
         "facts": [labelled_fact(f, kg) for f in facts[offset : offset + limit]],
-        "relations": [
-            {"name": r, "label": kg.label(r), "facts": n} for r, n in by_relation.most_common(50)
-        ],
+        "relations": [{"name": r, "label": kg.label(r), "facts": n} for r, n in by_relation.most_common(50)],
         "years": sorted(by_year.items()),
     }

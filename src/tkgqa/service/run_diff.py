@@ -38,7 +38,7 @@ def run_diff(root: Path, name_a: str, name_b: str) -> dict[str, Any]:
     folder_a, folder_b = run_dir(root, name_a), run_dir(root, name_b)
     summary = compare_runs(folder_a, folder_b)
     rows_b = {str(r["qid"]): r for r in read_results(folder_b)}
-    questions = []
+    questions: list[dict[str, Any]] = []
     for a in read_results(folder_a):
         b = rows_b.get(str(a["qid"]))
         if b is None:
