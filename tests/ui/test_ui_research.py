@@ -317,3 +317,15 @@ def test_program_tree_hides_steps_that_did_not_run(page: Any, demo_url: str, wid
     assert "either direction" in page.inner_text("#program-tools .legend")
     shoot(page, f"program-tree-{width}")
     assert page.evaluate(OVERFLOW) <= 0
+
+
+def test_errors_say_how_to_start_the_server(page: Any, plain_url: str, width: int) -> None:
+    page.goto(plain_url + "/?" + urlencode({"q": "Who visited China in November 2014?", "method": "ari"}))
+    page.wait_for_selector("#notice .error")
+    text = page.inner_text("#notice")
+    assert "needs an LLM" in text and "tkgqa serve --llm" in text
+    server_said = "ARI with policy 'llm' needs an LLM: pass llm='llamacpp:smollm2' (or policy='symbolic')"
+    said = page.evaluate("(text) => plainMessage(text)", server_said)
+    assert "pass llm=" not in said and "start the server with --llm llamacpp:smollm2" in said
+    assert "policy=symbolic" in said
+    shoot(page, f"error-no-llm-{width}")

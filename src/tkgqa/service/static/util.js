@@ -68,6 +68,7 @@ const START_LLM = "start the server with an LLM: tkgqa serve --llm llamacpp:smol
 function plainMessage(text) {  // library-speak → what to do with the server
   return String(text || "")
     .replace(/pass llm=['"]?([^'",)\s]+)['"]?/g, "start the server with --llm $1")
+    .replace(/\bpolicy=['"]([^'"]+)['"]/g, "the method option policy=$1")
     .replace(/\bllm=None\b/g, "no LLM");
 }
 function errorHint(err) {
