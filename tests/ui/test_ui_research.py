@@ -329,3 +329,21 @@ def test_errors_say_how_to_start_the_server(page: Any, plain_url: str, width: in
     assert "pass llm=" not in said and "start the server with --llm llamacpp:smollm2" in said
     assert "policy=symbolic" in said
     shoot(page, f"error-no-llm-{width}")
+
+
+def test_example_questions_are_one_tab_stop(page: Any, demo_url: str, width: int) -> None:
+    open_page(page, demo_url)
+    page.wait_for_selector("#examples .chip")
+    chips = page.locator("#examples .chip")
+    assert chips.count() > 5
+    assert (
+        page.evaluate(
+            "() => [...document.querySelectorAll('#examples .chip')].filter((c) => c.tabIndex === 0).length"
+        )
+        == 1
+    )
+    chips.first.focus()
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("() => document.activeElement === document.querySelectorAll('#examples .chip')[1]")
+    page.keyboard.press("Tab")  # leaves the list in one step
+    assert page.evaluate("() => !document.activeElement.classList.contains('chip')")

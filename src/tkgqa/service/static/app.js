@@ -247,8 +247,17 @@ async function loadExamples() {
       const gold = e.answers && e.answers.length ? "gold: " + e.answers.join(", ") : "";
       chip.title = [e.qtype, gold].filter(Boolean).join(" · ");
       chip.addEventListener("click", () => { $("question").value = e.question; ask(); });
+      chip.tabIndex = box.children.length ? -1 : 0;  // one tab stop for the whole list; arrows move within
       box.appendChild(chip);
     }
+    box.setAttribute("role", "toolbar"); box.setAttribute("aria-label", "Example questions (arrow keys move)");
+    box.addEventListener("keydown", (ev) => {
+      const chips = [...box.children]; const i = chips.indexOf(document.activeElement); if (i < 0) return;
+      const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[ev.key];
+      const j = ev.key === "Home" ? 0 : ev.key === "End" ? chips.length - 1 : step ? (i + step + chips.length) % chips.length : -1;
+      if (j < 0) return;
+      ev.preventDefault(); chips[i].tabIndex = -1; chips[j].tabIndex = 0; chips[j].focus();
+    });
   } catch (_) { $("examples-section").classList.add("hidden"); }
 }
 
