@@ -83,7 +83,7 @@ function renderProgram(data) {
   for (const s of steps.slice(0, 50)) {
     const li = el("li"); li.appendChild(el("span", "step " + (s.step ?? ""), "op"));
     li.appendChild(document.createTextNode(" " + (s.action || s.note || JSON.stringify(s).slice(0, 200))));
-    if (s.result !== undefined) li.appendChild(el("div", "→ " + readable(s.result), "meta"));
+    if (s.result !== undefined) li.appendChild(el("div", "→ " + readable(s.result) + (typeof s.n_results === "number" ? " (" + plural(s.n_results, "result") + ")" : ""), "meta"));
     list.appendChild(li);
   }
 }
