@@ -47,11 +47,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
 
 
 #: The ARI preset with the hashing embedder: the real preset loads MiniLM on its first question (a minute on a
-#: busy machine); the browser tests exercise the preset mechanism, not the embedder.
+#: busy machine); the browser tests exercise the preset mechanism, not the embedder. Patched per module of
+#: this folder only (never leaking into other tests of the session).
 PRESET = "ari:policy=symbolic,embedder=hashing"
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="module", autouse=True)
 def cheap_presets() -> Iterator[None]:
     import tkgqa.service.app
     import tkgqa.service.policy
