@@ -152,3 +152,10 @@ def test_two_runs_are_diffed_per_question(tmp_path: Path) -> None:
     }
     assert row["outcome"] == "wrong" and row["gold"] == ["Barack Obama"]
     assert missing.status_code == 404 and outside.status_code == 404
+
+
+def test_an_unrecognised_name_gets_a_did_you_mean(client: TestClient) -> None:
+    body = client.post("/api/ask", json={"question": "Who visited Irak in 2014?"}).json()
+    assert body["abstained"] and {"mention": "Irak", "label": "Iran"} in body["suggestions"]
+    found = client.post("/api/ask", json={"question": "Who visited China in November 2014?"}).json()
+    assert found.get("suggestions") is None

@@ -347,3 +347,9 @@ def test_example_questions_are_one_tab_stop(page: Any, demo_url: str, width: int
     assert page.evaluate("() => document.activeElement === document.querySelectorAll('#examples .chip')[1]")
     page.keyboard.press("Tab")  # leaves the list in one step
     assert page.evaluate("() => !document.activeElement.classList.contains('chip')")
+
+
+def test_a_misspelt_name_gets_a_did_you_mean(page: Any, demo_url: str, width: int) -> None:
+    open_page(page, demo_url)
+    ask(page, "Who visited Irak in 2014?")
+    assert "Did you mean: Iran (for “Irak”)?" in page.inner_text("#notice")

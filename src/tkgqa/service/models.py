@@ -106,6 +106,9 @@ class AnswerOut(BaseModel):
         default=None, description="What the KG lacks, when the program found nothing."
     )
     program: ProgramView | None = None
+    suggestions: list[dict[str, str]] | None = Field(
+        default=None, description="Near KG entities of the question's names, when none was recognised."
+    )
     raw_output: str
     latency_ms: float | None
 

@@ -101,6 +101,31 @@ def decision_facts(trace: Sequence[dict[str, Any]], kg: KGStore | None) -> dict[
     }
 
 
+_NAME_PHRASE = re.compile(r"[A-Z][\w'.\-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'.\-]*)*")
+MIN_SUGGESTION = 0.7
+
+
+def entity_suggestions(
+    question: str, suggest: Callable[[str, int], Sequence[Any]], limit: int = 5
+) -> list[dict[str, str]]:
+    """ "Did you mean" for a question in which the parser found no KG entity: each capitalised phrase (but the
+    question's first word) with its near matches in the KG (``{"mention", "label"}``, score >= 0.7)."""
+    out: list[dict[str, str]] = []
+    for match in _NAME_PHRASE.finditer(question):
+        mention = match.group().strip()
+        if match.start() == 0:  # "Who", "Which", "After Barack Obama": drop the question's first word
+            mention = mention.partition(" ")[2].strip()
+        if len(mention) < 3:
+            continue
+        for cand in suggest(mention, 3):
+            label = str(getattr(cand, "label", cand))
+            if float(getattr(cand, "score", 0.0)) >= MIN_SUGGESTION and label != mention:
+                item = {"mention": mention, "label": label}
+                if item not in out:
+                    out.append(item)
+    return out[:limit]
+
+
 @dataclass
 class ProgramNode:
     """One step of the program: its operator (``match``, ``in``, ``??``…), its text, the facts it found

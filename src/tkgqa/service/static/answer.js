@@ -152,6 +152,9 @@ function showResult(data, options) {
     const box = el("div", null, "notice abstained"); box.appendChild(el("strong", "No answer (the method abstained): "));
     box.append(plainReason(data.reason));
     if (data.missing) box.appendChild(el("div", "Missing: " + data.missing));
+    if (data.suggestions && data.suggestions.length) {
+      box.appendChild(el("div", "Did you mean: " + data.suggestions.map((x) => x.label + " (for “" + x.mention + "”)").join(", ") + "?", "suggestions"));
+    }
     notice.appendChild(box);
   } else if (!data.grounded) {
     const b = el("span", "not grounded", "badge"); b.title = "the answer cites no KG fact"; answers.appendChild(b);
