@@ -68,7 +68,6 @@ from .queries import (
 from .resolve import OptionValue, answer_payload, open_kg, redact, uses_llm
 from .runs_routes import add_runs_routes
 from .stream import StepChannel, stream_job
-from .views import entity_suggestions
 
 log = logging.getLogger("tkgqa.service")
 
@@ -430,10 +429,10 @@ def _add_routes(app: FastAPI, state: ServiceState) -> None:
         def payload(answer: Any) -> dict[str, Any]:
             latency = (time.perf_counter() - started) * 1000
             log.info("ask method=%s answers=%d latency_ms=%.1f", redact(spec), len(answer.answers), latency)
-            data = answer_payload(answer, latency, kg=kg, question=text, method=spec, llm=llm, as_of=as_of)
-            if data["abstained"] and not _parsed_entities(data["trace"]):  # "did you mean" (issue 22)
-                data["suggestions"] = entity_suggestions(text, state.live.derived.linkers.entities.suggest)
-            return data
+            suggest = state.live.derived.linkers.entities.suggest  # "did you mean" for unknown names
+            return answer_payload(
+                answer, latency, kg=kg, question=text, method=spec, llm=llm, as_of=as_of, suggest=suggest
+            )
 
         return future, payload, channel
 
@@ -460,13 +459,6 @@ def _add_routes(app: FastAPI, state: ServiceState) -> None:
         future, payload, channel = submit(body)
         events = stream_job(future, payload, deadline_of(body), state.pool, channel)
         return StreamingResponse(events, media_type="text/event-stream", headers=STREAM_HEADERS)
-
-
-def _parsed_entities(trace: list[dict[str, Any]]) -> list[Any]:
-    """The entities the symbolic parse found; ``[None]`` when the trace has no parse (a method that does not
-    parse: nothing to suggest from)."""
-    parse = next((s["parse"] for s in trace if isinstance(s.get("parse"), dict)), None)
-    return parse.get("entities", []) if parse is not None else [None]
 
 
 def _add_static(app: FastAPI) -> None:

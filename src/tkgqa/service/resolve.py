@@ -10,7 +10,7 @@ import functools
 import inspect
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import ConfigError
@@ -102,6 +102,14 @@ def needs_llm(spec: str, options: Mapping[str, Any] | None = None) -> bool:
     return not any(str(given.get(key, "")).lower() in values for key, values in LLM_FREE_OPTIONS.items())
 
 
+def _parsed_no_entity(trace: Sequence[Any]) -> bool:
+    """Whether the trace's symbolic parse found no KG entity in the question."""
+    parse = next(
+        (s["parse"] for s in trace if isinstance(s, dict) and isinstance(s.get("parse"), dict)), None
+    )
+    return parse is not None and not parse.get("entities")
+
+
 def redact(value: Any) -> Any:
     """``value`` with secrets masked: values under keys like ``api_key``/``authorization`` and strings that
     look like API keys (``sk-…``, ``Bearer …``)."""
@@ -126,6 +134,7 @@ def answer_payload(
     method: str = "",
     llm: str | None = None,
     as_of: str | None = None,
+    suggest: Callable[[str, int], Sequence[Any]] | None = None,
 ) -> dict[str, Any]:
     """The JSON object of ``tkgqa ask --json`` and ``POST /api/ask``
     (:class:`tkgqa.service.models.AnswerOut`): the ``question``, ``method``, ``llm`` and ``kg`` it
@@ -134,7 +143,7 @@ def answer_payload(
     (the symbolic program as a tree with per-step fact counts), ``missing``, ``usage``, ``abstained``,
     ``reason``, ``raw_output`` and ``latency_ms``; JSON-safe (odd trace values become strings, lone
     surrogates U+FFFD) with secrets masked."""
-    from .views import decision_facts, evidence_cover, labelled_fact, program_tree
+    from .views import decision_facts, entity_suggestions, evidence_cover, labelled_fact, program_tree
 
     data = answer.to_dict()
     usage = {key: data["usage"].get(key, 0) for key in USAGE_KEYS} | data["usage"]
@@ -151,6 +160,11 @@ def answer_payload(
         evidence=evidence,
         evidence_cover=evidence_cover(answer.answers, evidence),
         decision=decision_facts(answer.trace, kg),
+        suggestions=(
+            entity_suggestions(question, suggest)
+            if suggest is not None and answer.abstained and _parsed_no_entity(answer.trace)
+            else None
+        ),
         usage=usage,
         grounded=bool(answer.evidence),
         program=program,
