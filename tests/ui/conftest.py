@@ -46,6 +46,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     return report
 
 
+#: The ARI preset with the hashing embedder: the real preset loads MiniLM on its first question (a minute on a
+#: busy machine); the browser tests exercise the preset mechanism, not the embedder. Patched per module of
+#: this folder only (never leaking into other tests of the session).
+PRESET = "ari:policy=symbolic,embedder=hashing"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cheap_presets() -> Iterator[None]:
+    import tkgqa.service.app
+    import tkgqa.service.policy
+
+    with pytest.MonkeyPatch.context() as mp:
+        for module in (tkgqa.service.app, tkgqa.service.policy):
+            mp.setattr(module, "METHOD_PRESETS", (PRESET,))
+        yield
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     path = chromium_path()
@@ -104,7 +121,18 @@ class PageErrors:
         self.console: list[str] = []
         self.uncaught: list[str] = []
         page.on("console", lambda m: self.console.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.uncaught.append(str(e)))
+        page.on("pageerror", lambda e: self.uncaught.append(f"{e}\n{getattr(e, 'stack', '') or ''}"))
+
+
+def artifacts() -> Path:
+    folder = Path(os.environ.get(ARTIFACTS_ENV) or "out/ui-screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def shoot(page: Any, name: str) -> None:
+    """A full-page screenshot of ``page`` saved as ``$TKGQA_UI_ARTIFACTS/<name>.png`` (not committed)."""
+    page.screenshot(path=str(artifacts() / f"{name}.png"), full_page=True)
 
 
 @pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")
@@ -122,8 +150,6 @@ def page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     yield pg
     report = getattr(request.node, "rep_call", None)
     if report is not None and report.failed:
-        folder = Path(os.environ.get(ARTIFACTS_ENV) or "out/ui-screenshots")
-        folder.mkdir(parents=True, exist_ok=True)
         name = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in request.node.name)
-        pg.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+        pg.screenshot(path=str(artifacts() / f"failed-{name}.png"), full_page=True)
     context.close()

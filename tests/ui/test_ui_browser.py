@@ -8,18 +8,20 @@ import re
 from typing import Any
 from urllib.parse import urlencode
 
+from conftest import shoot
+
 QUESTION = "Who visited China in November 2014?"
 OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"
 
 
 def open_page(page: Any, url: str) -> None:
     page.goto(url)
-    page.wait_for_function("document.querySelectorAll('#method option').length > 3")
+    page.wait_for_function("() => document.querySelectorAll('#method option').length > 3")
 
 
 def wait_answer(page: Any) -> None:
     page.wait_for_selector("#result-body:not(.hidden) #context b")
-    page.wait_for_function("document.getElementById('running').classList.contains('hidden')")
+    page.wait_for_function("() => document.getElementById('running').classList.contains('hidden')")
 
 
 def test_ask_shows_answer_timeline_and_program_without_overflow(page: Any, demo_url: str, width: int) -> None:
@@ -35,6 +37,7 @@ def test_ask_shows_answer_timeline_and_program_without_overflow(page: Any, demo_
     assert "Make a visit" in page.inner_text("#evidence") and "1 fact" in page.inner_text("#program")
     assert "no LLM calls" in page.inner_text("#status")
     assert page.evaluate(OVERFLOW) <= 0, f"page wider than the {width} px screen"
+    shoot(page, f"answer-{width}")
     # an abstention on a long program keeps the page inside the screen too
     page.fill("#question", "Who hosted a visit from Xi Jinping before Barack Obama did?")
     page.click("#ask-button")
@@ -74,6 +77,7 @@ def test_keyboard_only_flow(page: Any, demo_url: str, width: int) -> None:
     page.wait_for_selector("#neighbors:not(.hidden) .chips a")
     assert page.inner_text("#neighbors-title").startswith("Neighbours of")
     assert page.evaluate(OVERFLOW) <= 0
+    shoot(page, f"keyboard-neighbours-{width}")
     assert page.errors.console == [] and page.errors.uncaught == []
 
 
@@ -102,7 +106,7 @@ def test_cost_and_cache_hits_are_shown(page: Any, openai_url: str, llm_env: Any,
     page.click("#ask-button")
     wait_answer(page)
     page.click("#ask-button")
-    page.wait_for_function("document.getElementById('status').textContent.includes('from cache')")
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('from cache')")
     status = page.inner_text("#status")
     assert "1 LLM call (1 from cache)" in status and "$0.0000" in status
     assert "not grounded" in page.inner_text("#answers")  # llm_only cites no KG fact
@@ -116,7 +120,7 @@ def test_cancel_and_no_stale_answer(page: Any, openai_url: str, llm_env: Any) ->
     page.click("#ask-button")
     page.wait_for_selector("#running:not(.hidden) .spinner")
     page.wait_for_function(
-        "/Answering .* \\(1 s\\)/.test(document.getElementById('running-text').textContent)"
+        "() => /Answering .* \\(1 s\\)/.test(document.getElementById('running-text').textContent)"
     )
     page.click("#cancel-button")
     page.wait_for_selector("#notice .error")
@@ -163,7 +167,7 @@ def test_compare_runs_methods_side_by_side(page: Any, demo_url: str) -> None:
     page.check("#compare-methods input[value=symbolic]")
     page.check("#compare-methods input[value=llm_only]")
     page.click("#compare-button")
-    page.wait_for_function("document.querySelectorAll('#compare-grid button').length == 2")
+    page.wait_for_function("() => document.querySelectorAll('#compare-grid button').length == 2")
     text = page.inner_text("#compare-grid")
     assert "symbolic" in text and "llm_only" in text and "Barack Obama" in text
     assert page.evaluate(OVERFLOW) <= 0
@@ -177,7 +181,7 @@ def test_runs_browser_opens_a_result_in_the_answer_view(page: Any, runs_url: str
     assert "wrong (1)" in page.inner_text("#run-filters")
     page.wait_for_selector("#run-chart", state="visible")  # an <img> has no size until it has loaded
     page.click("#run-filters button[data-outcome=correct]")
-    page.wait_for_function("document.querySelector('#run-results').textContent.includes('1 correct')")
+    page.wait_for_function("() => document.querySelector('#run-results').textContent.includes('1 correct')")
     page.click("#run-results button")
     wait_answer(page)
     assert page.inner_text("#answers") == "Barack Obama" and "symbolic" in page.inner_text("#context")

@@ -60,6 +60,8 @@ class Result:
 
 
 _MAX_EVIDENCE = 50
+#: Facts a ``select`` step lists as its candidates in the trace (``pool`` counts them all).
+TRACE_FACTS = 60
 
 
 class Executor:
@@ -118,9 +120,24 @@ class Executor:
             case _:
                 assert_never(order)
         labels = [self.kg.label(v) for v in ranked]
-        top = set(ranked[:3])
-        used = [r.fact for r in rows if r.value in top]
-        return labels, used
+        return labels, self._evidence_of(rows, ranked)
+
+    def _evidence_of(self, rows: list[Row], ranked: list[str]) -> list[Fact]:
+        """Facts for every answer, in row order: an equal share of ``max_evidence`` each (so an answer
+        with many facts never crowds the others out), unused shares going to the best-ranked answers."""
+        by: dict[str, list[Fact]] = {}
+        for r in rows:
+            if r.value is not None:
+                by.setdefault(r.value, []).append(r.fact)
+        share = max(1, self.max_evidence // max(1, len(ranked)))
+        keep = {v: min(len(by[v]), share) for v in ranked}
+        spare = self.max_evidence - sum(keep.values())
+        for v in ranked:
+            extra = min(max(0, spare), len(by[v]) - keep[v])
+            keep[v] += extra
+            spare -= extra
+        chosen = {id(f) for v in ranked for f in by[v][: keep[v]]}
+        return [r.fact for r in rows if id(r.fact) in chosen]
 
     def _rank_times(
         self, rows: list[Row], granularity: Granularity | None, use_end: bool
@@ -143,6 +160,7 @@ class Executor:
 
     # --- rows -----------------------------------------------------------------------------------
     def rows(self, node: Rows) -> list[Row]:
+        extra: dict[str, Any] = {}
         match node:
             case Match():
                 out = self._match(node, None)
@@ -155,7 +173,10 @@ class Executor:
                 else:
                     out = _filter(self.rows(node.rows), node.op, ref)
             case Select():
-                out = _select(self.rows(node.rows), node.which, node.n)
+                pool = self.rows(node.rows)
+                out = _select(pool, node.which, node.n)
+                # the competing facts, so a view can show why the selected one is first/last
+                extra = {"candidates": [r.fact.to_dict() for r in pool[:TRACE_FACTS]], "pool": len(pool)}
             case Exclude():
                 drop = set(node.entities)
                 out = [r for r in self.rows(node.rows) if r.value not in drop]
@@ -165,7 +186,7 @@ class Executor:
                     out = self.rows(node.alternative)
             case _:
                 assert_never(node)
-        self.steps.append({"op": type(node).__name__.lower(), "facts": len(out)})
+        self.steps.append({"op": type(node).__name__.lower(), "facts": len(out), **extra})
         return out
 
     def time(self, expr: TimeExpr) -> Interval | TimePoint | None:
@@ -194,9 +215,9 @@ class Executor:
         assert point is not None
         if expr.which is ReferenceTime.SPAN:
             span = Interval(point, fact.end if fact.end is None or fact.end >= point else point)
-            self.steps.append({"op": "time", "value": str(span)})
+            self.steps.append({"op": "time", "value": str(span), "reference": fact.to_dict()})
             return span
-        self.steps.append({"op": "time", "value": point.iso()})
+        self.steps.append({"op": "time", "value": point.iso(), "reference": fact.to_dict()})
         return point.coarsen(expr.granularity) if expr.granularity else point
 
     def _match(self, m: Match, window: Interval | None) -> list[Row]:

@@ -50,12 +50,21 @@ from .errors import (
     status_for,
 )
 from .guard import RequestGuard
+from .headers import SecurityHeaders, csp_with_script_hashes
 from .jobs import MethodPool
 from .kg_routes import add_kg_routes
 from .live import LiveKG
 from .models import AnswerOut, ErrorBody, ExamplesOut, HealthOut, MethodsOut
 from .policy import LLM_PRESETS, MAX_OPTIONS, METHOD_PRESETS, RequestPolicy, ServiceSettings
-from .queries import dataset_examples, demo_examples, kg_examples, kg_summary, llm_backends, method_catalog
+from .queries import (
+    dataset_examples,
+    demo_examples,
+    kg_examples,
+    kg_summary,
+    llm_backends,
+    method_catalog,
+    preset_catalog,
+)
 from .resolve import OptionValue, answer_payload, open_kg, redact, uses_llm
 from .runs_routes import add_runs_routes
 from .stream import StepChannel, stream_job
@@ -241,6 +250,7 @@ def create_app(
         token=settings.api_token,
         hosts=settings.allowed_hosts,
     )
+    app.add_middleware(SecurityHeaders)  # outermost: the guard's refusals carry the headers too
     _add_error_handlers(app)
     _add_routes(app, state)
     add_kg_routes(app, state)
@@ -374,17 +384,21 @@ def _add_routes(app: FastAPI, state: ServiceState) -> None:
             catalog.extend(method_catalog())  # imports the method modules once, off the event loop
         names = {spec.partition(":")[0] for spec in allowed}
         show_fake = state.default_llm == "fake"
+        presets = [p for p in METHOD_PRESETS if p in allowed]
+        llm_presets = [
+            p
+            for p in dict.fromkeys([*state.policy.llms, *LLM_PRESETS])
+            if p in state.policy.llms and (p != "fake" or show_fake)
+        ]
         return {
             "default": state.default_method,
             "default_llm": state.default_llm,
             "methods": [m for m in catalog if m["name"] in names],
-            "presets": [p for p in METHOD_PRESETS if p in allowed],
+            "presets": presets,
+            "preset_details": preset_catalog(presets),
+            "llm_available": bool(llm_presets),
             "llm_backends": [b for b in llm_backends() if b != "fake" or show_fake],
-            "llm_presets": [
-                p
-                for p in dict.fromkeys([*state.policy.llms, *LLM_PRESETS])
-                if p in state.policy.llms and (p != "fake" or show_fake)
-            ],
+            "llm_presets": llm_presets,
             "allowed": state.policy.describe(),
         }
 
@@ -421,7 +435,10 @@ def _add_routes(app: FastAPI, state: ServiceState) -> None:
         def payload(answer: Any) -> dict[str, Any]:
             latency = (time.perf_counter() - started) * 1000
             log.info("ask method=%s answers=%d latency_ms=%.1f", redact(spec), len(answer.answers), latency)
-            return answer_payload(answer, latency, kg=kg, question=text, method=spec, llm=llm, as_of=as_of)
+            suggest = state.live.derived.linkers.entities.suggest  # "did you mean" for unknown names
+            return answer_payload(
+                answer, latency, kg=kg, question=text, method=spec, llm=llm, as_of=as_of, suggest=suggest
+            )
 
         return future, payload, channel
 
@@ -467,13 +484,16 @@ def _add_static(app: FastAPI) -> None:
 
     @app.get("/docs", include_in_schema=False)
     async def swagger() -> HTMLResponse:
-        return get_swagger_ui_html(
+        page = get_swagger_ui_html(
             openapi_url="/openapi.json",
             title=f"{app.title} - API",
             swagger_js_url=f"{DOCS_STATIC}/swagger-ui-bundle.js",
             swagger_css_url=f"{DOCS_STATIC}/swagger-ui.css",
             swagger_favicon_url=f"{DOCS_STATIC}/favicon.png",
         )
+        csp = csp_with_script_hashes(bytes(page.body).decode("utf-8"))  # its one inline script, by hash
+        page.headers["content-security-policy"] = csp
+        return page
 
 
 def _document_auth(app: FastAPI, settings: ServiceSettings) -> None:

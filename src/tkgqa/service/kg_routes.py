@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, Query
 
 from ..errors import ConfigError
+from ..kg.fact import Fact
 from ..kg.neighborhood import entity_lifetime, subgraph
 from ..kg.queries import QUERY_OPS, run_operator
 from .errors import NotAllowedError
-from .live import parse_fact_lines
+from .live import LiveKG, parse_fact_lines
 from .models import AppendIn, AppendOut, EntitiesOut, ErrorBody, FactsOut, NeighborsOut
 from .views import labelled_fact
 
@@ -68,31 +69,17 @@ def add_kg_routes(app: FastAPI, state: ServiceState) -> None:
     def neighbors(
         entity: str = Query(..., min_length=1, max_length=MAX_NAME_CHARS, description="Name or label."),
         time: str | None = Query(None, max_length=60, description="Only facts overlapping this time."),
+        relation: str | None = Query(None, max_length=MAX_NAME_CHARS, description="Only this relation."),
+        counterpart: str | None = Query(
+            None, max_length=MAX_NAME_CHARS, description="Only facts with this other entity."
+        ),
+        offset: int = Query(0, ge=0, description="Facts to skip (paging)."),
         limit: int = Query(20, ge=1, le=200),
     ) -> dict[str, Any]:
-        """An entity's 1-hop neighbourhood (``tkgqa kg neighbors``): its facts, neighbours (most connected
-        first) and lifetime."""
-        kg = live.kg
-        name = (
-            entity
-            if kg.has_entity(entity)
-            else live.derived.linkers.entities.resolve(entity, fuzzy_threshold=2.0)
-        )
-        facts = subgraph(kg, name, time=time)
-        counts = Counter(f.object if f.subject == name else f.subject for f in facts)
-        counts.pop(name, None)
-        near = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-        life = entity_lifetime(kg, name).to_dict()
-        return {
-            "entity": name,
-            "label": kg.label(name),
-            "first": life["first"],
-            "last": life["last"],
-            "n_facts": len(facts),
-            "n_neighbors": len(near),
-            "neighbors": [{"name": e, "label": kg.label(e), "facts": n} for e, n in near[:limit]],
-            "facts": [labelled_fact(f, kg) for f in facts[:limit]],
-        }
+        """An entity's 1-hop neighbourhood (``tkgqa kg neighbors``): its facts (``n_facts`` of them after
+        the filters, ``offset``/``limit`` a page of them), neighbours (most connected first), lifetime,
+        facts per relation and per year (of all its facts in the time window)."""
+        return neighbourhood(live, entity, time, relation, counterpart, offset, limit)
 
     @app.post("/api/kg/facts", response_model=AppendOut, responses=_errors(403, 413, 422))
     def append_facts(body: AppendIn) -> dict[str, Any]:
@@ -110,3 +97,52 @@ def add_kg_routes(app: FastAPI, state: ServiceState) -> None:
             state.pool.reset()  # method instances cache per-KG indexes: rebuild them on the next question
         log.info("append facts=%d added=%d", len(facts), added)
         return {"added": added, "facts": len(live.kg)}
+
+
+def _resolve(live: LiveKG, name: str) -> str:
+    kg = live.kg
+    return name if kg.has_entity(name) else live.derived.linkers.entities.resolve(name, fuzzy_threshold=2.0)
+
+
+def neighbourhood(
+    live: LiveKG,
+    entity: str,
+    time: str | None,
+    relation: str | None,
+    counterpart: str | None,
+    offset: int,
+    limit: int,
+) -> dict[str, Any]:
+    """The body of ``GET /api/kg/neighbors`` (see there)."""
+    kg = live.kg
+    name = _resolve(live, entity)
+    facts = subgraph(kg, name, time=time)
+
+    def other(f: Fact) -> str:
+        return f.object if f.subject == name else f.subject
+
+    by_relation = Counter(f.relation for f in facts)
+    by_year = Counter(f.start.iso()[:4] for f in facts if f.start is not None)
+    if relation:
+        rel = relation if relation in by_relation else live.derived.linkers.relations.resolve(relation)
+        facts = [f for f in facts if f.relation == rel]
+    if counterpart:
+        who = _resolve(live, counterpart)
+        facts = [f for f in facts if other(f) == who]
+    counts = Counter(other(f) for f in facts)
+    counts.pop(name, None)
+    near = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    life = entity_lifetime(kg, name).to_dict()
+    return {
+        "entity": name,
+        "label": kg.label(name),
+        "first": life["first"],
+        "last": life["last"],
+        "n_facts": len(facts),
+        "n_neighbors": len(near),
+        "offset": offset,
+        "neighbors": [{"name": e, "label": kg.label(e), "facts": n} for e, n in near[:limit]],
+        "facts": [labelled_fact(f, kg) for f in facts[offset : offset + limit]],
+        "relations": [{"name": r, "label": kg.label(r), "facts": n} for r, n in by_relation.most_common(50)],
+        "years": sorted(by_year.items()),
+    }

@@ -66,6 +66,23 @@ class ProgramView(BaseModel):
     missing: str | None
 
 
+class EvidenceCoverOut(BaseModel):
+    """How many of the answers the evidence supports (as subject, object or time of a cited fact)."""
+
+    answers: int
+    with_evidence: int
+    without: list[str] = Field(description="Answers no cited fact supports, best first (at most 50).")
+
+
+class DecisionOut(BaseModel):
+    """What decided a first/last or before/after answer: the facts its first/last step chose among and the
+    reference events its program read."""
+
+    candidates: list[FactOut]
+    pool: int = Field(description="How many candidates there were (the list holds at most 60).")
+    reference: list[FactOut]
+
+
 class AnswerOut(BaseModel):
     """``POST /api/ask`` and ``tkgqa ask --json``: the question, method, LLM and KG it answers, ranked
     answers, evidence facts, the trace, LLM usage and latency. An abstention is an answer (``abstained``
@@ -79,6 +96,8 @@ class AnswerOut(BaseModel):
     answers: list[str] = Field(description="Ranked, best first.")
     evidence: list[FactOut]
     grounded: bool = Field(description="Whether the answer cites at least one KG fact.")
+    evidence_cover: EvidenceCoverOut | None = None
+    decision: DecisionOut | None = None
     trace: list[dict[str, Any]]
     usage: UsageOut
     abstained: bool
@@ -87,6 +106,9 @@ class AnswerOut(BaseModel):
         default=None, description="What the KG lacks, when the program found nothing."
     )
     program: ProgramView | None = None
+    suggestions: list[dict[str, str]] | None = Field(
+        default=None, description="Near KG entities of the question's names, when none was recognised."
+    )
     raw_output: str
     latency_ms: float | None
 
@@ -106,7 +128,8 @@ class NeighborOut(BaseModel):
 
 
 class NeighborsOut(BaseModel):
-    """``GET /api/kg/neighbors``: an entity's 1-hop neighbourhood."""
+    """``GET /api/kg/neighbors``: an entity's 1-hop neighbourhood; ``facts`` is the page ``offset`` …
+    ``offset + limit`` of the ``n_facts`` facts that pass the filters."""
 
     entity: str
     label: str
@@ -114,8 +137,11 @@ class NeighborsOut(BaseModel):
     last: str | None
     n_facts: int
     n_neighbors: int
+    offset: int = 0
     neighbors: list[NeighborOut]
     facts: list[FactOut]
+    relations: list[NeighborOut] = Field(default_factory=list, description="Facts per relation.")
+    years: list[tuple[str, int]] = Field(default_factory=list, description="Facts per start year.")
 
 
 class CandidateOut(BaseModel):
@@ -136,6 +162,7 @@ class MethodOut(BaseModel):
     name: str
     description: str = Field(description="One line.")
     uses_llm: bool
+    needs_llm: bool = Field(default=True, description="Whether answering with it calls an LLM.")
 
 
 class MethodsOut(BaseModel):
@@ -145,6 +172,12 @@ class MethodsOut(BaseModel):
     default_llm: str | None
     methods: list[MethodOut]
     presets: list[str]
+    preset_details: list[MethodOut] = Field(
+        default_factory=list, description="Each preset with its description and whether it needs an LLM."
+    )
+    llm_available: bool = Field(
+        default=False, description="Whether the server has an LLM for methods that need one (--llm)."
+    )
     llm_backends: list[str]
     llm_presets: list[str]
     allowed: dict[str, Any]
@@ -227,3 +260,33 @@ class RunResultsOut(BaseModel):
     total: int
     offset: int
     results: list[RunAnswerOut]
+
+
+class RunSideOut(BaseModel):
+    outcome: str
+    answers: list[str]
+
+
+class RunDiffQuestionOut(BaseModel):
+    qid: str
+    question: str
+    gold: list[str]
+    a: RunSideOut
+    b: RunSideOut
+    change: str = Field(description="only_a_right, only_b_right, both_right or both_wrong.")
+
+
+class RunDiffOut(BaseModel):
+    """Two runs compared as ``tkgqa eval-compare`` does, with each common question's outcomes."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    run_a: str
+    run_b: str
+    n_common: int
+    only_in_a: int
+    only_in_b: int
+    a_strict_hits_at_1: float = Field(alias="a_strict_hits@1")
+    b_strict_hits_at_1: float = Field(alias="b_strict_hits@1")
+    mcnemar: dict[str, Any]
+    questions: list[RunDiffQuestionOut]

@@ -76,6 +76,27 @@ DESCRIPTIONS = {
 }
 
 
+#: One line per preset of :data:`tkgqa.service.policy.METHOD_PRESETS` (its method's line would mislead).
+PRESET_DESCRIPTIONS = {
+    "ari:policy=symbolic": "ARI with the offline symbolic reasoner choosing the KG actions (no LLM).",
+}
+
+
+def preset_catalog(presets: Sequence[str]) -> list[dict[str, Any]]:
+    """Each preset spec with a one-line description, whether it takes an LLM and whether it needs one."""
+    from .resolve import needs_llm, uses_llm
+
+    return [
+        {
+            "name": p,
+            "description": PRESET_DESCRIPTIONS.get(p, p),
+            "uses_llm": uses_llm(p),
+            "needs_llm": needs_llm(p),
+        }
+        for p in presets
+    ]
+
+
 def _one_line(doc: str, limit: int = 120) -> str:
     text = " ".join(inspect.cleandoc(doc).split("\n\n")[0].split())
     sentence = text.split(". ")[0].rstrip(".")
@@ -83,7 +104,8 @@ def _one_line(doc: str, limit: int = 120) -> str:
 
 
 def method_catalog() -> list[dict[str, Any]]:
-    """The registered methods: name, a one-line description and whether they accept an ``llm``."""
+    """The registered methods: name, a one-line description, whether they accept an ``llm`` and whether
+    they need one (by their bare name: every method that accepts one does; see ``preset_catalog``)."""
     from ..methods import _builtin  # noqa: F401  (registers the built-in methods)
     from ..methods.base import METHODS
 
@@ -96,7 +118,8 @@ def method_catalog() -> list[dict[str, Any]]:
         except (TypeError, ValueError):
             params = {}  # type: ignore[assignment]
         description = DESCRIPTIONS.get(name) or _one_line(own_doc or "") or name
-        rows.append({"name": name, "description": description, "uses_llm": "llm" in params})
+        uses = "llm" in params
+        rows.append({"name": name, "description": description, "uses_llm": uses, "needs_llm": uses})
     return rows
 
 

@@ -10,7 +10,7 @@ import functools
 import inspect
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import ConfigError
@@ -83,6 +83,33 @@ def uses_llm(spec: str) -> bool:
         return True
 
 
+#: Option values with which a method that takes an LLM answers without one (ARI's, and hybrid's fallback's,
+#: ``policy=symbolic``; ``oracle`` reads the gold answers). The one place that says so.
+LLM_FREE_OPTIONS: dict[str, frozenset[str]] = {"policy": frozenset({"symbolic", "oracle"})}
+
+
+def needs_llm(spec: str, options: Mapping[str, Any] | None = None) -> bool:
+    """Whether answering with ``spec`` (plus request ``options``) calls an LLM: the method takes one
+    (:func:`uses_llm`) and no option of :data:`LLM_FREE_OPTIONS` switches it off (``ari:policy=symbolic``
+    needs none, ``ari`` does)."""
+    if not uses_llm(spec):
+        return False
+    written: dict[str, str] = {}
+    for token in spec.partition(":")[2].replace("+", ",").split(","):
+        key, sep, value = token.partition("=")
+        written[key.strip().lower() if sep else "policy"] = value.strip() if sep else key.strip()
+    given = {**written, **{k: str(v) for k, v in (options or {}).items()}}
+    return not any(str(given.get(key, "")).lower() in values for key, values in LLM_FREE_OPTIONS.items())
+
+
+def _parsed_no_entity(trace: Sequence[Any]) -> bool:
+    """Whether the trace's symbolic parse found no KG entity in the question."""
+    parse = next(
+        (s["parse"] for s in trace if isinstance(s, dict) and isinstance(s.get("parse"), dict)), None
+    )
+    return parse is not None and not parse.get("entities")
+
+
 def redact(value: Any) -> Any:
     """``value`` with secrets masked: values under keys like ``api_key``/``authorization`` and strings that
     look like API keys (``sk-…``, ``Bearer …``)."""
@@ -107,6 +134,7 @@ def answer_payload(
     method: str = "",
     llm: str | None = None,
     as_of: str | None = None,
+    suggest: Callable[[str, int], Sequence[Any]] | None = None,
 ) -> dict[str, Any]:
     """The JSON object of ``tkgqa ask --json`` and ``POST /api/ask``
     (:class:`tkgqa.service.models.AnswerOut`): the ``question``, ``method``, ``llm`` and ``kg`` it
@@ -115,20 +143,28 @@ def answer_payload(
     (the symbolic program as a tree with per-step fact counts), ``missing``, ``usage``, ``abstained``,
     ``reason``, ``raw_output`` and ``latency_ms``; JSON-safe (odd trace values become strings, lone
     surrogates U+FFFD) with secrets masked."""
-    from .views import labelled_fact, program_tree
+    from .views import decision_facts, entity_suggestions, evidence_cover, labelled_fact, program_tree
 
     data = answer.to_dict()
     usage = {key: data["usage"].get(key, 0) for key in USAGE_KEYS} | data["usage"]
     usage["cost_usd"] = float(usage.get("cost_usd") or 0.0)
     program = program_tree(answer.trace, kg.label if kg is not None else None)
     empty = answer.abstained or not answer.answers
+    evidence = [labelled_fact(f, kg) for f in answer.evidence]
     data.update(
         question=question,
         method=method,
         llm=llm,
         kg=getattr(kg, "name", None) if kg is not None else None,
         as_of=as_of,
-        evidence=[labelled_fact(f, kg) for f in answer.evidence],
+        evidence=evidence,
+        evidence_cover=evidence_cover(answer.answers, evidence),
+        decision=decision_facts(answer.trace, kg),
+        suggestions=(
+            entity_suggestions(question, suggest)
+            if suggest is not None and answer.abstained and _parsed_no_entity(answer.trace)
+            else None
+        ),
         usage=usage,
         grounded=bool(answer.evidence),
         program=program,

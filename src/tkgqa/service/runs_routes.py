@@ -10,8 +10,9 @@ from fastapi import FastAPI, Query
 from fastapi.responses import Response
 
 from ..errors import NotFoundError
-from .models import ErrorBody, RunReportOut, RunResultsOut, RunsOut
-from .runs import Outcome, list_runs, run_chart, run_report, run_results
+from .models import ErrorBody, RunAnswerOut, RunDiffOut, RunReportOut, RunResultsOut, RunsOut
+from .run_diff import run_diff, run_question
+from .runs import Outcome, list_runs, run_chart, run_dir, run_report, run_results
 
 if TYPE_CHECKING:
     from .app import ServiceState
@@ -50,3 +51,14 @@ def add_runs_routes(app: FastAPI, state: ServiceState) -> None:
     ) -> dict[str, Any]:
         """Per-question results with the given outcome, each in the answer view's shape."""
         return run_results(root(), name, outcome, offset, limit, state.live.kg.label)
+
+    @app.get("/api/runs/{name}/questions/{qid}", response_model=RunAnswerOut, responses=NOT_FOUND)
+    def question(name: str, qid: str) -> dict[str, Any]:
+        """One question of a run, in the answer view's shape."""
+        return run_question(root(), name, qid, state.live.kg.label)
+
+    @app.get("/api/runs/{name}/diff/{other}", response_model=RunDiffOut, responses=NOT_FOUND)
+    def diff(name: str, other: str) -> dict[str, Any]:
+        """Run ``name`` (A) against run ``other`` (B): what ``tkgqa eval-compare`` computes (strict Hits@1
+        of each and McNemar's test on the common questions) and, per common question, both outcomes."""
+        return run_diff(root(), name, other)

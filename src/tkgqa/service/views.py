@@ -50,6 +50,82 @@ def labelled_fact(fact: Fact, kg: KGStore | None) -> dict[str, Any]:
     return data
 
 
+def _cites(fact: dict[str, Any], answer: str) -> bool:
+    """Whether the labelled ``fact`` supports ``answer``: as its subject or object (name or label), or as
+    its start or end time (``2014-11`` is supported by a fact starting on ``2014-11-26``)."""
+    if answer in (fact["subject"], fact["object"], fact["subject_label"], fact["object_label"]):
+        return True
+    return any(
+        isinstance(t, str) and t and (t.startswith(answer) or answer.startswith(t))
+        for t in (fact.get("start"), fact.get("end"))
+    )
+
+
+def evidence_cover(answers: Sequence[str], evidence: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """How many of ``answers`` at least one ``evidence`` fact supports: ``{"answers", "with_evidence",
+    "without"}`` (``without``: the answers no shown fact supports, best first) — so a view never implies
+    that the evidence of a few answers is the evidence of all."""
+    without = [a for a in answers if not any(_cites(f, a) for f in evidence)]
+    return {"answers": len(answers), "with_evidence": len(answers) - len(without), "without": without[:50]}
+
+
+def decision_facts(trace: Sequence[dict[str, Any]], kg: KGStore | None) -> dict[str, Any] | None:
+    """What decided a first/last or before/after answer, from a symbolic program's trace: ``candidates``
+    (the facts its last ``first``/``last`` step chose among, labelled; ``pool``: how many there were) and
+    ``reference`` (the reference events its ``time`` steps read). ``None`` when the trace has neither."""
+    candidates: list[dict[str, Any]] = []
+    pool = 0
+    reference: list[dict[str, Any]] = []
+    for step in trace:
+        if not isinstance(step, dict):
+            continue
+        if step.get("op") == "select" and isinstance(step.get("candidates"), list):
+            candidates = [f for f in step["candidates"] if isinstance(f, dict)]
+            pool = int(step.get("pool") or len(candidates))
+        ref = step.get("reference") if step.get("op") == "time" else None
+        if isinstance(ref, dict) and ref not in reference:
+            reference.append(ref)
+    if not candidates and not reference:
+        return None
+
+    def label(raw: dict[str, Any]) -> dict[str, Any] | None:
+        try:
+            return labelled_fact(Fact.from_dict(raw), kg)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    return {
+        "candidates": [f for f in map(label, candidates) if f is not None],
+        "pool": pool,
+        "reference": [f for f in map(label, reference) if f is not None],
+    }
+
+
+_NAME_PHRASE = re.compile(r"[A-Z][\w'.\-]*(?:\s+(?:of\s+|the\s+)?[A-Z][\w'.\-]*)*")
+MIN_SUGGESTION = 0.7
+
+
+def entity_suggestions(
+    question: str, suggest: Callable[[str, int], Sequence[Any]], limit: int = 5
+) -> list[dict[str, str]]:
+    """ "Did you mean" for a question in which the parser found no KG entity: each capitalised phrase (but the
+    question's first word) with its near matches in the KG (``{"mention", "label"}``, score >= 0.7)."""
+    out: list[dict[str, str]] = []
+    for match in _NAME_PHRASE.finditer(question):
+        mention = match.group().strip()
+        if match.start() == 0:  # "Who", "Which", "After Barack Obama": drop the question's first word
+            mention = mention.partition(" ")[2].strip()
+        if len(mention) < 3:
+            continue
+        for cand in suggest(mention, 3):
+            label = str(getattr(cand, "label", cand))
+            if float(getattr(cand, "score", 0.0)) >= MIN_SUGGESTION and label != mention:
+                item = {"mention": mention, "label": label}
+                if item not in out:
+                    out.append(item)
+    return out[:limit]
+
+
 @dataclass
 class ProgramNode:
     """One step of the program: its operator (``match``, ``in``, ``??``…), its text, the facts it found
