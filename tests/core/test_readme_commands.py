@@ -51,7 +51,9 @@ def rewrite(command: str, *, tmp: Path, shared: Path) -> list[str]:
         word = PLACEHOLDERS.get(word, word)
         word = word.replace("{demo_kg}", str(DEMO_KG)).replace("{demo_dir}", str(tmp / "demo"))
         word = word.replace("../shared/data", str(shared))
-        if word.startswith("runs/") or word.endswith((".json", ".jsonl")) and i and words[i - 1] == "--output":
+        if word.startswith("runs/") or (
+            word.endswith((".json", ".jsonl")) and i and words[i - 1] == "--output"
+        ):
             word = str(tmp / word)
         out.append(word)
     fast = "--method" in out and out[out.index("--method") + 1] == "symbolic"  # runs whole benchmarks in s
@@ -108,20 +110,10 @@ def _serve_answers_health(argv: list[str], env: dict[str, str]) -> None:
         port = s.getsockname()[1]
     proc = subprocess.Popen(
         [sys.executable, "-m", "tkgqa", *argv, "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 120  # a start-up bound, not a speed assertion
-        while True:
-            assert proc.poll() is None, proc.stderr.read().decode()[-2000:] if proc.stderr else ""
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-                conn.request("GET", "/health")
-                assert conn.getresponse().status == 200
-                return
-            except OSError:
-                assert time.monotonic() < deadline, "tkgqa serve did not answer /health"
-                time.sleep(0.2)
+        _wait_for_health(proc, port)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -133,3 +125,74 @@ def shared_data_or_none() -> Path | None:
 
     path = shared_data_path()
     return path if path.is_dir() else None
+
+
+def readme_curls() -> list[list[str]]:
+    """The ``curl`` examples of the README's HTTP API section, as argument lists."""
+    text = README.read_text(encoding="utf-8")
+    out: list[list[str]] = []
+    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
+        for line in re.sub(r"\\\n\s*", " ", block).splitlines():
+            words = shlex.split(line, comments=True)
+            if words and words[0] == "curl":
+                out.append(words[1:])
+    return out
+
+
+def _request(args: list[str], port: int) -> tuple[int, bytes]:
+    """Send what a ``curl`` command line asks (-X, -H, -d, the URL) to the server on ``port``."""
+    method, headers, body, url = "GET", {}, None, ""
+    words = iter(args)
+    for word in words:
+        if word == "-X":
+            method = next(words)
+        elif word == "-H":
+            key, _, value = next(words).partition(":")
+            headers[key.strip()] = value.strip()
+        elif word == "-d":
+            body = next(words).encode()
+        elif not word.startswith("-"):
+            url = word
+    path = "/" + url.split("/", 1)[1] if "/" in url else "/"
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+    conn.request(method, path, body=body, headers=headers)
+    res = conn.getresponse()
+    return res.status, res.read()
+
+
+@pytest.mark.slow
+def test_readme_http_examples_answer(tmp_path: Path) -> None:
+    curls = readme_curls()
+    assert len(curls) >= 8
+    env = {**os.environ, "TKGQA_HOME": str(tmp_path / "home"), "HF_HUB_OFFLINE": "1"}
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tkgqa", "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    try:
+        _wait_for_health(proc, port)
+        for args in curls:
+            status, body = _request(args, port)
+            assert status == 200, (args, body[:500])
+            assert body.strip(), args
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def _wait_for_health(proc: subprocess.Popen[bytes], port: int) -> None:
+    deadline = time.monotonic() + 120  # a start-up bound, not a speed assertion
+    while True:
+        assert proc.poll() is None, "tkgqa serve exited"
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", "/health")
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            pass
+        assert time.monotonic() < deadline, "tkgqa serve did not answer /health"
+        time.sleep(0.2)
