@@ -5,7 +5,6 @@ when it fails."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -22,12 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))  # the 
 
 from playwright import sync_api
 from stubs import llm_stub, make_run
+from ui_shots import PRESET, artifacts
 
 from tkgqa.service import create_app
 from tkgqa.service.policy import ServiceSettings
 from tkgqa.service.server import serve_in_thread
 
-ARTIFACTS_ENV = "TKGQA_UI_ARTIFACTS"
 WIDTHS = (1400, 390)
 
 
@@ -46,14 +45,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     return report
 
 
-#: The ARI preset with the hashing embedder: the real preset loads MiniLM on its first question (a minute on a
-#: busy machine); the browser tests exercise the preset mechanism, not the embedder. Patched per module of
-#: this folder only (never leaking into other tests of the session).
-PRESET = "ari:policy=symbolic,embedder=hashing"
-
-
 @pytest.fixture(scope="module", autouse=True)
 def cheap_presets() -> Iterator[None]:
+    """The servers offer :data:`ui_shots.PRESET` (hashing embedder) instead of the MiniLM preset; patched per
+    module of this folder only (never leaking into other tests of the session)."""
     import tkgqa.service.app
     import tkgqa.service.policy
 
@@ -122,17 +117,6 @@ class PageErrors:
         self.uncaught: list[str] = []
         page.on("console", lambda m: self.console.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.uncaught.append(f"{e}\n{getattr(e, 'stack', '') or ''}"))
-
-
-def artifacts() -> Path:
-    folder = Path(os.environ.get(ARTIFACTS_ENV) or "out/ui-screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def shoot(page: Any, name: str) -> None:
-    """A full-page screenshot of ``page`` saved as ``$TKGQA_UI_ARTIFACTS/<name>.png`` (not committed)."""
-    page.screenshot(path=str(artifacts() / f"{name}.png"), full_page=True)
 
 
 @pytest.fixture(params=WIDTHS, ids=lambda w: f"{w}px")

@@ -8,7 +8,7 @@ import re
 from typing import Any
 from urllib.parse import urlencode
 
-from conftest import shoot
+from ui_shots import shoot
 
 QUESTION = "Who visited China in November 2014?"
 OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth"

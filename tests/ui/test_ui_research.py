@@ -16,8 +16,8 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 from stubs import make_run
+from ui_shots import PRESET, shoot
 
-from conftest import PRESET, shoot
 from tkgqa.service import create_app
 from tkgqa.service.policy import ServiceSettings
 from tkgqa.service.server import serve_in_thread
