@@ -357,4 +357,4 @@ def export_cmd(
     if output is None:
         sys.stdout.write("".join(lines))
     else:
-        Console(stderr=True).print(f"wrote {n} recorded calls to {escape(str(output))}", highlight=False)
+        TerminalConsole(stderr=True).print(f"wrote {n} recorded calls to {escape(str(output))}", highlight=False)

@@ -12,7 +12,7 @@ from fastapi.responses import Response
 from ..errors import NotFoundError
 from .models import ErrorBody, RunAnswerOut, RunDiffOut, RunReportOut, RunResultsOut, RunsOut
 from .run_diff import run_diff, run_question
-from .runs import Outcome, list_runs, run_chart, run_dir, run_report, run_results
+from .runs import Outcome, list_runs, run_chart, run_report, run_results
 
 if TYPE_CHECKING:
     from .app import ServiceState
