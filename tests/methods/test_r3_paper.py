@@ -69,8 +69,9 @@ def test_paper_run_copied_triples_prose_citations_and_verdict(tmp_path: Path) ->
     script = Script(
         entities="Selected entity/entities:\nAlma Reyes",
         axiom=PAPER_AXIOM,
-        prune=lambda u: "They may help. Therefore, the relevant facts are: (Alma Reyes, award received, "
-        "Prize number 11)",
+        prune=lambda u: (
+            "They may help. Therefore, the relevant facts are: (Alma Reyes, award received, Prize number 11)"
+        ),
         answer=lambda u: (
             f"Answer: General rule 1 tells us the mascot must be a dog. Fact {number(u, 'educated at')} "
             "tells us she studied at Northbrook University, whose mascot is plausibly a bulldog. "
@@ -105,7 +106,9 @@ def test_a_prose_citation_of_an_unlisted_fact_is_rejected_and_reasked(tmp_path: 
     answer = paper_r3(script, tmp_path).answer(question(), small_kg())
     assert answer.answers == ["no"]
     node = step(answer, "r3_tree")["branches"][0]["nodes"][0]
-    assert len(node["rejected"]) == 1 and "cites Fact 99, which is not among the listed" in node["rejected"][0]
+    assert (
+        len(node["rejected"]) == 1 and "cites Fact 99, which is not among the listed" in node["rejected"][0]
+    )
     assert answer.usage["parse_failures"] == 1
 
 
@@ -176,8 +179,10 @@ def test_report_json_has_the_preset_deviations_and_grounding(tmp_path: Path) -> 
     script = Script(
         entities="Selected entity/entities:\nAlma Reyes",
         axiom=PAPER_AXIOM,
-        answer=lambda u: f"Answer: Fact {number(u, 'educated at')} tells us where she studied. Therefore, "
-        "the answer is: Yes.",
+        answer=lambda u: (
+            f"Answer: Fact {number(u, 'educated at')} tells us where she studied. Therefore, "
+            "the answer is: Yes."
+        ),
     )
     method = paper_r3(script, tmp_path, llm_pick="off")
     report = evaluate(method, ds, None, tmp_path / "run", progress=False, check_support=False)
@@ -241,16 +246,18 @@ def test_the_prose_check_is_exact(numbers: list[int]) -> None:
 
 def test_quoted_triples_cite_the_listed_fact_they_reproduce() -> None:
     texts = ["(Mina Ahadi, religion or worldview, atheism)", "(Mina Ahadi, occupation, activist)"]
-    ok = 'Answer: Fact "(Mina Ahadi, religion or worldview, Atheism)" tells us so. Therefore, the answer is: No'
+    ok = 'Answer: Fact "(Mina Ahadi, religion or worldview, Atheism)" says so. Therefore, the answer is: No'
     assert PP.parse_paper_answer(ok, ["F1", "F2"], fact_texts=texts).cited_facts == ("F1",)
-    bad = 'Answer: Fact “(Mina Ahadi, religion, Christianity)” tells us so. Therefore, the answer is: Yes'
+    bad = "Answer: Fact “(Mina Ahadi, religion, Christianity)” tells us so. Therefore, the answer is: Yes"
     with pytest.raises(ParseError, match="not among the listed facts"):
         PP.parse_paper_answer(bad, ["F1", "F2"], fact_texts=texts)
 
 
 def test_copied_triples_are_read_as_the_listed_facts() -> None:
     texts = ["(A, b, C)", "(A, d, E; start time: 1990)"]
-    assert PP.parse_copied_facts("Therefore, the relevant facts are: (a, d, e; start time: 1990), (A, b, C)", texts) == [
+    assert PP.parse_copied_facts(
+        "Therefore, the relevant facts are: (a, d, e; start time: 1990), (A, b, C)", texts
+    ) == [
         1,
         0,
     ]
@@ -262,8 +269,30 @@ def test_copied_triples_are_read_as_the_listed_facts() -> None:
 
 _TEXTS = st.text(max_size=200) | st.lists(
     st.sampled_from(
-        ["Answer:", "Fact", "Facts", "1", "2", "99", "and", ",", "General rule", "Therefore, the answer is:",
-         "Yes", "No", "I don't know", "“(", ")”", "(A, b, C)", "\n", ".", "Rule:", "IF", "THEN", "AND"]
+        [
+            "Answer:",
+            "Fact",
+            "Facts",
+            "1",
+            "2",
+            "99",
+            "and",
+            ",",
+            "General rule",
+            "Therefore, the answer is:",
+            "Yes",
+            "No",
+            "I don't know",
+            "“(",
+            ")”",
+            "(A, b, C)",
+            "\n",
+            ".",
+            "Rule:",
+            "IF",
+            "THEN",
+            "AND",
+        ]
     ),
     max_size=30,
 ).map(" ".join)

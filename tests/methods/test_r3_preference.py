@@ -66,7 +66,9 @@ def test_llm_judge_picks_the_option_that_satisfies_query_and_personal_kg() -> No
 
 def test_embedding_judge_runs_offline() -> None:
     q = load_dataset("recipe_mpr", "personal_kg").questions[1]
-    answer = resolve_method("r3", judge="embedding", embedder="hashing", preset="ours").answer(q, context_kg(q))
+    answer = resolve_method("r3", judge="embedding", embedder="hashing", preset="ours").answer(
+        q, context_kg(q)
+    )
     assert len(answer.answers) == 1 and answer.answers[0] in q.extra["choices"]
     pref = next(s for s in answer.trace if s["step"] == "preference")
     assert pref["judge"] == "embedding" and all(len(o["scores"]) == 1 for o in pref["options"])

@@ -53,7 +53,9 @@ def prompts_dir(shared_data: Path) -> Path:
 
 def listed(block: str, label: str) -> list[tuple[int, str]]:
     """The ``N- text`` items of a demonstration's ``Facts:`` / ``General rules:`` block."""
-    m = re.search(label + r"\s*:\s*(.*?)(?=\n\s*(?:Facts|General rules?|Entities)\s*:|\Z)", block, re.S | re.I)
+    m = re.search(
+        label + r"\s*:\s*(.*?)(?=\n\s*(?:Facts|General rules?|Entities)\s*:|\Z)", block, re.S | re.I
+    )
     if m is None:
         return []
     items = re.findall(r"(?:^|\n)\s*(\d+)-\s*(.*?)(?=\n\s*\d+-|\Z)", m.group(1), re.S)

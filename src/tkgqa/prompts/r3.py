@@ -1,14 +1,16 @@
-"""R3's prompts (Toroghi et al., "Right for Right Reasons", Appendix D) and their typed parsers.
+"""R3's prompts (Toroghi et al., "Right for Right Reasons", Appendix D) in our formats (``preset=ours``), the
+shared pieces, and the typed parsers; the paper's own formats are in :mod:`.r3_paper`.
 
-The instructions are the paper's (entity extraction, axiom surfacing, sub-graph pruning, fact-grounded
-answer selection, the two missing-evidence steps), with the reply formats made explicit so that the output is
-parsed, never evaluated: the axiom comes back as ``Rule`` + ``Premises`` + ``Conclusion``; the answer as
-numbered steps, each citing in brackets the facts (``F3``) and rules (``R1``) it uses, then ``Answer: Yes | No
-| I don't know``. The few-shot examples are ours (well-known entities, not from the benchmark data).
+Ours: the paper's instructions with the reply formats made explicit — the axiom as ``Rule`` + ``Premises``
++ ``Conclusion``; the answer as numbered steps, each citing in brackets the facts (``F3``) and rules
+(``R1``) it uses, then ``Answer: Yes | No | I don't know``; our few-shot examples (well-known entities).
+:func:`parse_verdict` and :func:`parse_axiom` also read the paper's and the authors' formats ("Answer: …
+Therefore, the answer is: No", "Rule: …", "IF … THEN …").
 
 Every parser raises :class:`~tkgqa.errors.ParseError` (with the raw text) and never anything else; the
 grounded-answer parser is also the *mechanical grounding check*: a step citing a fact id that is not among
-the retrieved facts is an error, so :func:`~tkgqa.llm.complete_parsed` re-asks with the reason.
+the retrieved facts — whatever its length or form (``F12345``, ``F12x``) — is an error, so
+:func:`~tkgqa.llm.complete_parsed` re-asks with the reason.
 """
 
 from __future__ import annotations
@@ -175,7 +177,7 @@ def parse_verdict(text: str) -> Verdict:
     raise ParseError(
         "no verdict found",
         raw=text,
-        expected="'Therefore, the answer is: Yes|No|I don't know' or a last line 'Answer: Yes|No|I don't know'",
+        expected="'Therefore, the answer is: Yes|No|I don't know' or a last line 'Answer: Yes|No|…'",
     )
 
 
@@ -271,7 +273,9 @@ def build_axiom_messages(
     ]
 
 
-_RULE_LINE = re.compile(r"(?:^|\n|\\n)[ \t]*\**[ \t]*rule[ \t]*\**[ \t]*[:：][ \t]*\**[ \t]*(\S.*)", re.IGNORECASE)
+_RULE_LINE = re.compile(
+    r"(?:^|\n|\\n)[ \t]*\**[ \t]*rule[ \t]*\**[ \t]*[:：][ \t]*\**[ \t]*(\S.*)", re.IGNORECASE
+)
 _RULE_ANY = re.compile(r"\brule\s*\**\s*[:：]\s*\**\s*(\S.*)", re.IGNORECASE)
 _RULE_IS = re.compile(r"helpful rule is\s*[:：]?\s*(?:\\n)?\s*(\S.*)", re.IGNORECASE)
 _IF_THEN = re.compile(r"(?:^|\n)\s*\**\s*(if\b\s*(.+?),?\s+then\b\s*(.+))", re.IGNORECASE | re.DOTALL)

@@ -41,7 +41,7 @@ PAPER_AXIOM_SYSTEM = (
     "the ones provided, and then concisely state the most important general rule that would help someone "
     "to find the answer. But, you must not directly answer the question and you must not judge whether "
     "the question is answerable or not. Focus on what general information can help in giving a yes/no "
-    "answer to the question.\nYour response must follow the following format: \"<an explanation> "
+    'answer to the question.\nYour response must follow the following format: "<an explanation> '
     "Therefore, a helpful rule is:\\n Rule: <An entity or Something relevant to it> must <have some "
     'property> to <property identified in question>." Try your best to use your general knowledge. Be '
     "smart. Don't ask or state conditions on obvious information that most average humans would know. "
@@ -69,7 +69,7 @@ PAPER_ANSWER_SYSTEM = (
     "the world and make plausible assumptions to find the answer. Be smart. Don't ask for obvious "
     "information that most average humans would know.\nYour response must follow the following format:\n"
     'Answer: <your reason> Therefore, the answer is: <your final answer(beginning with "Yes", "No", or "I '
-    "don't know\")>\nYou must only begin your response with \"Yes\" or \"No\" if you want to give the "
+    'don\'t know")>\nYou must only begin your response with "Yes" or "No" if you want to give the '
     "answer to the question. Try your best to use facts, general rules, and plausible assumptions to give "
     "the answer. If using the current set of general rules and facts is not enough to answer the question "
     'even with plausible assumptions, in the beginning of your answer, you must only say "I don\'t know".'
@@ -228,7 +228,9 @@ _THEREFORE = re.compile(r"(therefore,?\s+)?the\s+(?:final\s+)?answer\s+is\s*[:ï¼
 
 def _numbers(pattern: re.Pattern[str], text: str) -> list[int]:
     return [
-        int(n) if len(n) < 10 else 10**10 for m in pattern.finditer(text) for n in re.findall(r"\d+", m.group(1))
+        int(n) if len(n) < 10 else 10**10
+        for m in pattern.finditer(text)
+        for n in re.findall(r"\d+", m.group(1))
     ]
 
 

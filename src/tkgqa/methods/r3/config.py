@@ -29,7 +29,9 @@ class EntitySource(StrEnum):
 
 
 class LLMPick(StrEnum):
-    RELATIONS = "relations"  # ours: the LLM picks relations of the rest of the sub-graph; their facts are added
+    RELATIONS = (
+        "relations"  # ours: the LLM picks relations of the rest of the sub-graph; their facts are added
+    )
     FACTS = "facts"  # paper (Eq. 4's LLM_T): the LLM picks triples among the next-best candidates
     OFF = "off"  # embedding top-k only
 

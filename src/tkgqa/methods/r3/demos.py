@@ -93,7 +93,9 @@ def parse_prompt_file(name: str, data: Any, sha256: str = "") -> PromptFile:
     demos = []
     for i, shot in enumerate(shots, 1):
         inp = shot.get("input") if isinstance(shot, dict) else None
-        question = _text(inp.get("QUESTION") if isinstance(inp, dict) else None, f"{name}: few-shot {i} input")
+        question = _text(
+            inp.get("QUESTION") if isinstance(inp, dict) else None, f"{name}: few-shot {i} input"
+        )
         output = _text(shot.get("output"), f"{name}: few-shot {i} output")
         demos.append(Demo(f"{m.group(1)}: {question.strip()}", output.strip()))
     return PromptFile(name, system, m.group(1), tuple(demos), sha256)
