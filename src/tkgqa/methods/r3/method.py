@@ -66,7 +66,7 @@ class R3Method(Method):
         self._ranker: Ranker | None = None
         self._notes: list[str] = []
         paper_style = PromptStyle.PAPER in (self.config.axiom_prompt, self.config.answer_prompt)
-        wanted = DemoSource(self.config.demos) if paper_style else DemoSource.OURS
+        wanted = DemoSource(self.config.preset_value("demos")) if paper_style else DemoSource.OURS
         self.demos = load_demos(wanted, self.config.demos_dir)
         if self.demos.reason:
             self.config = self.config.model_copy(update={"demos": DemoSource.OURS})
