@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from r3_helpers import Script, question, small_kg
 
 from tkgqa.datasets import load_dataset
-from tkgqa.errors import ParseError
+from tkgqa.errors import ConfigError, ParseError
 from tkgqa.eval import evaluate
 from tkgqa.methods import resolve_method
 from tkgqa.methods.r3 import R3Method
@@ -37,11 +37,16 @@ def number(user: str, text: str) -> int:
     return int(m.group(1))
 
 
+@pytest.fixture(autouse=True)
+def _no_shared_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The authors' prompt files are looked for where there are none (ours in the paper's format)."""
+    monkeypatch.setenv("TKGQA_SHARED_DATA", str(tmp_path / "shared"))
+    monkeypatch.chdir(tmp_path)
+
+
 def paper_r3(script: Script, tmp_path: Path, **options: object) -> R3Method:
-    """The default preset; the authors' files looked for in an empty folder (ours in the paper's format)."""
-    method = resolve_method(
-        "r3", llm=script.llm, embedder="hashing", demos_dir=str(tmp_path / "none"), **options
-    )
+    """The default preset."""
+    method = resolve_method("r3", llm=script.llm, embedder="hashing", **options)
     assert isinstance(method, R3Method)
     return method
 
@@ -63,6 +68,8 @@ def test_the_paper_preset_is_the_default_and_names_its_fallback(tmp_path: Path) 
     assert "not found" in described["demonstrations"]["reason"]
     assert [d.split(":")[0] for d in described["deviations"]] == ["demos=ours"]
     assert described["fallbacks"][0].startswith("demos=ours: the authors' prompt files were not found")
+    with pytest.raises(ConfigError, match="demos_dir"):
+        resolve_method("r3", embedder="hashing", demos_dir=str(tmp_path / "missing"))
 
 
 def test_paper_run_copied_triples_prose_citations_and_verdict(tmp_path: Path) -> None:

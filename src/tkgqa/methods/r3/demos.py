@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ...errors import DataError
+from ...errors import ConfigError, DataError
 from ...prompts.r3_paper import (
     OURS_ANSWER_DEMOS,
     OURS_AXIOM_DEMOS,
@@ -173,9 +173,14 @@ OURS = DemoSet(DemoSource.OURS)
 
 def load_demos(source: DemoSource, folder: str | None = None) -> DemoSet:
     """The demonstrations to use: the authors' when asked for and found (every file read), else ours with
-    the reason."""
+    the reason. An explicit ``folder`` that does not exist is a ConfigError."""
     if source == DemoSource.OURS:
         return OURS
+    if folder and not Path(folder).expanduser().is_dir():
+        raise ConfigError(
+            f"r3 demos_dir {folder!r} is not a folder: give the folder holding the authors' prompt files "
+            f"(…/{AUTHORS_SUBDIR.as_posix()}) with --method-option demos_dir=DIR, or leave it unset"
+        )
     tried = candidate_dirs(folder)
     found = next((d for d in tried if d.is_dir()), None)
     if found is None:
