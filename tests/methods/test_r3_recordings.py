@@ -145,3 +145,23 @@ def test_the_paper_preset_sends_the_authors_demonstrations(prompts_dir: Path) ->
     assert "\nFacts: 1- (" in answer_turns[-1].content
     axiom_turns = sent["axiom"].messages
     assert axiom_turns[0].content == axioms.system and len(axiom_turns) == 2 * len(axioms.demos) + 2
+
+
+def test_claims_get_the_authors_claim_prompts(prompts_dir: Path) -> None:
+    creak = load(prompts_dir, "prompts_Creak_rev2_decide_answer.yaml")
+    script = Script(
+        entities="Selected entity/entities:\nAlma Reyes",
+        axiom="Therefore, a helpful rule is:\\n\nRule: Alma Reyes must box to be a boxer.",
+        prune="Therefore, the relevant facts are: None",
+        answer="Answer: Fact 1 tells us she studied chemistry. Therefore, the answer is: No, she is not.",
+    )
+    claim = question(
+        "Alma Reyes is a professional boxer.", qtype="claim", extra={"choices": ["true", "false"]}
+    )
+    method = resolve_method(
+        "r3", llm=script.llm, embedder="hashing", demos_dir=str(prompts_dir), breadth=1, max_depth=0
+    )
+    answer = method.answer(claim, small_kg())
+    assert answer.answers == ["false"]
+    sent = dict(zip(script.kinds(), script.llm.requests, strict=True))["answer"].messages
+    assert sent[0].content == creak.system and sent[-1].content.startswith("Sentence: Alma Reyes is")
