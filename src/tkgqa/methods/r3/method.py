@@ -68,8 +68,9 @@ class R3Method(Method):
         paper_style = PromptStyle.PAPER in (self.config.axiom_prompt, self.config.answer_prompt)
         wanted = DemoSource(self.config.preset_value("demos")) if paper_style else DemoSource.OURS
         self.demos = load_demos(wanted, self.config.demos_dir)
+        if self.demos.source != self.config.demos:  # not found, or no paper-style prompt to show them in
+            self.config = self.config.model_copy(update={"demos": self.demos.source})
         if self.demos.reason:
-            self.config = self.config.model_copy(update={"demos": DemoSource.OURS})
             self._notes.append(f"demos=ours: {self.demos.reason}")
 
     def describe(self) -> dict[str, Any]:
