@@ -206,7 +206,8 @@ class R3Method(Method):
             if b.axiom is None:
                 lines.append(f"branch {b.index + 1}: {b.error}")
                 continue
-            lines.append(f"axiom R{b.index + 1}: {b.axiom.rule}")
+            hint = " (a hint, no rule)" if b.axiom.hint else ""
+            lines.append(f"axiom R{b.index + 1}{hint}: {b.axiom.rule}")
             lines += [f"  premise: {p}" for p in b.axiom.premises if p != b.axiom.rule]
             for n in b.nodes:
                 lines.append(
