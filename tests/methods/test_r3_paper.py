@@ -131,6 +131,7 @@ def test_a_hint_is_the_paper_axiom_but_ours_asks_for_a_rule(tmp_path: Path) -> N
     answer = paper_r3(script, tmp_path, breadth=1).answer(question(), small_kg())
     branch = step(answer, "r3_tree")["branches"][0]
     assert branch["axiom"] == {"rule": hint, "premises": [hint], "conclusion": "", "hint": True}
+    assert f"axiom R1 (a hint, no rule): {hint}" in step(answer, "explanation")["lines"]
     ours = paper_r3(script, tmp_path, breadth=1, axiom_prompt="ours").answer(question(), small_kg())
     assert "axiom unparsable" in step(ours, "r3_tree")["branches"][0]["error"]
 
