@@ -14,7 +14,7 @@ from tkgqa.time import TimePoint
 
 KINDS = {
     "entities": "You are a helpful assistant helping in finding",
-    "axiom": "trying to give us some guidance",
+    "axiom": "trying to give us",
     "prune": "extract the facts that may help",
     "answer": "a number of general rules, and a list of knowledge graph triples",
     "need": "identify what other facts are required",

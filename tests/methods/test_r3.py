@@ -15,6 +15,9 @@ from tkgqa.testing import FakeLLM
 
 
 def r3(script: Script, **options: object) -> R3Method:
+    """R3 with our prompts and formats (``preset=ours``: these tests pin today's behaviour; the paper preset
+    is tested in test_r3_paper.py)."""
+    options.setdefault("preset", "ours")
     method = resolve_method("r3", llm=script.llm, embedder="hashing", **options)
     assert isinstance(method, R3Method)
     return method
@@ -162,7 +165,7 @@ def test_a_backend_failure_is_an_error_not_an_abstention() -> None:
     def broken(request: LLMRequest) -> str:
         raise LLMError("HTTP 503 from the server", retryable=True)
 
-    method = resolve_method("r3", llm=FakeLLM(broken), embedder="hashing")
+    method = resolve_method("r3", llm=FakeLLM(broken), embedder="hashing", preset="ours")
     with pytest.raises(LLMError, match="503"):
         method.answer(question(), small_kg())
 

@@ -113,6 +113,8 @@ def test_cli_ask_prints_axiom_steps_and_verdict(
             "embedder=hashing",
             "--method-option",
             "llm_pick=off",
+            "--method-option",
+            "preset=ours",
         ],
     )
     assert result.exit_code == 0, result.output
@@ -141,7 +143,7 @@ def test_eval_over_a_crlt_file_with_grounding(tmp_path: Path) -> None:
         axiom=AXIOM,
         answer=lambda u: f"Step 1: Alma studied at Northbrook. [{fact_id(u, 'educated at')}]\nAnswer: Yes",
     )
-    method = resolve_method("r3", llm=script.llm, embedder="hashing", llm_pick="off")
+    method = resolve_method("r3", llm=script.llm, embedder="hashing", llm_pick="off", preset="ours")
     report = evaluate(method, ds, None, tmp_path / "run", progress=False, check_support=False)
     assert report.n == 1 and report.errors == 0
     rows = read_results(tmp_path / "run" / "results.jsonl")

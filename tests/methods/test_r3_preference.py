@@ -50,7 +50,7 @@ def test_llm_judge_picks_the_option_that_satisfies_query_and_personal_kg() -> No
     q = load_dataset("recipe_mpr", "personal_kg").questions[0]
     kg = context_kg(q)
     script = Script(axiom=PREF_AXIOM, option=judge)
-    answer = resolve_method("r3", llm=script.llm, embedder="hashing").answer(q, kg)
+    answer = resolve_method("r3", llm=script.llm, embedder="hashing", preset="ours").answer(q, kg)
     assert answer.answers == q.answers  # the chickpea curry, not the korma (meat) or the Thai curry (peanuts)
     pref = next(s for s in answer.trace if s["step"] == "preference")
     by_id = {o["option"]: o for o in pref["options"]}
@@ -66,7 +66,9 @@ def test_llm_judge_picks_the_option_that_satisfies_query_and_personal_kg() -> No
 
 def test_embedding_judge_runs_offline() -> None:
     q = load_dataset("recipe_mpr", "personal_kg").questions[1]
-    answer = resolve_method("r3", judge="embedding", embedder="hashing").answer(q, context_kg(q))
+    answer = resolve_method("r3", judge="embedding", embedder="hashing", preset="ours").answer(
+        q, context_kg(q)
+    )
     assert len(answer.answers) == 1 and answer.answers[0] in q.extra["choices"]
     pref = next(s for s in answer.trace if s["step"] == "preference")
     assert pref["judge"] == "embedding" and all(len(o["scores"]) == 1 for o in pref["options"])

@@ -1,14 +1,16 @@
-"""R3's prompts (Toroghi et al., "Right for Right Reasons", Appendix D) and their typed parsers.
+"""R3's prompts (Toroghi et al., "Right for Right Reasons", Appendix D) in our formats (``preset=ours``), the
+shared pieces, and the typed parsers; the paper's own formats are in :mod:`.r3_paper`.
 
-The instructions are the paper's (entity extraction, axiom surfacing, sub-graph pruning, fact-grounded
-answer selection, the two missing-evidence steps), with the reply formats made explicit so that the output is
-parsed, never evaluated: the axiom comes back as ``Rule`` + ``Premises`` + ``Conclusion``; the answer as
-numbered steps, each citing in brackets the facts (``F3``) and rules (``R1``) it uses, then ``Answer: Yes | No
-| I don't know``. The few-shot examples are ours (well-known entities, not from the benchmark data).
+Ours: the paper's instructions with the reply formats made explicit — the axiom as ``Rule`` + ``Premises``
++ ``Conclusion``; the answer as numbered steps, each citing in brackets the facts (``F3``) and rules
+(``R1``) it uses, then ``Answer: Yes | No | I don't know``; our few-shot examples (well-known entities).
+:func:`parse_verdict` and :func:`parse_axiom` also read the paper's and the authors' formats ("Answer: …
+Therefore, the answer is: No", "Rule: …", "IF … THEN …").
 
 Every parser raises :class:`~tkgqa.errors.ParseError` (with the raw text) and never anything else; the
 grounded-answer parser is also the *mechanical grounding check*: a step citing a fact id that is not among
-the retrieved facts is an error, so :func:`~tkgqa.llm.complete_parsed` re-asks with the reason.
+the retrieved facts — whatever its length or form (``F12345``, ``F12x``) — is an error, so
+:func:`~tkgqa.llm.complete_parsed` re-asks with the reason.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class Axiom:
     rule: str
     premises: tuple[str, ...]
     conclusion: str = ""
+    hint: bool = False  # no rule: the paper's "hint or definition of terms" reply, kept as the guidance
 
     def text(self) -> str:
         """The axiom as one text (what pruning embeds)."""
@@ -48,7 +51,14 @@ class Axiom:
         return " ".join(parts + ([self.conclusion] if self.conclusion else []))
 
     def to_dict(self) -> dict[str, object]:
-        return {"rule": self.rule, "premises": list(self.premises), "conclusion": self.conclusion}
+        out: dict[str, object] = {
+            "rule": self.rule,
+            "premises": list(self.premises),
+            "conclusion": self.conclusion,
+        }
+        if self.hint:
+            out["hint"] = True
+        return out
 
 
 @dataclass(frozen=True)
@@ -62,7 +72,13 @@ class Step:
 
     @property
     def kind(self) -> str:
-        return "fact" if self.facts else "axiom" if self.rules else "assumption"
+        """``fact`` (cites facts), ``axiom`` (cites rules only), ``assumption`` (marked as one) or
+        ``reasoning`` (cites and assumes nothing)."""
+        if self.facts:
+            return "fact"
+        if self.rules:
+            return "axiom"
+        return "assumption" if self.assumption else "reasoning"
 
     def to_dict(self) -> dict[str, object]:
         return {"text": self.text, "facts": list(self.facts), "rules": list(self.rules), "kind": self.kind}
@@ -95,20 +111,28 @@ class PremiseCheck:
 
 
 # --- shared pieces ------------------------------------------------------------------------------------
-_FACT_ID = re.compile(r"\bF(\d{1,4})\b")
-_RULE_ID = re.compile(r"\bR(\d{1,3})\b")
+_FACT_ID = re.compile(r"\bF(\d+)\b")
+_RULE_ID = re.compile(r"\bR(\d+)\b")
+# Anything inside a citation bracket that looks like an id: ``F3``, ``f3``, ``F12345``, ``F12x``, ``Fact 3``,
+# ``R1``. Each must be a listed id exactly (any length); a malformed one is a bad citation, never ignored.
+_ID_LIKE = re.compile(r"(?<!\w)(?:(fact|rule)\s*#?\s*|([FR]))(\d\w*)", re.IGNORECASE)
 _BRACKETS = re.compile(r"\[([^\[\]]{0,400})\]")
 _STEP = re.compile(r"^\s*(?:\**\s*step\s*\d+\s*\**\s*[:.)\-]|\d+\s*[.)]|[-*•])\s*(.*\S)\s*$", re.IGNORECASE)
-_ANSWER = re.compile(
-    r"(?:^|\n)\s*\**\s*(?:final\s+)?answer\s*\**\s*[:：]\s*(.*)|the answer is\s*[:：]?\s*(.*)", re.IGNORECASE
-)
+_ANSWER = re.compile(r"(?:^|\n)\s*\**\s*(?:final\s+)?answer\s*\**\s*[:：]\s*(.*)", re.IGNORECASE)
+_ANSWER_IS = re.compile(r"\bthe\s+(?:final\s+)?answer\s+is\s*\**\s*[:：]?\s*\**\s*(.*)", re.IGNORECASE)
 _UNKNOWN = re.compile(
-    r"^\W*(?:i\s*(?:do\s*n[o']?t|dont|don’t|cannot|can't|can’t)\s*(?:know|tell|say|determine)|unknown|"
+    r"^\W*(?:i\s*(?:do\s*n[o'’]?t|dont|cannot|can't|can’t)\s*(?:know|tell|say|determine)|unknown|"
     r"not\s+(?:enough|sure|determinable)|undetermined|insufficient|uncertain|cannot\s+be\s+determined)",
     re.IGNORECASE,
 )
 _TRUE = re.compile(r"^\W*(?:yes|true|correct)\b", re.IGNORECASE)
 _FALSE = re.compile(r"^\W*(?:no|false|incorrect|not\s+correct)\b", re.IGNORECASE)
+
+
+def id_order(fid: str) -> tuple[int, str]:
+    """Sort key of ids like ``F12`` (numeric order; anything else last)."""
+    digits = fid[1:]
+    return (int(digits), fid) if digits.isdigit() and len(digits) < 10 else (10**10, fid)
 
 
 def fact_id(i: int) -> str:
@@ -137,9 +161,11 @@ def verdict_of(text: str) -> Verdict | None:
 
 
 def parse_verdict(text: str) -> Verdict:
-    """The final verdict of a reply: the last ``Answer:`` / ``the answer is`` phrase, else the last line."""
-    found = [m.group(1) if m.group(1) is not None else m.group(2) for m in _ANSWER.finditer(text)]
-    for phrase in reversed(found):
+    """The final verdict of a reply: the last ``Answer: …`` or ``the answer is: …`` phrase that starts with a
+    verdict (the paper's "Answer: <reason> Therefore, the answer is: No", the authors' first style "Answer:
+    Yes, based on Fact 4 …", ours "Answer: Yes"), else the last line."""
+    found = sorted((m.start(1), m.group(1)) for p in (_ANSWER_IS, _ANSWER) for m in p.finditer(text))
+    for _, phrase in reversed(found):
         verdict = verdict_of(phrase or "")
         if verdict is not None:
             return verdict
@@ -148,8 +174,11 @@ def parse_verdict(text: str) -> Verdict:
         verdict = verdict_of(re.sub(r"^\W*final\s+answer\W*", "", lines[-1], flags=re.IGNORECASE))
         if verdict is not None:
             return verdict
-    raise ParseError("no verdict found", raw=text, expected="a last line 'Answer: Yes', 'Answer: No' or "
-                     "'Answer: I don't know'")  # fmt: skip
+    raise ParseError(
+        "no verdict found",
+        raw=text,
+        expected="'Therefore, the answer is: Yes|No|I don't know' or a last line 'Answer: Yes|No|…'",
+    )
 
 
 # --- 1. entity extraction -------------------------------------------------------------------------------
@@ -244,16 +273,15 @@ def build_axiom_messages(
     ]
 
 
-def parse_axiom(text: str) -> Axiom:
-    """``Rule: …`` (required), ``Premises:`` bullet lines (default: the rule itself), ``Conclusion: …``."""
-    m = re.search(r"\brule\s*\**\s*[:：]\s*\**\s*(.+)", text, flags=re.IGNORECASE)
-    if m is None:
-        m = re.search(r"helpful rule is\s*[:：]?\s*(.+)", text, flags=re.IGNORECASE)
-    rule = m.group(1).strip().strip("\"'*").strip() if m else ""
-    if not rule:
-        raise ParseError(
-            "no rule found", raw=text, expected="a line 'Rule: <X> must <property> to <property>'"
-        )
+_RULE_LINE = re.compile(
+    r"(?:^|\n|\\n)[ \t]*\**[ \t]*rule[ \t]*\**[ \t]*[:：][ \t]*\**[ \t]*(\S.*)", re.IGNORECASE
+)
+_RULE_ANY = re.compile(r"\brule\s*\**\s*[:：]\s*\**\s*(\S.*)", re.IGNORECASE)
+_RULE_IS = re.compile(r"helpful rule is\s*[:：]?\s*(?:\\n)?\s*(\S.*)", re.IGNORECASE)
+_IF_THEN = re.compile(r"(?:^|\n)\s*\**\s*(if\b\s*(.+?),?\s+then\b\s*(.+))", re.IGNORECASE | re.DOTALL)
+
+
+def _premise_lines(text: str) -> list[str]:
     premises: list[str] = []
     pm = re.search(
         r"premises?\s*\**\s*[:：](.*?)(?:\n\s*\**\s*conclusion\b|\Z)", text, flags=re.IGNORECASE | re.DOTALL
@@ -263,6 +291,43 @@ def parse_axiom(text: str) -> Axiom:
             s = re.sub(r"^\s*(?:[-*•]|\d+[.)]|P\d+\s*[:.)])\s*", "", line).strip()
             if s and len(s) <= 300:
                 premises.append(s)
+    return premises
+
+
+def _if_then(text: str) -> Axiom | None:
+    """``IF p1 AND p2, THEN c`` (the authors' first axiom format): premises split at upper-case ``AND``
+    (a disjunction with ``OR`` stays one premise)."""
+    m = _IF_THEN.search(text)
+    if m is None:
+        return None
+    rule = " ".join(m.group(1).split())
+    condition, conclusion = " ".join(m.group(2).split()), " ".join(m.group(3).split())
+    parts = [condition] if re.search(r"\bOR\b", condition) else re.split(r"\s+AND\s+", condition)
+    premises = tuple(p.strip(" ,") for p in parts if p.strip(" ,"))
+    return Axiom(rule[:500], premises[:8] or (rule[:500],), conclusion[:500])
+
+
+def parse_axiom(text: str, *, hint_ok: bool = False) -> Axiom:
+    """The surfaced axiom: ``Rule: …`` (the paper's format; the last such line), else ``… helpful rule is:
+    …``, else ``IF … THEN …`` (the authors' first format); with ``Premises:`` bullet lines (ours; default:
+    the rule itself) and ``Conclusion: …``. ``hint_ok`` (the paper's prompt: "if you can't produce a
+    helpful rule …, just try to make understanding the question easier by giving a hint or defining
+    terms"): a reply without a rule is that hint, kept as the guidance (``Axiom.hint``); otherwise it is a
+    ParseError."""
+    lines = list(_RULE_LINE.finditer(text))
+    m = lines[-1] if lines else _RULE_ANY.search(text) or _RULE_IS.search(text)
+    rule = m.group(1).strip().strip("\"'*").strip() if m else ""
+    if not rule:
+        axiom = _if_then(text)
+        if axiom is not None:
+            return axiom
+        hint = " ".join(text.split())
+        if hint_ok and hint:
+            return Axiom(hint[:500], (hint[:500],), hint=True)
+        raise ParseError(
+            "no rule found", raw=text, expected="a line 'Rule: <X> must <property> to <property>'"
+        )
+    premises = _premise_lines(text)
     cm = re.search(r"conclusion\s*\**\s*[:：]\s*(.+)", text, flags=re.IGNORECASE)
     conclusion = cm.group(1).strip() if cm else ""
     return Axiom(rule[:500], tuple(dict.fromkeys(premises))[:8] or (rule[:500],), conclusion[:500])
@@ -359,12 +424,24 @@ def build_answer_messages(
     ]
 
 
+def cited_ids(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(fact ids, rule ids)`` written in ``text`` (``F3``/``f3``/``Fact 3`` → ``F3``, ``R1``/``rule 1`` →
+    ``R1``), each as written: an id of any length, or a malformed one (``F12x``, ``F03``), is kept as it is
+    so that the caller's check rejects it when it is not listed — nothing that looks like a citation is
+    ever dropped."""
+    facts: list[str] = []
+    rules: list[str] = []
+    for m in _ID_LIKE.finditer(text):
+        kind = (m.group(1) or m.group(2)).lower()
+        (facts if kind.startswith("f") else rules).append(("F" if kind.startswith("f") else "R") + m.group(3))
+    return tuple(dict.fromkeys(facts)), tuple(dict.fromkeys(rules))
+
+
 def _citations(step: str) -> tuple[str, tuple[str, ...], tuple[str, ...], bool]:
     groups = _BRACKETS.findall(step)
     text = _BRACKETS.sub("", step).strip()
     joined = " ".join(groups)
-    facts = tuple(dict.fromkeys(f"F{n}" for n in _FACT_ID.findall(joined)))
-    rules = tuple(dict.fromkeys(f"R{n}" for n in _RULE_ID.findall(joined)))
+    facts, rules = cited_ids(joined)
     assumption = bool(re.search(r"assum|general knowledge|commonsense", joined, re.IGNORECASE))
     return text or step.strip(), facts, rules, assumption
 
@@ -386,7 +463,7 @@ def parse_grounded_answer(
     for n, step in enumerate(steps, 1):
         bad = [f for f in step.facts if f not in fact_ids]
         if bad:
-            shown = ", ".join(sorted(fact_ids, key=lambda x: int(x[1:]))[:40]) or "none"
+            shown = ", ".join(sorted(fact_ids, key=id_order)[:40]) or "none"
             raise ParseError(
                 f"step {n} cites {', '.join(bad)}, which {'is' if len(bad) == 1 else 'are'} not among the "
                 f"retrieved facts ({shown}); cite only listed facts",

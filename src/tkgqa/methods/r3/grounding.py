@@ -5,6 +5,10 @@ exists in the KG. What an answer cites: the ``cited_facts`` of its ``grounding``
 fact ids resolved to facts), else the ``(head, relation, tail)`` triples written in its raw output (any
 other method, e.g. chain of thought), matched to KG facts by normalised labels (a relation's qualifiers are
 ignored). The score is reported over answered questions and over all questions.
+
+Without a KG (``kg=None``: the run summary in ``report.json``, :func:`run_summary`), a cited fact counts as
+existing when the trace resolved it to a KG fact at answer time (R3 cites only facts it listed, which come
+from the KG); triples written in free text cannot be checked then and count as not existing.
 """
 
 from __future__ import annotations
@@ -100,8 +104,13 @@ def _cited(trace: Iterable[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]],
     return found
 
 
-def grounding_of(answer: Answer | Mapping[str, Any], kg: KGStore) -> Grounding:
-    """The grounding of one answer (an :class:`Answer` or a ``results.jsonl`` row)."""
+def _resolved(fact: Mapping[str, Any]) -> bool:
+    return all(str(fact.get(k) or "") for k in ("subject", "relation", "object"))
+
+
+def grounding_of(answer: Answer | Mapping[str, Any], kg: KGStore | None = None) -> Grounding:
+    """The grounding of one answer (an :class:`Answer` or a ``results.jsonl`` row); ``kg=None``: see the
+    module's note."""
     if isinstance(answer, Answer):
         trace, raw, answered = answer.trace, answer.raw_output, bool(answer.answers) and not answer.abstained
     else:
@@ -113,10 +122,12 @@ def grounding_of(answer: Answer | Mapping[str, Any], kg: KGStore) -> Grounding:
     found = _cited(trace)
     if found is not None:
         cited, unknown = found
-        return Grounding(True, len(cited) + unknown, sum(fact_exists(kg, f) for f in cited), "trace")
+        exists = (lambda f: fact_exists(kg, f)) if kg is not None else _resolved
+        return Grounding(True, len(cited) + unknown, sum(exists(f) for f in cited), "trace")
     triples = triples_in_text(raw)
     if triples:
-        return Grounding(True, len(triples), sum(triple_exists(kg, *t) for t in triples), "text")
+        existing = sum(triple_exists(kg, *t) for t in triples) if kg is not None else 0
+        return Grounding(True, len(triples), existing, "text")
     return Grounding(True)
 
 
@@ -131,4 +142,32 @@ def grounding_score(groundings: Sequence[Grounding]) -> dict[str, float]:
         "grounded": grounded,
         "score_answered": grounded / answered if answered else 0.0,
         "score_all": grounded / n if n else 0.0,
+    }
+
+
+def run_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """R3's summary of a run's ``results.jsonl`` rows (``report.json``'s ``method_metrics``): the grounding
+    score (:func:`grounding_score`; error rows count as not answered), the replies the citation check
+    rejected, the questions answered per search depth, and the axioms that came back as a hint."""
+    scored = [
+        grounding_of(r) if not r.get("error") else Grounding(False) for r in rows if isinstance(r, Mapping)
+    ]
+    rejected = hints = 0
+    depths: dict[str, int] = {}
+    for row in rows:
+        for step in row.get("trace") or ():
+            if not isinstance(step, Mapping) or step.get("step") != "r3_tree":
+                continue
+            for branch in step.get("branches") or ():
+                hints += bool((branch.get("axiom") or {}).get("hint"))
+                rejected += sum(len(n.get("rejected") or ()) for n in branch.get("nodes") or ())
+            at = step.get("answered_at")
+            if isinstance(at, Mapping):
+                key = str(at.get("depth"))
+                depths[key] = depths.get(key, 0) + 1
+    return {
+        "grounding": grounding_score(scored),
+        "citation_rejections": rejected,
+        "answered_at_depth": dict(sorted(depths.items())),
+        "axiom_hints": hints,
     }

@@ -1,5 +1,10 @@
 """``r3``: Right for Right Reasons (Toroghi, Guo, Abdollah Pour, Sanner 2024) — verifiable commonsense KGQA.
 
+``preset=paper`` (the default) uses the paper's prompts and formats (:mod:`tkgqa.prompts.r3_paper`) with the
+authors' demonstrations loaded at run time (:mod:`.demos`); ``preset=ours`` the project's (see
+:mod:`.config` and ``docs/r3_paper_vs_ours.md``). ``describe()`` names the preset, the deviations in force
+and the demonstrations used; ``report_metrics`` adds the grounding score of the run to ``report.json``.
+
 1. entities: the KG linker ∪ the LLM extractor (each reported); 2. an axiom (premises ⇒ conclusion) surfaced
 from the LLM; 3. the 1-hop sub-graph pruned against it (embedding top-k ∪ the facts the LLM picks; truncation
 as the ablation); 4. a fact-grounded answer whose every step cites listed facts (checked mechanically,
@@ -16,6 +21,7 @@ reported in the trace, and the question is abstained on when no grounded answer 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...datasets.base import Question
@@ -24,10 +30,13 @@ from ...kg.base import KGStore
 from ...llm import LLMBackend, Usage, llm_context, resolve_llm_arg, usage_dict
 from ...prompts import r3 as P
 from ..base import METHODS, Answer, Method, llm_required, merge_config, parse_options
-from .config import SPEC_FLAGS, EntitySource, PremiseJudge, R3Config
+from .config import SPEC_FLAGS, EntitySource, PremiseJudge, PromptStyle, R3Config, deviations, unspecified
+from .demos import DemoSource, load_demos
 from .entities import EntityFinder, EntityReport
 from .facts import Pruning, Ranker
+from .grounding import run_summary
 from .preference import OptionResult, PreferenceMatcher
+from .prompting import Prompter
 from .search import SearchResult, TreeSearch
 from .task import Calls, Task, TaskKind, describe_llm, short_error
 
@@ -50,13 +59,42 @@ class R3Method(Method):
         updates = {**parse_options(spec, method="r3", flags=SPEC_FLAGS), **overrides}
         if isinstance(llm, str):
             updates["llm"] = llm
-        self.config: R3Config = merge_config(R3Config, config, updates)
+        self.requested: R3Config = merge_config(R3Config, config, updates)
+        self.config: R3Config = self.requested.effective()
         self.llm = llm if isinstance(llm, LLMBackend) else resolve_llm_arg(self.config.llm)
         self.finder = EntityFinder(self.config.max_entities, self.config.link_min_score)
         self._ranker: Ranker | None = None
+        self._notes: list[str] = []
+        paper_style = PromptStyle.PAPER in (self.config.axiom_prompt, self.config.answer_prompt)
+        wanted = DemoSource(self.config.preset_value("demos")) if paper_style else DemoSource.OURS
+        self.demos = load_demos(wanted, self.config.demos_dir)
+        if self.demos.source != self.config.demos:  # not found, or no paper-style prompt to show them in
+            self.config = self.config.model_copy(update={"demos": self.demos.source})
+        if self.demos.reason:
+            self._notes.append(f"demos=ours: {self.demos.reason}")
 
     def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "llm": describe_llm(self.llm)}
+        """The method, its effective settings, the preset, the deviations from the paper in force, what the
+        paper leaves open, the demonstrations used (files, hashes) and any fallback."""
+        out: dict[str, Any] = {
+            **super().describe(),
+            "llm": describe_llm(self.llm),
+            "preset": self.config.preset.value,
+            "deviations": deviations(self.config),
+            "unspecified_by_paper": unspecified(self.config),
+            "demonstrations": self.demos.to_dict(),
+        }
+        if self._notes:
+            out["fallbacks"] = list(self._notes)
+        return out
+
+    def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """R3's run summary for ``report.json`` (``method_metrics``): the grounding score over the run's rows
+        and the citation check's rejections (see :func:`.grounding.run_summary`)."""
+        return run_summary(rows)
+
+    def prompter(self, task: Task) -> Prompter:
+        return Prompter(self.config, self.demos, claim=task.claim)
 
     @property
     def ranker(self) -> Ranker | None:
@@ -108,7 +146,9 @@ class R3Method(Method):
     def _query(self, question: Question, kg: KGStore, task: Task, calls: Calls) -> Answer:
         report = self.extract_entities(question, kg, calls)
         trace: list[dict[str, Any]] = [report.to_dict()]
-        search = TreeSearch(self.config, calls, kg, question.text, task, self.finder, self.ranker)
+        search = TreeSearch(
+            self.config, calls, kg, question.text, task, self.finder, self.ranker, self.prompter(task)
+        )
         result = search.run(list(report.union)) if report.union else SearchResult([], None, None)
         trace.append(self._tree(result))
         shown = sorted(
@@ -166,7 +206,8 @@ class R3Method(Method):
             if b.axiom is None:
                 lines.append(f"branch {b.index + 1}: {b.error}")
                 continue
-            lines.append(f"axiom R{b.index + 1}: {b.axiom.rule}")
+            hint = " (a hint, no rule)" if b.axiom.hint else ""
+            lines.append(f"axiom R{b.index + 1}{hint}: {b.axiom.rule}")
             lines += [f"  premise: {p}" for p in b.axiom.premises if p != b.axiom.rule]
             for n in b.nodes:
                 lines.append(
@@ -186,7 +227,7 @@ class R3Method(Method):
 
     # --- preference matching ------------------------------------------------------------------------------
     def _preference(self, question: Question, kg: KGStore, task: Task, calls: Calls | None) -> Answer:
-        matcher = PreferenceMatcher(self.config, calls, kg, question, task, self.ranker)
+        matcher = PreferenceMatcher(self.config, calls, kg, question, task, self.ranker, self.prompter(task))
         premises = None
         if calls is None:  # offline embedding judge: the request itself is the one premise
             premises = [question.text]
@@ -200,6 +241,7 @@ class R3Method(Method):
                 "step": "preference",
                 "axiom": axiom.to_dict() if axiom else {"premises": list(premises or [])},
                 "judge": str(self.config.judge),
+                "choice_rule": matcher.rule_used,
                 "options": [r.to_dict() for r in results],
                 "chosen": None if chosen is None else results[chosen].option.id,
             },

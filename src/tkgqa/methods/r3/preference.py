@@ -1,9 +1,12 @@
 """R3 on preference matching (§4.1; §3.2.4: "for multiple-choice queries, the process is repeated for each
 option"): an axiom is surfaced for the request — its premises are the preferences stated in it and the
 requirements that follow from the user's personal facts — then every option is checked premise by premise
-against the facts about the user and that option, each check citing the facts it rests on. The option that
-violates fewest premises and satisfies most is chosen; the trace says, per option, which premises it
-satisfies or violates and why.
+against the facts about the user and that option, each check citing the facts it rests on. ``choice_rule``:
+``first`` (paper: "repeated for each option until an option satisfies all premises" — the options in their
+order, stopping at the first that satisfies every premise; when none does, every option has been judged and
+they are ranked as below) or ``rank`` (ours: every option judged; the one that violates fewest premises and
+satisfies most is chosen). The trace says, per option judged, which premises it satisfies or violates and
+why, and which rule chose.
 
 Two judges: ``llm`` (the option prompt, citations checked like the grounded answer) and ``embedding``
 (offline: a premise counts as satisfied when its embedding is within ``judge_threshold`` cosine of the
@@ -23,8 +26,9 @@ from ...errors import ParseError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...prompts import r3 as P
-from .config import PremiseJudge, R3Config
+from .config import ChoiceRule, PremiseJudge, R3Config
 from .facts import FactPool, Ranker
+from .prompting import Prompter
 from .task import Calls, Option, Task, short_error
 
 
@@ -39,6 +43,10 @@ class OptionResult:
 
     def count(self, status: P.PremiseStatus) -> int:
         return sum(c.status == status for c in self.checks)
+
+    def satisfies_all(self, n_premises: int) -> bool:
+        """Every premise judged satisfied."""
+        return len(self.checks) == n_premises > 0 and self.count(P.PremiseStatus.SATISFIED) == n_premises
 
     @property
     def mean_score(self) -> float:
@@ -99,6 +107,7 @@ class PreferenceMatcher:
         question: Question,
         task: Task,
         ranker: Ranker | None,
+        prompter: Prompter,
     ) -> None:
         self.cfg, self.calls, self.kg, self.question, self.task, self.ranker = (
             config,
@@ -108,7 +117,9 @@ class PreferenceMatcher:
             task,
             ranker,
         )
+        self.prompter = prompter
         self.pool = FactPool(kg)
+        self.rule_used = ""  # how the option was chosen (for the trace)
 
     def surface(self) -> P.Axiom:
         if self.calls is None:
@@ -118,8 +129,9 @@ class PreferenceMatcher:
             "Does a recipe satisfy this request, given what is known about the person asking? "
             + self.question.text
         )
-        messages = P.build_axiom_messages(request, self.pool.lines(personal))
-        return self.calls.ask(messages, P.parse_axiom, retries=self.cfg.retries).value
+        users = list(dict.fromkeys(self.kg.label(f.subject) for f in user_facts(self.kg, self.question)))
+        req = self.prompter.axiom(request, users, self.pool.lines(personal))
+        return self.calls.ask(req.messages, req.parse, retries=self.cfg.retries).value
 
     def judge(self, option: Option, premises: Sequence[str]) -> OptionResult:
         facts = user_facts(self.kg, self.question) + option_facts(self.kg, option)
@@ -160,5 +172,16 @@ class PreferenceMatcher:
         if premises is None:
             axiom = self.surface()
             premises = axiom.premises
-        results = [self.judge(o, premises) for o in self.task.options]
+        first = ChoiceRule(self.cfg.preset_value("choice_rule")) == ChoiceRule.FIRST
+        results: list[OptionResult] = []
+        for option in self.task.options:
+            results.append(self.judge(option, premises))
+            if first and results[-1].satisfies_all(len(premises)):
+                self.rule_used = "first option satisfying every premise"
+                return axiom, results, len(results) - 1
+        self.rule_used = (
+            "no option satisfies every premise: ranked (fewest violated, most satisfied)"
+            if first
+            else "ranked (fewest violated, most satisfied)"
+        )
         return axiom, results, choose(results)

@@ -26,6 +26,7 @@ from ..base import StepEvent, StepKind, report_step
 from .config import LLMPick, R3Config
 from .entities import EntityFinder
 from .facts import FactPool, Pruning, Ranker, prune, subgraph
+from .prompting import Prompter
 from .task import Calls, Task, short_error
 
 
@@ -102,9 +103,10 @@ class TreeSearch:
         task: Task,
         finder: EntityFinder,
         ranker: Ranker | None,
+        prompter: Prompter,
     ) -> None:
         self.cfg, self.calls, self.kg, self.question, self.task = config, calls, kg, question, task
-        self.finder, self.ranker = finder, ranker
+        self.finder, self.ranker, self.prompter = finder, ranker, prompter
         self.pool = FactPool(kg)
         self.axioms: list[P.Axiom] = []
         self._steps = 0
@@ -129,11 +131,12 @@ class TreeSearch:
     def _mode(self) -> Pruning:
         return self.cfg.pruning if self.ranker is not None else Pruning.TRUNCATION
 
-    def surface_axiom(self, facts: list[Fact]) -> P.Axiom:
+    def surface_axiom(self, facts: list[Fact], entities: list[str]) -> P.Axiom:
         shown = self.pool.lines(self._axiom_facts(facts))
         previous = [a.rule for a in self.axioms]
-        messages = P.build_axiom_messages(self.question, shown, previous)
-        return self.calls.ask(messages, P.parse_axiom, retries=self.cfg.retries).value
+        labels = [self.kg.label(e) for e in entities]
+        req = self.prompter.axiom(self.question, labels, shown, previous)
+        return self.calls.ask(req.messages, req.parse, retries=self.cfg.retries).value
 
     def extend(self, node: Node, candidates: list[Fact], current: list[str], axiom: P.Axiom) -> None:
         """``T ← T ∪ SGP(K, I)`` over the candidates not yet in ``current`` (so an entity expanded again
@@ -147,14 +150,12 @@ class TreeSearch:
         texts = [self.pool.text(i) for _, i in fresh]
         kept, rest = prune(facts, texts, axiom.text(), self.cfg.top_k, self._mode(), self.ranker)
         node.added = [fresh[i][1] for i in kept]
-        pick = self.cfg.llm_pick
+        pick = LLMPick(self.cfg.preset_value("llm_pick"))
         pool_ids = [fresh[i][1] for i in rest[: self.cfg.llm_pool]]
         if pick == LLMPick.FACTS and pool_ids:
-            messages = P.build_prune_messages(self.question, axiom.rule, self.pool.lines(pool_ids))
+            req = self.prompter.prune(self.question, axiom.rule, self.pool.lines(pool_ids))
             try:
-                node.llm_picked = self.calls.ask(
-                    messages, lambda t: P.parse_fact_selection(t, set(pool_ids)), retries=self.cfg.retries
-                ).value
+                node.llm_picked = self.calls.ask(req.messages, req.parse, retries=self.cfg.retries).value
             except ParseError as exc:
                 node.note = f"fact selection unparsable: {short_error(exc)}"
         elif pick == LLMPick.RELATIONS and rest:
@@ -178,18 +179,10 @@ class TreeSearch:
 
     def grounded_answer(self, node: Node, current: list[str]) -> None:
         node.facts = list(current)
-        rules = self._rules()
-        messages = P.build_answer_messages(
-            self.question, rules, self.pool.lines(current), claim=self.task.claim
-        )
-        valid, rule_ids = set(current), {r for r, _ in rules}
-
-        def parse(text: str) -> P.GroundedAnswer:
-            return P.parse_grounded_answer(text, valid, rule_ids, require_fact=self.cfg.require_citation)
-
+        req = self.prompter.answer(self.question, self._rules(), self.pool.lines(current))
         try:
             node.answer = self.calls.ask(
-                messages, parse, retries=self.cfg.grounding_retries, rejected=node.rejected
+                req.messages, req.parse, retries=self.cfg.grounding_retries, rejected=node.rejected
             ).value
         except ParseError as exc:
             node.error = (
@@ -236,7 +229,7 @@ class TreeSearch:
         chosen = list(entities)
         candidates = subgraph(self.kg, chosen, self.cfg.direction)
         try:
-            branch.axiom = self.surface_axiom(candidates)
+            branch.axiom = self.surface_axiom(candidates, chosen)
         except ParseError as exc:
             branch.error = f"axiom unparsable: {short_error(exc)}"
             self._report(

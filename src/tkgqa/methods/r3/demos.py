@@ -1,0 +1,197 @@
+"""The few-shot demonstrations of R3's paper-style prompts: the authors' own, loaded at run time from their
+released prompt files (atoroghi/RRR-release ``prompts/``; a copy sits in the shared data folder,
+``llm_recordings/r3_authors_prompts/`` — never copied into this repository), else ours in the paper's
+format (:data:`~tkgqa.prompts.r3_paper.OURS_AXIOM_DEMOS`, ``OURS_ANSWER_DEMOS``).
+
+Which files: the ``rev1`` prompts for questions (the paper's Appendix D prints their instructions) and the
+``Creak_rev2`` prompts for claims. A file's ``system`` text is used with its demonstrations; each
+demonstration is a user turn (the template's lead, ``Question:`` or ``Sentence:``, then the demonstration's
+``QUESTION`` block, which carries its own rules and facts) and an assistant turn (its ``output``).
+
+Where the folder is looked for: ``demos_dir`` (the ``r3`` option), else ``$TKGQA_SHARED_DATA`` (the
+folder laid out like ``../shared/data``), else ``../shared/data`` from the current directory. Reading the
+files needs PyYAML (``yaml.safe_load``: data only). When anything is missing the method falls back to ours
+and says why (``report.json``: ``deviations`` and ``fallbacks``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ...errors import ConfigError, DataError
+from ...prompts.r3_paper import (
+    OURS_ANSWER_DEMOS,
+    OURS_AXIOM_DEMOS,
+    PAPER_ANSWER_SYSTEM,
+    PAPER_AXIOM_SYSTEM,
+    Demo,
+)
+
+SHARED_DATA_ENV = "TKGQA_SHARED_DATA"
+AUTHORS_SUBDIR = Path("llm_recordings") / "r3_authors_prompts"
+
+
+class DemoSource(StrEnum):
+    AUTHORS = "authors"  # the authors' released demonstrations (paper)
+    OURS = "ours"  # our examples in the paper's format
+
+
+class Stage(StrEnum):
+    AXIOM = "axiom"
+    ANSWER = "answer"
+
+
+#: (stage, claim) → the authors' file.
+AUTHORS_FILES: dict[tuple[Stage, bool], str] = {
+    (Stage.AXIOM, False): "prompts_rev1_inference_rule_v4.yaml",
+    (Stage.ANSWER, False): "prompts_rev1_decide_answer.yaml",
+    (Stage.AXIOM, True): "prompts_Creak_rev2_inference_rule_v4.yaml",
+    (Stage.ANSWER, True): "prompts_Creak_rev2_decide_answer.yaml",
+}
+
+
+@dataclass(frozen=True)
+class PromptFile:
+    """One prompt: its instruction, the lead of its input (``Question``/``Sentence``) and demonstrations."""
+
+    name: str
+    system: str
+    lead: str
+    demos: tuple[Demo, ...]
+    sha256: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.name, "demos": len(self.demos), "lead": self.lead, "sha256": self.sha256[:16]}
+
+
+def _text(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise DataError(f"{where}: expected a non-empty text")
+    return value
+
+
+def parse_prompt_file(name: str, data: Any, sha256: str = "") -> PromptFile:
+    """A loaded YAML prompt file (``system``, ``input_template``, ``few-shot: [{input: {QUESTION}, output}]``)
+    as a :class:`PromptFile`; DataError naming what is wrong."""
+    if not isinstance(data, dict):
+        raise DataError(f"{name}: not a mapping of system / input_template / few-shot")
+    system = _text(data.get("system"), f"{name}: system").strip()
+    template = _text(data.get("input_template"), f"{name}: input_template")
+    m = re.match(r"\s*(\w+)\s*:\s*\{\{\s*QUESTION\s*\}\}", template)
+    if m is None:
+        raise DataError(f"{name}: input_template does not start with '<Lead>: {{{{QUESTION}}}}'")
+    shots = data.get("few-shot") or []
+    if not isinstance(shots, list):
+        raise DataError(f"{name}: few-shot is not a list")
+    demos = []
+    for i, shot in enumerate(shots, 1):
+        inp = shot.get("input") if isinstance(shot, dict) else None
+        question = _text(
+            inp.get("QUESTION") if isinstance(inp, dict) else None, f"{name}: few-shot {i} input"
+        )
+        output = _text(shot.get("output"), f"{name}: few-shot {i} output")
+        demos.append(Demo(f"{m.group(1)}: {question.strip()}", output.strip()))
+    return PromptFile(name, system, m.group(1), tuple(demos), sha256)
+
+
+@lru_cache(maxsize=16)
+def _read(path: str, mtime: float) -> PromptFile:
+    try:
+        import yaml
+    except ImportError:
+        raise DataError("reading the authors' YAML prompt files needs PyYAML (pip install pyyaml)") from None
+    raw = Path(path).read_bytes()
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise DataError(f"{Path(path).name}: not readable YAML ({exc})"[:300]) from None
+    return parse_prompt_file(Path(path).name, data, hashlib.sha256(raw).hexdigest())
+
+
+def read_prompt_file(path: Path) -> PromptFile:
+    """One of the authors' files (cached by path and modification time)."""
+    try:
+        return _read(str(path), path.stat().st_mtime)
+    except OSError as exc:
+        raise DataError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def candidate_dirs(explicit: str | None = None) -> list[Path]:
+    """Where the authors' prompt files are looked for, in order."""
+    if explicit:
+        return [Path(explicit).expanduser()]
+    out = []
+    env = os.environ.get(SHARED_DATA_ENV)
+    if env:
+        out.append(Path(env).expanduser() / AUTHORS_SUBDIR)
+    out.append(Path.cwd().parent / "shared" / "data" / AUTHORS_SUBDIR)
+    return out
+
+
+@dataclass(frozen=True)
+class DemoSet:
+    """The prompts of the paper-style stages: per (stage, claim), the file in use."""
+
+    source: DemoSource
+    files: dict[tuple[Stage, bool], PromptFile] = field(default_factory=dict)
+    folder: str = ""
+    reason: str = ""  # why the authors' demonstrations are not used (empty when they are, or not asked)
+
+    def prompt(self, stage: Stage, claim: bool) -> PromptFile:
+        found = self.files.get((stage, claim))
+        if found is not None:
+            return found
+        match stage:
+            case Stage.AXIOM:
+                return PromptFile("ours", PAPER_AXIOM_SYSTEM, "Question", OURS_AXIOM_DEMOS)
+            case Stage.ANSWER:
+                return PromptFile("ours", PAPER_ANSWER_SYSTEM, "Question", OURS_ANSWER_DEMOS)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"source": self.source.value}
+        if self.folder:
+            out["folder"] = self.folder
+        if self.files:
+            out["files"] = {
+                f"{stage.value}{'_claims' if claim else ''}": f.to_dict()
+                for (stage, claim), f in sorted(self.files.items())
+            }
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+OURS = DemoSet(DemoSource.OURS)
+
+
+def load_demos(source: DemoSource, folder: str | None = None) -> DemoSet:
+    """The demonstrations to use: the authors' when asked for and found (every file read), else ours with
+    the reason. An explicit ``folder`` that does not exist is a ConfigError."""
+    if source == DemoSource.OURS:
+        return OURS
+    if folder and not Path(folder).expanduser().is_dir():
+        raise ConfigError(
+            f"r3 demos_dir {folder!r} is not a folder: give the folder holding the authors' prompt files "
+            f"(…/{AUTHORS_SUBDIR.as_posix()}) with --method-option demos_dir=DIR, or leave it unset"
+        )
+    tried = candidate_dirs(folder)
+    found = next((d for d in tried if d.is_dir()), None)
+    if found is None:
+        where = ", ".join(str(d) for d in tried)
+        return DemoSet(
+            DemoSource.OURS,
+            reason=f"the authors' prompt files were not found (looked in {where}; set demos_dir= or "
+            f"${SHARED_DATA_ENV})",
+        )
+    try:
+        files = {key: read_prompt_file(found / name) for key, name in AUTHORS_FILES.items()}
+    except DataError as exc:
+        return DemoSet(DemoSource.OURS, folder=str(found), reason=f"the authors' prompt files: {exc}")
+    return DemoSet(DemoSource.AUTHORS, files, str(found))

@@ -1,0 +1,107 @@
+"""The prompts of one R3 run in the style its settings ask for: each request built with its parser, so the
+search and the preference matcher never branch on the style.
+
+* axiom — ``axiom_prompt=paper``: the paper's instruction, the authors' input layout and demonstrations, a
+  hint reply kept as the guidance; ``ours``: our instruction with a Premises/Conclusion block.
+* pruning (the LLM's pick of facts) and answer — ``answer_prompt=paper``: facts listed ``1- (h, r, t)``,
+  the pruning LLM copies triples, the answer cites facts in prose ("Fact 4"); ``ours``: ``[F3]`` ids.
+
+Either way a citation of a fact that was not listed is a ParseError (re-asked by the caller).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from ...llm.base import Message
+from ...prompts import r3 as P
+from ...prompts import r3_paper as PP
+from .config import PromptStyle, R3Config
+from .demos import DemoSet, Stage
+
+T = TypeVar("T")
+CLAIM_LEAD = "Claim (answer Yes if it is correct, No if it is not)"
+
+
+@dataclass(frozen=True)
+class Request(Generic[T]):
+    messages: list[Message]
+    parse: Callable[[str], T]
+
+
+class Prompter:
+    """Requests of one question (``claim``: the query is a claim to verify)."""
+
+    def __init__(self, config: R3Config, demos: DemoSet, *, claim: bool = False) -> None:
+        self.axiom_style = PromptStyle(config.preset_value("axiom_prompt"))
+        self.answer_style = PromptStyle(config.preset_value("answer_prompt"))
+        self.require_citation = bool(config.preset_value("require_citation"))
+        self.demos, self.claim = demos, claim
+
+    def axiom(
+        self,
+        question: str,
+        entities: Sequence[str],
+        facts: Sequence[tuple[str, str]],
+        previous: Sequence[str] = (),
+    ) -> Request[P.Axiom]:
+        if self.axiom_style == PromptStyle.OURS:
+            return Request(P.build_axiom_messages(question, facts, previous), P.parse_axiom)
+        prompt = self.demos.prompt(Stage.AXIOM, self.claim)
+        lead = prompt.lead if prompt.name != "ours" or not self.claim else CLAIM_LEAD
+        messages = PP.build_paper_axiom_messages(
+            question,
+            entities,
+            [text for _, text in facts],
+            demos=prompt.demos,
+            system=prompt.system,
+            lead=lead,
+            previous=previous,
+        )
+        return Request(messages, lambda t: P.parse_axiom(t, hint_ok=True))
+
+    def prune(self, question: str, rule: str, facts: Sequence[tuple[str, str]]) -> Request[list[str]]:
+        """The LLM's pick among ``facts``: the ids it chose (only listed ones)."""
+        ids = [i for i, _ in facts]
+        if self.answer_style == PromptStyle.OURS:
+            valid = set(ids)
+            return Request(
+                P.build_prune_messages(question, rule, facts), lambda t: P.parse_fact_selection(t, valid)
+            )
+        texts = [text for _, text in facts]
+        lead = CLAIM_LEAD if self.claim else "Question"
+
+        def parse(text: str) -> list[str]:
+            return [ids[i] for i in PP.parse_copied_facts(text, texts)]
+
+        return Request(PP.build_paper_prune_messages(question, rule, texts, lead=lead), parse)
+
+    def answer(
+        self, question: str, rules: Sequence[tuple[str, str]], facts: Sequence[tuple[str, str]]
+    ) -> Request[P.GroundedAnswer]:
+        fact_ids = [i for i, _ in facts]
+        rule_ids = [r for r, _ in rules]
+        need = self.require_citation
+        if self.answer_style == PromptStyle.OURS:
+            valid, known = set(fact_ids), set(rule_ids)
+            return Request(
+                P.build_answer_messages(question, rules, facts, claim=self.claim),
+                lambda t: P.parse_grounded_answer(t, valid, known, require_fact=need),
+            )
+        prompt = self.demos.prompt(Stage.ANSWER, self.claim)
+        lead = prompt.lead if prompt.name != "ours" or not self.claim else CLAIM_LEAD
+        texts = [text for _, text in facts]
+        messages = PP.build_paper_answer_messages(
+            question,
+            [text for _, text in rules],
+            texts,
+            demos=prompt.demos,
+            system=prompt.system,
+            lead=lead,
+        )
+        return Request(
+            messages,
+            lambda t: PP.parse_paper_answer(t, fact_ids, rule_ids, fact_texts=texts, require_fact=need),
+        )
