@@ -102,9 +102,15 @@ def test_recipe_mpr_options_are_context_facts(tmp_path: Path) -> None:
         ["a1"],
         ["Commonsense"],
     )
-    assert q.extra["choices"] == ["Creamy oyster soup", "Crackers shaped like oysters", "Clam chowder"]
+    # the options in an order seeded per entry (the file lists the answer first), the same on every load
+    assert sorted(q.extra["choices"]) == [
+        "Clam chowder",
+        "Crackers shaped like oysters",
+        "Creamy oyster soup",
+    ]
+    assert load_dataset("recipe_mpr", tmp_path).questions[0].extra["choices"] == q.extra["choices"]
     assert q.extra["aspects"] == {"warm dish": "soup", "oysters": "oyster"}
-    assert q.context is not None and q.context[0].subject == recipe_entity("a1")
+    assert q.context is not None and {f.subject for f in q.context} >= {recipe_entity("a1")}
     assert score_answer(q, ["a1"]).strict_hit  # the recipe id counts too
     assert not score_answer(q, ["Clam chowder"], "Creamy oyster soup?").lenient_hit
 
@@ -135,3 +141,9 @@ def test_shared_crlt_and_recipe_mpr(shared_data: Path) -> None:
     assert len(claims) == 105 and {q.answers[0] for q in claims} == {"true", "false"}
     mpr = load_dataset("recipe_mpr", shared_data / "recipe_mpr")
     assert len(mpr) == 350 and all(len(q.extra["options"]) == 5 for q in mpr)
+
+
+def test_recipe_mpr_gold_is_not_always_the_first_option(shared_data: Path) -> None:
+    ds = load_dataset("recipe_mpr", shared_data / "recipe_mpr")
+    first = sum(q.extra["options"][0]["id"] == q.answer_ids[0] for q in ds.questions)
+    assert 0 < first < len(ds.questions) / 2  # about one in five, as a uniform order gives

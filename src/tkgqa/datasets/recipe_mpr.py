@@ -8,8 +8,9 @@ question's id is ``mpr-<position>``.
 
 Each question: gold ``answers`` = the correct option's description, ``answer_ids`` = its recipe id (either
 counts); ``extra["choices"]`` = the descriptions (a closed answer, see :mod:`tkgqa.eval.scoring`),
-``extra["options"]`` = ``[{"id", "text"}]`` in file order, ``extra["aspects"]`` = the gold aspects (kept out
-of what methods read); ``types`` = the query-type labels set to 1. ``context`` = the facts a method may use:
+``extra["options"]`` = ``[{"id", "text"}]`` in an order seeded per entry (the file lists the answer
+first), ``extra["aspects"]`` = the gold aspects (kept out of what methods read); ``types`` = the query-type
+labels set to 1. ``context`` = the facts a method may use:
 ``(recipe <id>, description, <text>)`` per option — there is no recipe KG in the release (R3 adds a
 synthetic personal KG per user and a sixth option; those items are unpublished).
 
@@ -22,6 +23,8 @@ the options' recipe facts (the KG R3 grounds on), ``extra["violates_personal"]``
 
 from __future__ import annotations
 
+import hashlib
+import random
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -51,6 +54,15 @@ def _option_facts(options: list[dict[str, str]]) -> list[Fact]:
     return [Fact(recipe_entity(o["id"]), DESCRIPTION, o["text"]) for o in options]
 
 
+def _shuffled(options: list[dict[str, str]], index: int) -> list[dict[str, str]]:
+    """The options in an order seeded by the entry's position: the released file lists the answer first in
+    every entry, which a rule that stops at the first satisfying option (R3's) would read as a hint."""
+    seed = int.from_bytes(hashlib.sha256(f"recipe_mpr:{index}".encode()).digest()[:8], "big")
+    out = list(options)
+    random.Random(seed).shuffle(out)
+    return out
+
+
 def mpr_questions(path: Path) -> list[Question]:
     """The Recipe-MPR entries of ``path`` as questions (see the module docstring)."""
     data = read_json(path)
@@ -65,7 +77,7 @@ def mpr_questions(path: Path) -> list[Question]:
             raise DataError(
                 f"entry #{i}: options must map recipe ids to text and hold the answer", path=str(path)
             )
-        options = [{"id": str(k), "text": str(v).strip()} for k, v in raw_options.items()]
+        options = _shuffled([{"id": str(k), "text": str(v).strip()} for k, v in raw_options.items()], i)
         answer = str(row["answer"])
         qtypes = row.get("query_type") or {}
         out.append(
@@ -166,4 +178,6 @@ def load_recipe_mpr(
     personal = qfile.name == PERSONAL_FILE
     qs = personal_questions(qfile) if personal else mpr_questions(qfile)
     meta = {"questions_file": str(qfile), "split": split, "personalised": personal}
+    if not personal:
+        meta["option_order"] = "shuffled, seeded per entry (the file lists the answer first)"
     return Dataset("recipe_mpr", qs, None, meta)
