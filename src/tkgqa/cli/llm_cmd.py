@@ -357,4 +357,5 @@ def export_cmd(
     if output is None:
         sys.stdout.write("".join(lines))
     else:
-        TerminalConsole(stderr=True).print(f"wrote {n} recorded calls to {escape(str(output))}", highlight=False)
+        note = f"wrote {n} recorded calls to {escape(str(output))}"
+        TerminalConsole(stderr=True).print(note, highlight=False)
