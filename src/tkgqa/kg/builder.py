@@ -62,6 +62,7 @@ class FactBuilder:
 
     def __init__(self, path: str, fmt: str, strict: bool) -> None:
         self.path, self.format, self.strict = path, fmt, strict
+        self.hint = STRICT_HINT  # what a strict failure adds (how to get past it)
         self.ent: dict[str, int] = {}
         self.rel: dict[str, int] = {}
         self.cols: tuple[list[int], ...] = ([], [], [], [], [], [], [])
@@ -73,7 +74,7 @@ class FactBuilder:
     def fail(self, line: int | None, message: str) -> None:
         """Raise (strict) or count a bad line (lenient)."""
         if self.strict:
-            raise DataError(f"{message} ({STRICT_HINT})", path=self.path, line=line)
+            raise DataError(f"{message} ({self.hint})", path=self.path, line=line)
         self.n_skipped += 1
         if len(self.errors) < _MAX_ERRORS:
             self.errors.append(str(DataError(message, path=self.path, line=line)))

@@ -104,7 +104,7 @@ def _check_columns(types: Mapping[str, str], facts_file: Path) -> bool:
         lacking = [c for c in _EXPORT_COLS if c not in types]
         raise _schema_error(
             facts_file,
-            f"has {', '.join(export)} but not {', '.join(lacking)}",
+            f"has column(s) {', '.join(export)} but not {', '.join(lacking)}",
             "give all of t0, t1, g0, g1, or none of them and ISO start/end text",
         )
     wanted: dict[str, tuple[str, ...]] = {c: ("VARCHAR",) for c in _NAME_COLS}
@@ -256,11 +256,11 @@ def _fill_outside(store: DuckDBStore, cur: Any, facts_file: Path, has_end: bool,
 
     types = {row[0]: str(row[1]) for row in cur.execute("DESCRIBE p").fetchall()}
     end = _time_text('"end"', types["end"]) if has_end else "NULL"
-    rows = cur.execute(
-        f'SELECT subject, relation, object, {_time_text('"start"', types["start"])}, {end} FROM p ORDER BY rowid'
-    ).fetchall()
+    start = _time_text('"start"', types["start"])
+    rows = cur.execute(f"SELECT subject, relation, object, {start}, {end} FROM p ORDER BY rowid").fetchall()
     cur.execute("DROP TABLE p")
     b = FactBuilder(str(facts_file), "parquet", strict)
+    b.hint = "the line number is the row of the Parquet file; fix or drop that row"
     for i, (s, r, o, start, stop) in enumerate(rows, 1):
         b.n_lines += 1
         b.add(i, s or "", r or "", o or "", start or "", (stop or "") if has_end else None)

@@ -130,23 +130,10 @@ def append_facts(sh: Shared, cur: Any, facts: Iterable[Fact], at: int | None, ch
         n_ent, n_rel = len(sh.ent), len(sh.rel)
         cur.execute("BEGIN")
         try:
-            added = 0
-            if _stage(cur, facts, ents, rels, chunk):
-                cur.execute(
-                    f"""CREATE OR REPLACE TEMP TABLE new_rows AS
-                    SELECT ? + row_number() OVER (ORDER BY b.pos) - 1 AS id, {", ".join(COLS)},
-                        ?::BIGINT AS recorded_at, NULL::BIGINT AS retracted_at
-                    FROM (SELECT * FROM staged QUALIFY row_number() OVER (
-                            PARTITION BY s, r, o, t0, t1 ORDER BY pos) = 1) b
-                    WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.retracted_at IS NULL
-                        AND f.s = b.s AND f.r = b.r AND f.o = b.o AND f.t0 = b.t0 AND f.t1 = b.t1)""",
-                    [sh.next_id, tx],
-                )
-                cur.execute("INSERT INTO facts SELECT * FROM new_rows ORDER BY s, t0, id")
-                cur.execute("INSERT INTO facts_by_o SELECT * FROM new_rows ORDER BY o, t0, id")
-                found = cur.execute("SELECT count(*) FROM new_rows").fetchone()
-                added = int(found[0]) if found else 0
-                cur.execute("DROP TABLE new_rows")
+            if not _stage(cur, facts, ents, rels, chunk):  # nothing to append: no write, no clock tick
+                _rollback(cur)
+                return 0
+            added = _insert_new(cur, sh.next_id, tx)
             cur.execute("DROP TABLE staged")
             _write_names(cur, "entities", ents)
             _write_names(cur, "relations", rels)
@@ -160,8 +147,28 @@ def append_facts(sh: Shared, cur: Any, facts: Iterable[Fact], at: int | None, ch
         sh.ent_id.update(ents.new_id)
         sh.rel_id.update(rels.new_id)
         sh.next_id += added
-        sh.last_tx = tx
+        if added:
+            sh.last_tx = tx
         return added
+
+
+def _insert_new(cur: Any, first_id: int, tx: int) -> int:
+    """Insert the staged rows that are new (not live already; the first of repeats) into both copies of
+    the facts, with ids from ``first_id`` in staging order; returns how many."""
+    cur.execute(
+        f"""CREATE OR REPLACE TEMP TABLE new_rows AS
+        SELECT ? + row_number() OVER (ORDER BY b.pos) - 1 AS id, {", ".join(COLS)},
+            ?::BIGINT AS recorded_at, NULL::BIGINT AS retracted_at
+        FROM (SELECT * FROM staged QUALIFY row_number() OVER (PARTITION BY s, r, o, t0, t1 ORDER BY pos) = 1) b
+        WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.retracted_at IS NULL
+            AND f.s = b.s AND f.r = b.r AND f.o = b.o AND f.t0 = b.t0 AND f.t1 = b.t1)""",
+        [first_id, tx],
+    )
+    cur.execute("INSERT INTO facts SELECT * FROM new_rows ORDER BY s, t0, id")
+    cur.execute("INSERT INTO facts_by_o SELECT * FROM new_rows ORDER BY o, t0, id")
+    found = cur.execute("SELECT count(*) FROM new_rows").fetchone()
+    cur.execute("DROP TABLE new_rows")
+    return int(found[0]) if found else 0
 
 
 def retract_keys(sh: Shared, cur: Any, keys: set[tuple[int, ...]], at: int | None) -> int:
