@@ -149,7 +149,7 @@ def test_timequestions_header_format(tmp_path: Path) -> None:
     assert (metcalf.start, metcalf.end) == (None, P("1966"))
     bad = write(tmp_path / "bad.tsv", header + "valid\tQ1\t\tP1\n")
     with pytest.raises(DataError, match="expected 9 tab-separated columns") as info:
-        load_timequestions(bad)
+        load_timequestions(bad, strict=True)
     assert info.value.line == 2
     with pytest.raises(DataError, match="lacks column"):
         load_timequestions(write(tmp_path / "nohead.tsv", "subject_id\trelation_id\tobject_id\n"))

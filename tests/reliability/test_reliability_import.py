@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 pytest.importorskip("duckdb", reason="needs the [store] extra (duckdb, pyarrow)")
-pa = pytest.importorskip("pyarrow", reason="needs the [store] extra (duckdb, pyarrow)")
+pytest.importorskip("pyarrow", reason="needs the [store] extra (duckdb, pyarrow)")
+import pyarrow as pa
 import pyarrow.parquet as pq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -106,8 +107,11 @@ def test_a_failed_conversion_leaves_no_store_and_running_again_works(tmp_path: P
     assert not list(tmp_path.glob(".*.partial*"))
 
 
-_CELL = st.none() | st.text(max_size=12) | st.integers(-(10**10), 10**10) | st.sampled_from(
-    ["2015", "2015-03", "2015-02-30", "", "\u2028", "\u200b", "x" * 1200]
+_CELL = (
+    st.none()
+    | st.text(max_size=12)
+    | st.integers(-(10**10), 10**10)
+    | st.sampled_from(["2015", "2015-03", "2015-02-30", "", "\u2028", "\u200b", "x" * 1200])
 )
 _COLUMN_NAMES = st.sampled_from(
     ["subject", "relation", "object", "start", "end", "id", "t0", "t1", "g0", "g1", "other"]
@@ -116,15 +120,17 @@ _COLUMN_NAMES = st.sampled_from(
 
 @settings(max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
-def test_fuzz_parquet_import_is_a_store_or_a_data_error(tmp_path_factory: pytest.TempPathFactory, data: Any) -> None:
+def test_fuzz_parquet_import_is_a_store_or_a_data_error(
+    tmp_path_factory: pytest.TempPathFactory, data: Any
+) -> None:
     names = data.draw(st.lists(_COLUMN_NAMES, min_size=1, max_size=8, unique=True))
     n = data.draw(st.integers(1, 4))
     columns: dict[str, Any] = {}
     for name in names:
         kind = data.draw(st.sampled_from(["text", "int", "mixed"]))
         if kind == "text":
-            columns[name] = pa.array(data.draw(st.lists(st.none() | st.text(max_size=8), min_size=n, max_size=n)),
-                                     pa.string())  # fmt: skip
+            texts = data.draw(st.lists(st.none() | st.text(max_size=8), min_size=n, max_size=n))
+            columns[name] = pa.array(texts, pa.string())
         elif kind == "int":
             columns[name] = pa.array(data.draw(st.lists(st.none() | st.integers(-5, 10**6), min_size=n,
                                                         max_size=n)), pa.int64())  # fmt: skip
@@ -140,13 +146,13 @@ def test_fuzz_parquet_import_is_a_store_or_a_data_error(tmp_path_factory: pytest
         return
     with store:
         for fact in store:  # what was accepted reads back as facts with real names
-            assert fact.subject and fact.relation and fact.object and "None" != fact.subject
+            assert fact.subject and fact.relation and fact.object and fact.subject != "None"
 
 
 # --- item 11: loaders skip a malformed entry with a counted warning by default -------------------------
 CRLT_FLAW = [
-    {"id": "S1", "query": "Is A older than B?", "answer": True,
-     "KG Triples": "1- (A, date of birth, 1950), 2- (B, date of birth, 1960)", "Reasoning Strategy": ["temporal"]},
+    {"id": "S1", "query": "Is A older than B?", "answer": True, "Reasoning Strategy": ["temporal"],
+     "KG Triples": "1- (A, date of birth, 1950), 2- (B, date of birth, 1960)"},
     {"id": "S108", "query": "Is sholezard a dessert?", "answer": True,
      "KG Triples": "1- (sholezard, instance of, dessert), 2- (sholezard, part of Iranian cuisine)"},
 ]  # fmt: skip

@@ -31,7 +31,9 @@ ERROR_KEYS = {"error", "type"}
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(llm="fake", settings=ServiceSettings(allow_append=True, ephemeral_append=True))) as c:
+    with TestClient(
+        create_app(llm="fake", settings=ServiceSettings(allow_append=True, ephemeral_append=True))
+    ) as c:
         yield c
 
 

@@ -39,12 +39,15 @@ def check_append_flags(kg: str | None, allow_append: bool, ephemeral_append: boo
     persistent = kg is not None and kg.lower().endswith(".duckdb")
     if allow_append and not persistent and not ephemeral_append:
         raise ConfigError(
-            f"--allow-append on {'KG ' + repr(kg) if kg else 'the default KG'}: it is held in memory, so appended "
-            "facts would be lost at restart; serve a DuckDB store (tkgqa kg convert KG store.duckdb, then --kg "
-            "store.duckdb), or add --ephemeral-append to accept appends that last until restart"
+            f"--allow-append on {'KG ' + repr(kg) if kg else 'the default KG'}: it is held in memory, so "
+            "appended facts would be lost at restart; serve a DuckDB store (tkgqa kg convert KG "
+            "store.duckdb, then --kg store.duckdb), or add --ephemeral-append to accept appends that last "
+            "until restart"
         )
     if create and not (persistent and allow_append):
-        raise ConfigError("--create makes a new DuckDB store to append to: use it with --kg FILE.duckdb --allow-append")
+        raise ConfigError(
+            "--create makes a new DuckDB store to append to: use it with --kg FILE.duckdb --allow-append"
+        )
 
 
 @app.command()

@@ -144,7 +144,13 @@ def _load(
         "triple_repairs": sum(len(q.extra["triple_problems"]) for q in qs),
         "skipped_entries": skipped,
     }
-    return Dataset(dataset, qs, kg_path, meta, warnings=_entry_warnings(dataset, skipped, broken if mode == "retrieved" else []))
+    return Dataset(
+        dataset,
+        qs,
+        kg_path,
+        meta,
+        warnings=_entry_warnings(dataset, skipped, broken if mode == "retrieved" else []),
+    )
 
 
 def _entry_warnings(dataset: str, skipped: list[str], broken: list[str]) -> tuple[str, ...]:

@@ -1,19 +1,18 @@
 """Building a :class:`TemporalKG` from parsed rows: :class:`FactBuilder` (used by every loader) and the
 :class:`LoadReport` it attaches as ``kg.load_report``.
 
-Bad rows go through :meth:`FactBuilder.fail`: skipped and counted (lenient, the default of every loader: the
-:class:`LoadReport` names the first ones and ``tkgqa eval`` lists them in ``report.json``'s ``warnings``), or a
-:class:`DataError` with ``file:line`` (``strict``; ``tkgqa eval --strict``). Names follow the one rule of
-:mod:`tkgqa.kg.validate` (NFC, no control/format characters). Messages quote at most
+Bad rows go through :meth:`FactBuilder.fail`: skipped and counted (lenient, the default of every loader:
+the :class:`LoadReport` names the first ones and ``tkgqa eval`` lists them in ``report.json``'s
+``warnings``), or a :class:`DataError` with ``file:line`` (``strict``; ``tkgqa eval --strict``). Names
+follow the one rule of :mod:`tkgqa.kg.validate` (NFC, no control/format characters). Messages quote at most
 :data:`~tkgqa.sanitize.ECHO_CHARS` characters of a bad value.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-
-import unicodedata
 
 import numpy as np
 import numpy.typing as npt
@@ -51,10 +50,8 @@ class LoadReport:
             return None
         shown = "; ".join(self.first_errors[:5])
         more = f" (and {self.n_skipped - 5} more)" if self.n_skipped > 5 else ""
-        return (
-            f"KG {self.path}: {self.n_skipped} malformed entr{'y' if self.n_skipped == 1 else 'ies'} skipped: "
-            f"{shown}{more}"
-        )
+        entries = "entry" if self.n_skipped == 1 else "entries"
+        return f"KG {self.path}: {self.n_skipped} malformed {entries} skipped: {shown}{more}"
 
 
 class FactBuilder:

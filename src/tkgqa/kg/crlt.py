@@ -462,7 +462,13 @@ def load_crlt(
     report = kg.load_report
     assert report is not None
     kg.load_report = LoadReport(
-        report.path, "crlt", report.n_lines, report.n_facts, b.n_skipped, report.n_duplicates, (*skipped, *b.errors, *repaired)
+        report.path,
+        "crlt",
+        report.n_lines,
+        report.n_facts,
+        b.n_skipped,
+        report.n_duplicates,
+        (*skipped, *b.errors, *repaired),
     )
     return kg
 

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, DataError, NotFoundError
+from ..time import NEG_INF, POS_INF
 from .duckdb_schema import load_state
 from .duckdb_store import DuckDBStore
 from .duckdb_write import next_tx
-from ..time import NEG_INF, POS_INF
 from .formats import KGFormat, register_format
 from .validate import MAX_NAME_CHARS
 
@@ -77,7 +77,17 @@ def export_parquet(store: DuckDBStore, directory: str | Path) -> Path:
 
 _NAME_COLS = ("subject", "relation", "object")
 _EXPORT_COLS = ("t0", "t1", "g0", "g1")
-_INT_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
+_INT_TYPES = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+)
 _TIME_TYPES = ("VARCHAR", "DATE", *_INT_TYPES)
 _TS_TYPES = ("TIMESTAMP", "TIMESTAMP WITH TIME ZONE", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS")
 
@@ -136,24 +146,44 @@ def _check_rows(cur: Any, facts_file: Path, export: bool, has_id: bool) -> None:
     checks: list[tuple[str, str, str]] = []
     for c in _NAME_COLS:
         checks += [
-            (f"{c} IS NULL OR trim({c}) = ''", f"an empty {c}", "every fact needs a subject, relation and object"),
-            (f"length({c}) > {MAX_NAME_CHARS}", f"a {c} over {MAX_NAME_CHARS:,} characters", "names are short"),
+            (
+                f"{c} IS NULL OR trim({c}) = ''",
+                f"an empty {c}",
+                "every fact needs a subject, relation and object",
+            ),
+            (
+                f"length({c}) > {MAX_NAME_CHARS}",
+                f"a {c} over {MAX_NAME_CHARS:,} characters",
+                "names are short",
+            ),
             (f"regexp_matches({c}, '{bad}')", f"a {c} with a control or invisible character", "remove it"),
         ]
     if export:
         gran = "granularity 1 (year), 2 (month), 3 (day) or 0 (open)"
         for t, g, inf in (("t0", "g0", NEG_INF), ("t1", "g1", POS_INF)):
             checks += [
-                (f"{t} IS NULL OR {g} IS NULL", f"an empty {t} or {g}", "write 0 and the open day for an open end"),
+                (
+                    f"{t} IS NULL OR {g} IS NULL",
+                    f"an empty {t} or {g}",
+                    "write 0 and the open day for an open end",
+                ),
                 (f"{g} NOT IN (0, 1, 2, 3)", f"{g} outside the granularity enum", f"{g} is the {gran}"),
-                (f"({g} = 0) <> ({t} = {inf})", f"{t} and {g} disagree", f"an open end is {g} = 0 with {t} = {inf}"),
+                (
+                    f"({g} = 0) <> ({t} = {inf})",
+                    f"{t} and {g} disagree",
+                    f"an open end is {g} = 0 with {t} = {inf}",
+                ),
                 (f"{g} > 0 AND abs({t}) >= {POS_INF}", f"{t} out of range", "days are ordinals of the dates"),
             ]
         checks.append(("t0 > t1", "a start after its end (t0 > t1)", "swap or fix the times"))
     if has_id:
         checks.append(("id IS NULL", "an empty id", "number the rows 0, 1, 2…"))
         checks.append(
-            ("id IN (SELECT id FROM p GROUP BY id HAVING count(*) > 1)", "a duplicate id", "ids must be unique")
+            (
+                "id IN (SELECT id FROM p GROUP BY id HAVING count(*) > 1)",
+                "a duplicate id",
+                "ids must be unique",
+            )
         )
     order = "rowid"
     for cond, what, fix in checks:
@@ -212,8 +242,10 @@ def _fill(store: DuckDBStore, facts_file: Path, strict: bool) -> None:
         _fill_outside(store, cur, facts_file, "end" in types, strict)
         return
     _check_rows(cur, facts_file, export, has_id)
-    cur.execute("UPDATE p SET subject = nfc_normalize(subject), relation = nfc_normalize(relation), "
-                "object = nfc_normalize(object)")
+    cur.execute(
+        "UPDATE p SET subject = nfc_normalize(subject), relation = nfc_normalize(relation), "
+        "object = nfc_normalize(object)"
+    )
     rec = "epoch_us(recorded_at)" if "recorded_at" in types else str(next_tx(sh, None))
     ret = "epoch_us(retracted_at)" if "retracted_at" in types else "NULL"
     order = "id" if has_id else "rowid"

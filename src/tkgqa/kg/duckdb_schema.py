@@ -57,7 +57,7 @@ def tx_micros(t: TxTime) -> int:
         try:
             t = datetime.fromisoformat(t.strip())
         except ValueError:
-            raise ConfigError(f"bad transaction time {shorten(t)}; use {_TX_FORMS}") from None
+            raise ConfigError(f"bad transaction time {shorten(str(t))}; use {_TX_FORMS}") from None
     if isinstance(t, int):
         micros = t
     else:
@@ -70,7 +70,9 @@ def tx_micros(t: TxTime) -> int:
         except (OverflowError, ValueError, OSError):
             micros = MIN_TX - 1
     if not MIN_TX <= micros <= MAX_TX:
-        raise ConfigError(f"transaction time {shorten(repr(t))} is outside the years 1..9999; use {_TX_FORMS}")
+        raise ConfigError(
+            f"transaction time {shorten(repr(t))} is outside the years 1..9999; use {_TX_FORMS}"
+        )
     return micros
 
 
@@ -122,7 +124,7 @@ def connect(path: Path | None, read_only: bool, memory_limit: str | None = None)
     if not set(TABLES) <= tables:  # another program's database: refused, and left as it was
         con.close()
         raise DataError(
-            f"not a tkgqa DuckDB store (it has tables {', '.join(sorted(tables)[:5]) or 'none'}, not tkgqa's); "
+            f"not a tkgqa DuckDB store (it has tables {', '.join(sorted(tables)[:5])}, not tkgqa's); "
             "it was not changed — create a store with `tkgqa kg convert KG FILE.duckdb`",
             path=str(path),
         )

@@ -35,7 +35,6 @@ store's lock, each one transaction. Other processes open the file ``read_only=Tr
 
 from __future__ import annotations
 
-import time as _time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
@@ -161,13 +160,16 @@ class DuckDBStore:
             cur.execute("BEGIN")
             try:
                 for table, names in (("entities", ents), ("relations", rels)):
-                    cur.register("vocab", pa.table({"id": np.arange(len(names), dtype=np.int64), "name": names}))
+                    cur.register(
+                        "vocab", pa.table({"id": np.arange(len(names), dtype=np.int64), "name": names})
+                    )
                     cur.execute(f"INSERT INTO {table} SELECT id, name FROM vocab")
                     cur.unregister("vocab")
                 cur.register("bulk", pa.table({"id": np.arange(len(cols["s"]), dtype=np.int64), **cols}))
                 for table, order in (("facts", "s"), ("facts_by_o", "o")):
                     cur.execute(
-                        f"INSERT INTO {table} SELECT id, {_COLS}, ?, NULL FROM bulk ORDER BY {order}, t0, id", [tx]
+                        f"INSERT INTO {table} SELECT id, {_COLS}, ?, NULL FROM bulk ORDER BY {order}, t0, id",
+                        [tx],
                     )
                 cur.unregister("bulk")
                 cur.execute("COMMIT")

@@ -15,6 +15,7 @@ commit too, so a refused write leaves the clock where it was.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -124,8 +125,8 @@ def _write_names(cur: Any, table: str, names: PendingNames) -> None:
 def append_facts(sh: Shared, cur: Any, facts: Iterable[Fact], at: int | None, chunk: int = CHUNK) -> int:
     """Append ``facts`` (duplicates of live facts, and repeats within ``facts``, skipped: the first stays)
     in one transaction at transaction time ``at`` (or now). Returns how many rows were added."""
-    ents, rels = PendingNames(sh.ent, sh.ent_id), PendingNames(sh.rel, sh.rel_id)
     with sh.lock:
+        ents, rels = PendingNames(sh.ent, sh.ent_id), PendingNames(sh.rel, sh.rel_id)
         tx = next_tx(sh, at)
         n_ent, n_rel = len(sh.ent), len(sh.rel)
         cur.execute("BEGIN")
@@ -159,7 +160,8 @@ def _insert_new(cur: Any, first_id: int, tx: int) -> int:
         f"""CREATE OR REPLACE TEMP TABLE new_rows AS
         SELECT ? + row_number() OVER (ORDER BY b.pos) - 1 AS id, {", ".join(COLS)},
             ?::BIGINT AS recorded_at, NULL::BIGINT AS retracted_at
-        FROM (SELECT * FROM staged QUALIFY row_number() OVER (PARTITION BY s, r, o, t0, t1 ORDER BY pos) = 1) b
+        FROM (SELECT * FROM staged
+            QUALIFY row_number() OVER (PARTITION BY s, r, o, t0, t1 ORDER BY pos) = 1) b
         WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.retracted_at IS NULL
             AND f.s = b.s AND f.r = b.r AND f.o = b.o AND f.t0 = b.t0 AND f.t1 = b.t1)""",
         [first_id, tx],
@@ -200,7 +202,5 @@ def retract_keys(sh: Shared, cur: Any, keys: set[tuple[int, ...]], at: int | Non
 
 def _rollback(cur: Any) -> None:
     """Roll back the open transaction (nothing to do when the failure came before ``BEGIN`` took)."""
-    try:
+    with contextlib.suppress(Exception):  # no transaction open: nothing was written
         cur.execute("ROLLBACK")
-    except Exception:  # noqa: BLE001 - no transaction open: nothing was written
-        pass

@@ -18,9 +18,9 @@ detection); :func:`load_kg` dispatches through :data:`~tkgqa.kg.formats.KG_FORMA
 distributions add formats through the ``tkgqa.kg_formats`` entry-point group.
 
 Every loader skips a malformed line (or entry) and counts it in the :class:`LoadReport` attached as
-``kg.load_report`` (the default: one flaw in a published file does not stop a run; ``tkgqa eval`` lists them in
-``report.json``'s ``warnings``), or raises :class:`DataError` with ``file:line`` (``strict=True``; the CLI's
-``--strict``). Names follow :mod:`tkgqa.kg.validate`.
+``kg.load_report`` (the default: one flaw in a published file does not stop a run; ``tkgqa eval`` lists
+them in ``report.json``'s ``warnings``), or raises :class:`DataError` with ``file:line``
+(``strict=True``; the CLI's ``--strict``). Names follow :mod:`tkgqa.kg.validate`.
 """
 
 from __future__ import annotations

@@ -50,7 +50,9 @@ def name_problem(name: Any, *, nfc: bool = True) -> str | None:
             "remove it"
         )
     if not nfc and not unicodedata.is_normalized("NFC", name):
-        return f"{shorten(name, 60)} is not in Unicode NFC form; normalise it (unicodedata.normalize('NFC', …))"
+        return (
+            f"{shorten(name, 60)} is not in Unicode NFC form; normalise it (unicodedata.normalize('NFC', …))"
+        )
     return None
 
 

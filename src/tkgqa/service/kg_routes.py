@@ -29,7 +29,7 @@ MAX_NAME_CHARS = 200
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     text = {
         400: "Bad operator arguments",
-        403: "Appending is off on this server (--allow-append), or its KG cannot keep appends (--ephemeral-append)",
+        403: "Appending is off (--allow-append), or the KG cannot keep appends (--ephemeral-append)",
         404: "Unknown entity or relation (with suggestions)",
         413: "Body over the size limit",
         422: "Invalid request or bad fact lines (each reported as request:LINE)",
@@ -108,13 +108,15 @@ def add_kg_routes(app: FastAPI, state: ServiceState) -> None:
         if not persisted and not state.settings.ephemeral_append:
             raise NotAllowedError(
                 "this server's KG is held in memory only: appended facts would be lost at restart; serve a "
-                "DuckDB store (tkgqa kg convert KG store.duckdb, then --kg store.duckdb), or start the server "
-                "with --ephemeral-append to accept appends that last until restart"
+                "DuckDB store (tkgqa kg convert KG store.duckdb, then --kg store.duckdb), or start the "
+                "server with --ephemeral-append to accept appends that last until restart"
             )
         facts = parse_fact_lines(body.lines)
         added = live.append(facts)
         if added:
             state.pool.reset()  # method instances cache per-KG indexes: rebuild them on the next question
         log.info("append facts=%d added=%d persisted=%s", len(facts), added, persisted)
-        note = None if persisted else "held in memory only (--ephemeral-append): lost when the server restarts"
+        note = (
+            None if persisted else "held in memory only (--ephemeral-append): lost when the server restarts"
+        )
         return {"added": added, "facts": len(live.kg), "persisted": persisted, "note": note}

@@ -117,7 +117,9 @@ class TimePoint:
             return cls(value.year, value.month, value.day)
         if isinstance(value, int) and not isinstance(value, bool):
             if not -MAX_YEAR <= value <= MAX_YEAR:
-                raise DataError(f"year {str(value)[:30]} is out of range (at most ±{MAX_YEAR:,}); {TIME_FORMS}")
+                raise DataError(
+                    f"year {str(value)[:30]} is out of range (at most ±{MAX_YEAR:,}); {TIME_FORMS}"
+                )
             return cls(value)
         if not isinstance(value, str):
             raise DataError(f"a time must be {TIME_FORMS}; got {type(value).__name__} {str(value)[:40]!r}")
