@@ -124,7 +124,13 @@ def connect(path: Path | None, read_only: bool, memory_limit: str | None = None)
     if not set(TABLES) <= tables:  # another program's database: refused, and left as it was
         con.close()
         raise DataError(
-            f"not a tkgqa DuckDB store (it has tables {', '.join(sorted(tables)[:5])}, not tkgqa's); "
+            "not a tkgqa DuckDB store ("
+            + (
+                f"it has tables {', '.join(sorted(tables)[:5])}, not tkgqa's"
+                if tables
+                else "an empty database"
+            )
+            + "); "
             "it was not changed — create a store with `tkgqa kg convert KG FILE.duckdb`",
             path=str(path),
         )
