@@ -221,3 +221,21 @@ def test_no_loader_message_names_a_python_keyword() -> None:
 
     assert "strict=False" not in builder.STRICT_HINT and "--strict" in builder.STRICT_HINT
     assert issubclass(DataError, TKGQAError)
+
+
+def test_a_malformed_question_is_left_out_with_a_warning_naming_it(tmp_path: Path) -> None:
+    from tkgqa.datasets import load_dataset
+
+    path = tmp_path / "q.json"
+    rows = [
+        {"quid": 1, "question": "Who?", "qtype": "equal"},
+        {"quid": 2, "question": "x", "answer_type": "place"},
+    ]
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    ds = load_dataset("multitq", questions=path)
+    assert [q.qid for q in ds.questions] == ["1"]
+    assert len(ds.warnings) == 1 and "question #1" in ds.warnings[0] and "--strict" in ds.warnings[0]
+    only_bad = tmp_path / "bad.json"
+    only_bad.write_text(json.dumps(rows[1:]), encoding="utf-8")
+    with pytest.raises(DataError, match="answer_type"):  # nothing parses: not this format, an error
+        load_dataset("multitq", questions=only_bad)
