@@ -76,7 +76,7 @@ def test_unknown_format_lists_the_registered_ones(tmp_path: Path) -> None:
         load_kg(path, format="graphml")
     bad = tmp_path / "odd.txt"
     bad.write_text("one two\n", "utf-8")
-    with pytest.raises(DataError, match=r"cannot detect the KG format.*pass format= one of"):
+    with pytest.raises(DataError, match=r"cannot detect the KG format.*--format NAME, one of"):
         sniff_format(bad)
 
 

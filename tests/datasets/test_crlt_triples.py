@@ -243,7 +243,7 @@ def test_strict_loading_rejects_a_broken_item(tmp_path: Path) -> None:
     bad = [{**ENTRIES[0], "KG Triples": "1- (Horsens, population)"}]
     path = _write(tmp_path / "bad.json", bad)
     with pytest.raises(DataError, match=r"S1 item 1: not a \(head, relation, tail\) triple"):
-        load_kg(path, format="crlt", cache=False)
+        load_kg(path, format="crlt", cache=False, strict=True)
     kg = load_kg(path, format="crlt", strict=False, cache=False)
     assert len(kg) == 0 and kg.load_report is not None and kg.load_report.n_skipped == 1
 

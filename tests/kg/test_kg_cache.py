@@ -61,7 +61,7 @@ def test_miss_then_hit(home: Path, kg_file: Path) -> None:
 
 def test_key_covers_bytes_and_options(home: Path, kg_file: Path) -> None:
     load_kg(kg_file)
-    load_kg(kg_file, strict=False)
+    load_kg(kg_file, strict=True)
     assert len(entries()) == 2
     kg_file.write_text(QUADS + "D\tvisit\tA\t2016-01-01\n", encoding="utf-8")
     changed = load_kg(kg_file)

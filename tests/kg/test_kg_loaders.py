@@ -63,7 +63,7 @@ def test_quadruples(tmp_path: Path) -> None:
 def test_malformed_lines_report_file_and_line(tmp_path: Path, line: str, message: str) -> None:
     path = write(tmp_path / "bad.txt", QUADS + line)
     with pytest.raises(DataError, match=message) as info:
-        load_quadruples(path)
+        load_quadruples(path, strict=True)
     assert info.value.path == str(path) and info.value.line == 4
     assert str(info.value).startswith(f"{path}:4: ")
 
@@ -105,7 +105,7 @@ def test_our_tsv_format(tmp_path: Path) -> None:
 def test_tsv_rejects_start_after_end(tmp_path: Path) -> None:
     path = write(tmp_path / "x.tsv", "a\tr\tb\t2010\t2005\n")
     with pytest.raises(DataError, match="start 2010 is after end 2005") as info:
-        load_tsv(path)
+        load_tsv(path, strict=True)
     assert info.value.line == 1
 
 
@@ -149,7 +149,7 @@ def test_timequestions_header_format(tmp_path: Path) -> None:
     assert (metcalf.start, metcalf.end) == (None, P("1966"))
     bad = write(tmp_path / "bad.tsv", header + "valid\tQ1\t\tP1\n")
     with pytest.raises(DataError, match="expected 9 tab-separated columns") as info:
-        load_timequestions(bad)
+        load_timequestions(bad, strict=True)
     assert info.value.line == 2
     with pytest.raises(DataError, match="lacks column"):
         load_timequestions(write(tmp_path / "nohead.tsv", "subject_id\trelation_id\tobject_id\n"))
@@ -183,7 +183,7 @@ def test_icews_ts2id_and_bad_ids(tmp_path: Path) -> None:
     write(tmp_path / "ts2id.json", json.dumps({"2005-01-01": 0, "2005-01-02": 1}))
     path = write(tmp_path / "q.txt", "0\t0\t1\t1\n1\t0\t0\t7\n5\t0\t0\t0\n")
     with pytest.raises(DataError, match="time id 7 not in the ts2id map") as info:
-        load_icews_ids(path)
+        load_icews_ids(path, strict=True)
     assert info.value.line == 2
     kg = load_icews_ids(path, strict=False)
     assert [f.start for f in kg] == [P("2005-01-02")]
@@ -218,7 +218,7 @@ def test_csv_and_jsonl_tables(tmp_path: Path) -> None:
     ]
     jl = write(tmp_path / "kg.jsonl", "".join(json.dumps(r) + "\n" for r in rows) + "[1]\n")
     with pytest.raises(DataError, match="JSON object") as info:
-        load_table(jl)
+        load_table(jl, strict=True)
     assert info.value.line == 4
     kg = load_table(jl, strict=False)
     assert [f.end for f in kg] == [P("2015-04"), P("2015"), None]

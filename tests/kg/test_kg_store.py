@@ -119,7 +119,7 @@ def test_many_appends_trigger_compaction() -> None:
     day0 = P("2000-01-01").first_day
     batch = [Fact("A", "r", f"E{i}", TimePoint.from_ordinal(day0 + i), None) for i in range(60_000)]
     assert kg.add(batch) == 60_000
-    assert not kg._delta  # folded into the columns
+    assert not kg._st.delta  # folded into the columns
     assert kg.count(subject="A") == 60_001
     assert kg.facts(subject="A", object="E59999") == [batch[-1]]
 

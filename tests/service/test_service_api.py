@@ -31,7 +31,9 @@ ERROR_KEYS = {"error", "type"}
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(llm="fake", settings=ServiceSettings(allow_append=True))) as c:
+    with TestClient(
+        create_app(llm="fake", settings=ServiceSettings(allow_append=True, ephemeral_append=True))
+    ) as c:
         yield c
 
 
@@ -276,7 +278,7 @@ def test_runs_browser_lists_reports_and_filters_results(tmp_path: Path) -> None:
 
 def test_appends_need_the_api_token_when_the_server_has_one() -> None:
     token = "t" * 24
-    settings = ServiceSettings(allow_append=True, api_token=token)
+    settings = ServiceSettings(allow_append=True, ephemeral_append=True, api_token=token)
     with TestClient(create_app(settings=settings)) as c:
         line = {"lines": "Angela Merkel\tMake a visit\tIceland\t2032-02-02"}
         assert c.post("/api/kg/facts", json=line).status_code == 401

@@ -46,7 +46,9 @@ _ASK = st.fixed_dictionaries(
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(llm="fake", settings=ServiceSettings(allow_append=True))) as c:
+    with TestClient(
+        create_app(llm="fake", settings=ServiceSettings(allow_append=True, ephemeral_append=True))
+    ) as c:
         yield c
 
 

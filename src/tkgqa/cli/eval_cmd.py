@@ -141,7 +141,8 @@ def eval_command(
     strict: bool | None = typer.Option(
         None,
         "--strict/--no-strict",
-        help="Fail when an optional input that changes results is missing (default: warn and go on).",
+        help="Fail when an optional input that changes results is missing, or a data entry is malformed "
+        "(default: warn, list it in report.json's warnings, and go on).",
     ),
     as_of: str | None = typer.Option(
         None,

@@ -49,12 +49,17 @@ def cli_errors() -> Iterator[None]:
         raise typer.Exit(2) from None
 
 
-def open_store(path: str, fmt: str = "auto", cache: bool = True, strict: bool = True) -> TemporalKG:
+def open_store(path: str, fmt: str = "auto", cache: bool = True, strict: bool = False) -> TemporalKG:
+    """The KG at ``path``; malformed lines are skipped and counted (said on stderr) unless ``strict``."""
     from ..kg.loaders import load_demo_kg, load_kg
 
     if path == "demo":
         return load_demo_kg()
-    return load_kg(path, format=fmt, strict=strict, cache=cache)
+    kg = load_kg(path, format=fmt, strict=strict, cache=cache)
+    warning = kg.load_report.warning() if kg.load_report is not None else None
+    if warning:
+        typer.echo(f"warning: {warning}", err=True)
+    return kg
 
 
 def resolve_entity(kg: TemporalKG, mention: str) -> str:
@@ -244,7 +249,7 @@ def _convert(src: str, dst: str, to: StoreFormat | None, fmt: str) -> None:
     import shutil
     from pathlib import Path
 
-    from ..kg.duckdb_io import export_parquet, import_parquet
+    from ..kg.duckdb_io import export_parquet, import_parquet, new_store_file
     from ..kg.duckdb_store import DuckDBStore
     from ..kg.formats import directory_format, sniff_format
 
@@ -253,15 +258,23 @@ def _convert(src: str, dst: str, to: StoreFormat | None, fmt: str) -> None:
     if out.exists() and (target is StoreFormat.DUCKDB or any(out.iterdir())):
         raise ConfigError(f"{str(out)!r} already exists; convert into a new path")
     source = Path(src).expanduser()
-    into = out if target is StoreFormat.DUCKDB else None  # built straight into the new file, or in memory
+    into = out if target is StoreFormat.DUCKDB else None  # a new file (built aside, renamed when complete)
     if src != "demo" and source.is_file() and (fmt == "duckdb" or sniff_format(source) == "duckdb"):
         if into is not None:  # a store to a store: the file as it is, history included
-            shutil.copyfile(source, into)
+            DuckDBStore.open(source, read_only=True).close()  # a tkgqa store, else a DataError
+            with new_store_file(into) as tmp:
+                shutil.copyfile(source, tmp)
         store = DuckDBStore.open(into or source, read_only=True)
     elif src != "demo" and directory_format(fmt, source) is not None:
         store = import_parquet(source, into)
     else:
-        store = DuckDBStore.from_kg(open_store(src, fmt), into)
+        kg = open_store(src, fmt, strict=True)
+        if into is not None:
+            with new_store_file(into) as tmp:
+                DuckDBStore.from_kg(kg, tmp).close()
+            store = DuckDBStore.open(into, read_only=True)
+        else:
+            store = DuckDBStore.from_kg(kg)
     try:
         if target is StoreFormat.PARQUET:
             export_parquet(store, out)

@@ -34,6 +34,22 @@ def read_token(token_file: Path | None) -> str | None:
     return os.environ.get(TOKEN_ENV) or None
 
 
+def check_append_flags(kg: str | None, allow_append: bool, ephemeral_append: bool, create: bool) -> None:
+    """Appends only to a store that keeps them, unless --ephemeral-append says losing them is fine."""
+    persistent = kg is not None and kg.lower().endswith(".duckdb")
+    if allow_append and not persistent and not ephemeral_append:
+        raise ConfigError(
+            f"--allow-append on {'KG ' + repr(kg) if kg else 'the default KG'}: it is held in memory, so "
+            "appended facts would be lost at restart; serve a DuckDB store (tkgqa kg convert KG "
+            "store.duckdb, then --kg store.duckdb), or add --ephemeral-append to accept appends that last "
+            "until restart"
+        )
+    if create and not (persistent and allow_append):
+        raise ConfigError(
+            "--create makes a new DuckDB store to append to: use it with --kg FILE.duckdb --allow-append"
+        )
+
+
 @app.command()
 def serve(
     kg: str | None = typer.Option(
@@ -93,6 +109,15 @@ def serve(
         "--allow-append",
         help="Let clients append facts (POST /api/kg/facts); beyond loopback only with the API token.",
     ),
+    ephemeral_append: bool = typer.Option(
+        False,
+        "--ephemeral-append",
+        help="With --allow-append on a KG held in memory (not a .duckdb store): accept appends that are lost "
+        "at restart (each response says so).",
+    ),
+    create: bool = typer.Option(
+        False, "--create", help="With --kg FILE.duckdb --allow-append: create the store if it does not exist."
+    ),
     runs_dir: Path | None = typer.Option(
         None, "--runs-dir", help="A folder of `tkgqa eval` outputs to browse in the web UI (read-only)."
     ),
@@ -118,6 +143,7 @@ def serve(
     from ..service.guard import allowed_hosts
     from ..service.server import check_binding, make_server
 
+    check_append_flags(kg, allow_append, ephemeral_append, create)
     apply_llm_settings(llm_timeout, llm_retries)
     token = read_token(api_token_file)
     check_binding(host, token)
@@ -133,6 +159,8 @@ def serve(
         method_workers=method_workers,
         shutdown_timeout_s=shutdown_timeout,
         allow_append=allow_append,
+        ephemeral_append=ephemeral_append,
+        create_store=create,
         runs_dir=str(runs_dir) if runs_dir is not None else None,
         api_token=token,
         allowed_hosts=allowed_hosts(host, parse_list(allow_host) or ()),

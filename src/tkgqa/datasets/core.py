@@ -193,6 +193,32 @@ def row_parser(fn: RowParser) -> RowParser:
     return cast(RowParser, wrapper)
 
 
+def parse_questions(
+    records: Sequence[Any], parse: Callable[..., Question], path: Path, *args: Any
+) -> tuple[list[Question], tuple[str, ...]]:
+    """Each record through ``parse`` (a :func:`row_parser` converter). A malformed record is left out and
+    named in the returned warning (``Dataset.warnings``: ``tkgqa eval`` lists it in ``report.json``, and
+    ``--strict`` stops at it), so one flaw in a published file does not stop a run; when no record parses,
+    the first error is raised (the file is not in this format)."""
+    questions: list[Question] = []
+    problems: list[DataError] = []
+    for i, row in enumerate(records):
+        try:
+            questions.append(parse(row, path, i, *args))
+        except DataError as exc:
+            problems.append(exc)
+    if problems and not questions:
+        raise problems[0]
+    if not problems:
+        return questions, ()
+    shown = "; ".join(p.message for p in problems[:5])
+    more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+    return questions, (
+        f"{path}: {len(problems)} malformed question(s) left out: {shown}{more} "
+        "(--strict makes this an error)",
+    )
+
+
 def read_json(path: Path) -> Any:
     """Parse a JSON file; DataError with the line of a syntax error."""
     try:

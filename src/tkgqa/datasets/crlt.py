@@ -63,10 +63,13 @@ def reasoning_steps(raw: Any) -> list[dict[str, Any]]:
     return out
 
 
-def crlt_questions(path: Path, dataset: str, skipped: list[str] | None = None) -> list[Question]:
+def crlt_questions(
+    path: Path, dataset: str, skipped: list[str] | None = None, broken: list[str] | None = None
+) -> list[Question]:
     """The questions of a CR-LT-KGQA file as ``dataset`` (``crlt_qa`` or ``crlt_claims``). An entry whose
     ``answer`` is not true/false (S39 of the released QA file repeats its query there) is left out and
-    reported in ``skipped``."""
+    reported in ``skipped``; a triple item that is not a triple is left out of the question's facts and
+    reported in ``broken``."""
     _, qtype, words = _KINDS[dataset]
     out = []
     for entry in read_entries(path):
@@ -74,6 +77,8 @@ def crlt_questions(path: Path, dataset: str, skipped: list[str] | None = None) -
         if not qid or "query" not in entry:
             raise DataError(f"an entry lacks 'id' or 'query': {str(entry)[:80]!r}", path=str(path))
         parsed = parse_kg_triples(str(entry.get("KG Triples") or ""), qid)
+        if broken is not None:
+            broken += [str(p) for p in parsed.problems if not p.repaired]
         truth = _truth(entry.get("answer"))
         if truth is None:
             if skipped is not None:
@@ -119,7 +124,8 @@ def _load(
     filename = _KINDS[dataset][0]
     qfile = find_file(f"{dataset} questions", root, questions, [filename, f"*/{filename}"])
     skipped: list[str] = []
-    qs = crlt_questions(qfile, dataset, skipped)
+    broken: list[str] = []
+    qs = crlt_questions(qfile, dataset, skipped, broken)
     mode = check_context(context) or "kg"
     if mode == "retrieved":
         from ..kg.fact import Fact
@@ -138,7 +144,32 @@ def _load(
         "triple_repairs": sum(len(q.extra["triple_problems"]) for q in qs),
         "skipped_entries": skipped,
     }
-    return Dataset(dataset, qs, kg_path, meta)
+    return Dataset(
+        dataset,
+        qs,
+        kg_path,
+        meta,
+        warnings=_entry_warnings(dataset, skipped, broken if mode == "retrieved" else []),
+    )
+
+
+def _entry_warnings(dataset: str, skipped: list[str], broken: list[str]) -> tuple[str, ...]:
+    """One warning per kind of malformed entry, naming the entries: those left out (an answer that is not
+    true/false) and, when each question gets its own triples (``context="retrieved"``), the triple items
+    that are not (head, relation, tail) triples (with the shared KG its loader reports them)."""
+    out = []
+    if skipped:
+        out.append(
+            f"{dataset}: {len(skipped)} malformed entr{'y' if len(skipped) == 1 else 'ies'} left out: "
+            + "; ".join(skipped[:5])
+            + " (--strict makes this an error)"
+        )
+    if broken:
+        out.append(
+            f"{dataset}: {len(broken)} triple item(s) that are not (head, relation, tail) triples left out "
+            "of the questions' facts: " + "; ".join(broken[:5]) + " (--strict makes this an error)"
+        )
+    return tuple(out)
 
 
 @DATASETS.register("crlt_qa")

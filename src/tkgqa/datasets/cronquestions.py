@@ -36,6 +36,7 @@ from .core import (
     check_context,
     find_file,
     find_optional,
+    parse_questions,
     read_records,
     reject_options,
     resolve_kg,
@@ -146,7 +147,7 @@ def load_cronquestions(
     ) or any(not r.get("paraphrases") and not r.get("entities_text") for r in records)
     label_file = find_optional(root, [ENTITY_LABELS]) if need_labels else None
     labels = read_label_file(label_file) if label_file is not None else {}
-    qs = [to_question(row, qfile, i, labels) for i, row in enumerate(records)]
+    qs, malformed = parse_questions(records, to_question, qfile, labels)
     kg_path = resolve_kg(kg, root, KG_FILES)
     meta: dict[str, Any] = {
         "questions_file": str(qfile),
@@ -154,7 +155,7 @@ def load_cronquestions(
         "context": context or "kg",
         "entity_label_file": str(label_file) if label_file else None,
     }
-    warnings: list[str] = []
+    warnings: list[str] = list(malformed)
     unlabelled = [q.qid for q in qs if any(_QID.fullmatch(a) for a in q.answers) or _QID.search(q.text)]
     if need_labels and label_file is None and unlabelled:
         warnings.append(

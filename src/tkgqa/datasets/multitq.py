@@ -20,6 +20,7 @@ from .core import (
     PathLike,
     as_path,
     find_file,
+    parse_questions,
     read_records,
     reject_options,
     resolve_kg,
@@ -85,7 +86,7 @@ def load_multitq(
     root = as_path(data_dir)
     qfile = find_file("MultiTQ questions", root, questions, question_files(split))
     records = read_records(qfile)
-    qs = [to_question(row, qfile, i) for i, row in enumerate(records)]
+    qs, warnings = parse_questions(records, to_question, qfile)
     kg_path = resolve_kg(kg, root, KG_FILES)
     partial = kg_path is not None and kg_path.name == "full_partial.txt"
     meta = {
@@ -103,4 +104,4 @@ def load_multitq(
         if partial
         else ()
     )
-    return Dataset("multitq", qs, kg_path, meta, notices=notices)
+    return Dataset("multitq", qs, kg_path, meta, warnings, notices=notices)

@@ -43,6 +43,7 @@ from .core import (
     check_context,
     find_file,
     find_optional,
+    parse_questions,
     read_records,
     reject_options,
     resolve_kg,
@@ -194,7 +195,7 @@ def load_timequestions(
     qfile = find_file(
         "TimeQuestions questions", root, questions, [f"questions/{split}.json", f"{split}.json"]
     )
-    qs = [to_question(row, qfile, i, time_granularity) for i, row in enumerate(read_records(qfile))]
+    qs, malformed = parse_questions(read_records(qfile), to_question, qfile, time_granularity)
     kg_path = resolve_kg(kg, root, KG_FILES)
     rfile = as_path(retrieved) or find_optional(
         root, [f"retrieved/{split}_timer4_retrieved_facts.json", f"retrieved/{split}.json"]
@@ -234,7 +235,7 @@ def load_timequestions(
             )
             for q in qs
         ]
-    return Dataset("timequestions", qs, kg_path, meta, warnings)
+    return Dataset("timequestions", qs, kg_path, meta, (*malformed, *warnings))
 
 
 def retrieved_warnings(

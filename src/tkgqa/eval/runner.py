@@ -61,8 +61,12 @@ LOCK_FILE = ".tkgqa-eval.lock"
 class _KGs:
     """The KG each question is answered over, loaded lazily, with one support checker per shared KG."""
 
-    def __init__(self, kg: KGStore | str | Path | None, kg_path: Path | None, check_support: bool) -> None:
+    def __init__(
+        self, kg: KGStore | str | Path | None, kg_path: Path | None, check_support: bool, strict: bool = False
+    ) -> None:
         self._given = kg
+        self.strict = strict  # a malformed KG entry stops the load (else it is skipped, see ``warnings``)
+        self.warnings: list[str] = []
         self._path = kg_path
         self._shared: KGStore | None = None
         self._checker: SupportChecker | None = None
@@ -79,8 +83,12 @@ class _KGs:
             if isinstance(source, str | Path):
                 from ..kg.loaders import load_kg
 
-                self._shared = load_kg(source)
+                self._shared = load_kg(source, strict=self.strict)
                 self.description = str(source)
+                report = getattr(self._shared, "load_report", None)
+                warning = report.warning() if report is not None else None
+                if warning:
+                    self.warnings.append(f"{warning} (--strict makes this an error)")
             elif source is None:
                 self._shared = TemporalKG(name="empty")
                 self.description = None
@@ -345,6 +353,9 @@ def evaluate(
         name = all_questions[0].dataset if all_questions else "custom"
     questions = [clean_question(q) for q in select_questions(all_questions, limit, sample, seed)]
     found = input_warnings(ds, kg, questions)
+    kgs = _KGs(kg, ds.kg_path if ds is not None else None, check_support, strict)
+    if strict and any(q.context is None for q in questions):
+        kgs.shared()  # a malformed KG entry stops the run before any question
     if found and strict:
         raise DataError(
             f"{len(found)} missing input(s) that change results (strict mode): " + " | ".join(found)
@@ -364,7 +375,6 @@ def evaluate(
         previous = _prepare_results(results, resume)
         done = {str(r["qid"]) for r in previous if not (retry_errors and r.get("error"))}
         retried = {str(r["qid"]) for r in previous if str(r["qid"]) not in done}
-        kgs = _KGs(kg, ds.kg_path if ds is not None else None, check_support)
         remaining = [q for q in questions if q.qid not in done]
         bar = _progress(len(remaining), runner.name, progress)
         hits = 0
@@ -382,6 +392,11 @@ def evaluate(
             raise write_failed(results, exc) from None
         finally:
             bar.close()
+        for message in kgs.warnings:  # malformed KG entries skipped while loading (known once loaded)
+            if warn is not None:
+                warn(message)
+            else:
+                warnings.warn(message, MissingInputWarning, stacklevel=2)
         _end_session(out, started)
         wanted = {q.qid for q in questions}
         if retried & wanted:
@@ -411,7 +426,7 @@ def evaluate(
                 "resumed": len(done & wanted),
                 "retried_errors": len(retried & wanted),
             },
-            warnings=found,
+            warnings=[*found, *kgs.warnings],
             method_metrics=runner.report_metrics(rows) if hasattr(runner, "report_metrics") else None,
         )
         try:

@@ -29,12 +29,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Protocol, runtime_checkable
 
 from ..time import Interval, TimePoint
 from .fact import Fact
 
 TimeQuery = TimePoint | Interval | str | None
+#: A valid-time argument (``as_of``): see :meth:`TimePoint.of` — an int is a year, a ``date`` its day;
+#: anything else is a DataError saying what is accepted.
+TimeArg = TimePoint | date | str | int
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +152,7 @@ class KGStore(Protocol):
         """Append facts; queries see them at once. Returns how many were new (duplicates are skipped)."""
         ...
 
-    def as_of(self, cutoff: TimePoint | str) -> KGStore:
+    def as_of(self, cutoff: TimeArg) -> KGStore:
         """A read-only view of the facts that start before ``cutoff``, clipped at it: an end at or after
         the cutoff becomes open (see the module docstring)."""
         ...

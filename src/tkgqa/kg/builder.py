@@ -1,12 +1,16 @@
 """Building a :class:`TemporalKG` from parsed rows: :class:`FactBuilder` (used by every loader) and the
 :class:`LoadReport` it attaches as ``kg.load_report``.
 
-Bad rows go through :meth:`FactBuilder.fail`: a :class:`DataError` with ``file:line`` (``strict``), or skipped
-and counted (lenient). Messages quote at most :data:`~tkgqa.sanitize.ECHO_CHARS` characters of a bad value.
+Bad rows go through :meth:`FactBuilder.fail`: skipped and counted (lenient, the default of every loader:
+the :class:`LoadReport` names the first ones and ``tkgqa eval`` lists them in ``report.json``'s
+``warnings``), or a :class:`DataError` with ``file:line`` (``strict``; ``tkgqa eval --strict``). Names
+follow the one rule of :mod:`tkgqa.kg.validate` (NFC, no control/format characters). Messages quote at most
+:data:`~tkgqa.sanitize.ECHO_CHARS` characters of a bad value.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -15,8 +19,13 @@ import numpy.typing as npt
 
 from ..errors import DataError
 from ..sanitize import shorten
-from ..time import NEG_INF, POS_INF, TimePoint, parse_bound
+from ..time import NEG_INF, POS_INF, Granularity, TimePoint, civil_from_days, parse_bound
+from .fact import Fact
 from .memory import COLUMNS, TemporalKG
+from .validate import name_problem
+
+#: Added to the message of a malformed entry in strict mode (named by its CLI flag).
+STRICT_HINT = "strict mode stops at a malformed entry; without --strict it is skipped with a counted warning"
 
 _MAX_ERRORS = 10
 
@@ -34,12 +43,23 @@ class LoadReport:
     first_errors: tuple[str, ...] = ()
     from_cache: bool = False
 
+    def warning(self) -> str | None:
+        """One sentence for ``report.json``'s ``warnings`` when malformed entries were skipped, naming the
+        first ones; ``None`` when none were."""
+        if not self.n_skipped:
+            return None
+        shown = "; ".join(self.first_errors[:5])
+        more = f" (and {self.n_skipped - 5} more)" if self.n_skipped > 5 else ""
+        entries = "entry" if self.n_skipped == 1 else "entries"
+        return f"KG {self.path}: {self.n_skipped} malformed {entries} skipped: {shown}{more}"
+
 
 class FactBuilder:
     """Accumulates encoded columns, interning names and memoising time parses; reports bad lines."""
 
     def __init__(self, path: str, fmt: str, strict: bool) -> None:
         self.path, self.format, self.strict = path, fmt, strict
+        self.hint = STRICT_HINT  # what a strict failure adds (how to get past it)
         self.ent: dict[str, int] = {}
         self.rel: dict[str, int] = {}
         self.cols: tuple[list[int], ...] = ([], [], [], [], [], [], [])
@@ -51,7 +71,7 @@ class FactBuilder:
     def fail(self, line: int | None, message: str) -> None:
         """Raise (strict) or count a bad line (lenient)."""
         if self.strict:
-            raise DataError(message + " (pass strict=False to skip bad lines)", path=self.path, line=line)
+            raise DataError(f"{message} ({self.hint})", path=self.path, line=line)
         self.n_skipped += 1
         if len(self.errors) < _MAX_ERRORS:
             self.errors.append(str(DataError(message, path=self.path, line=line)))
@@ -95,22 +115,25 @@ class FactBuilder:
         if t0 > t1:
             self.fail(line, f"start {start} is after end {end}")
             return
-        self.append(s, r, o, t0, t1, g0, g1)
+        self.append(s, r, o, t0, t1, g0, g1, line=line)
 
-    def add_points(self, s: str, r: str, o: str, p0: TimePoint, p1: TimePoint) -> None:
-        self.append(s, r, o, p0.first_day, p1.last_day, int(p0.granularity), int(p1.granularity))
+    def add_points(
+        self, s: str, r: str, o: str, p0: TimePoint, p1: TimePoint, *, line: int | None = None
+    ) -> None:
+        self.append(s, r, o, p0.first_day, p1.last_day, int(p0.granularity), int(p1.granularity), line=line)
 
-    def append(self, s: str, r: str, o: str, t0: int, t1: int, g0: int, g1: int) -> None:
+    def append(
+        self, s: str, r: str, o: str, t0: int, t1: int, g0: int, g1: int, *, line: int | None = None
+    ) -> bool:
+        """Add one encoded fact; a name breaking the rule of :mod:`tkgqa.kg.validate` fails the line
+        (checked once per new name: names are interned in NFC)."""
         ent, rel, c = self.ent, self.rel, self.cols
-        si = ent.get(s)
-        if si is None:
-            si = ent[s] = len(ent)
-        ri = rel.get(r)
-        if ri is None:
-            ri = rel[r] = len(rel)
-        oi = ent.get(o)
-        if oi is None:
-            oi = ent[o] = len(ent)
+        si, ri, oi = ent.get(s), rel.get(r), ent.get(o)
+        if si is None or ri is None or oi is None:
+            found = self._intern(line, (s, ent, "subject"), (r, rel, "relation"), (o, ent, "object"))
+            if found is None:
+                return False
+            si, ri, oi = found
         c[0].append(si)
         c[1].append(ri)
         c[2].append(oi)
@@ -118,6 +141,45 @@ class FactBuilder:
         c[4].append(t1)
         c[5].append(g0)
         c[6].append(g1)
+        return True
+
+    def _intern(self, line: int | None, *names: tuple[str, dict[str, int], str]) -> tuple[int, ...] | None:
+        """Ids of the names (new ones checked, then interned in NFC); ``None`` (the line failed) if one
+        breaks the rule — then none is interned."""
+        for name, table, what in names:
+            problem = None if name in table else name_problem(name)
+            if problem is not None:
+                self.fail(line, f"the {what} {problem}")
+                return None
+        ids = []
+        for name, table, _ in names:
+            i = table.get(name)
+            if i is None:
+                canon = unicodedata.normalize("NFC", name)
+                i = table.get(canon)
+                if i is None:
+                    i = table[canon] = len(table)
+            ids.append(i)
+        return tuple(ids)
+
+    def facts(self) -> list[Fact]:
+        """The facts added so far, in order (no duplicates removed): what a small parse (an append
+        request) hands to a store."""
+        ent, rel = list(self.ent), list(self.rel)
+        points: dict[tuple[int, int], TimePoint] = {}
+
+        def point(day: int, gran: int) -> TimePoint | None:
+            if not gran:
+                return None
+            found = points.get((day, gran))
+            if found is None:
+                found = points[(day, gran)] = TimePoint(*civil_from_days(day)).coarsen(Granularity(gran))
+            return found
+
+        return [
+            Fact(ent[s], rel[r], ent[o], point(t0, g0), point(t1, g1))
+            for s, r, o, t0, t1, g0, g1 in zip(*self.cols, strict=True)
+        ]
 
     def build(self, name: str, labels: Mapping[str, str] | None = None) -> TemporalKG:
         """The store, keeping the first of duplicate facts (same names and day span)."""

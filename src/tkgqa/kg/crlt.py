@@ -432,25 +432,27 @@ def is_crlt(head: Sequence[str]) -> bool:
 
 
 def load_crlt(
-    path: str | Path, *, strict: bool = True, name: str | None = None, labels: Any = None
+    path: str | Path, *, strict: bool = False, name: str | None = None, labels: Any = None
 ) -> TemporalKG:
     """The union of a CR-LT-KGQA file's ``KG Triples`` as a ``TemporalKG`` (format ``crlt``).
 
     Repairs (an item missing its ``)``) are reported in ``kg.load_report.first_errors`` and the item kept;
-    an item that is not a triple raises :class:`DataError` naming the entry (``strict``) or is skipped and
-    counted (``strict=False``)."""
+    an item that is not a triple is skipped and counted, the entry named in the report (the default), or
+    raises :class:`DataError` naming the entry (``strict``, the CLI's ``--strict``)."""
+    from .builder import STRICT_HINT
     from .loaders import LoadReport, _Builder, read_labels  # a registered format of that module
 
     p = Path(path)
     b = _Builder(str(p), "crlt", strict)
-    problems: list[str] = []
+    skipped: list[str] = []
+    repaired: list[str] = []
     for entry in parse_entries(read_entries(p)):
         for problem in entry.problems:
             if not problem.repaired:
                 if strict:
-                    raise DataError(f"{problem} (pass strict=False to skip it)", path=str(p))
+                    raise DataError(f"{problem} ({STRICT_HINT})", path=str(p))
                 b.n_skipped += 1
-            problems.append(str(problem))
+            (repaired if problem.repaired else skipped).append(str(problem))
         for item in entry.items:
             b.n_lines += 1
             b.labels.update(item.labels())
@@ -460,7 +462,13 @@ def load_crlt(
     report = kg.load_report
     assert report is not None
     kg.load_report = LoadReport(
-        report.path, "crlt", report.n_lines, report.n_facts, b.n_skipped, report.n_duplicates, tuple(problems)
+        report.path,
+        "crlt",
+        report.n_lines,
+        report.n_facts,
+        b.n_skipped,
+        report.n_duplicates,
+        (*skipped, *b.errors, *repaired),
     )
     return kg
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, DataError
+from ..sanitize import shorten
 from ..time import TimePoint
 
 SCHEMA_VERSION = "1"
@@ -24,7 +25,8 @@ CREATE TABLE IF NOT EXISTS relations (id INTEGER NOT NULL, name VARCHAR NOT NULL
 CREATE TABLE IF NOT EXISTS labels (name VARCHAR NOT NULL, label VARCHAR NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR NOT NULL, value VARCHAR NOT NULL);
 """
-TxTime = datetime | str | int
+TxTime = datetime | date | str | int
+TABLES = ("facts", "facts_by_o", "entities", "relations", "labels", "meta")
 
 
 def _duckdb() -> Any:
@@ -35,21 +37,43 @@ def _duckdb() -> Any:
     return duckdb
 
 
+#: The transaction times a store can hold: microseconds of the years 1..9999 (what ``datetime`` can show).
+MIN_TX = round(datetime(1, 1, 1, tzinfo=UTC).timestamp() * 1_000_000)
+MAX_TX = round(datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC).timestamp() * 1_000_000)
+_TX_FORMS = (
+    "a datetime (naive = UTC), a date (its midnight, UTC), ISO 8601 text such as 2026-11-23T16:00:00, or an "
+    "int of microseconds since 1970-01-01 UTC"
+)
+
+
 def tx_micros(t: TxTime) -> int:
-    """A transaction time as microseconds since the Unix epoch: a ``datetime`` (naive = UTC), an ISO
-    string (``2026-11-23T16:00:00``) or an int already in microseconds."""
-    if isinstance(t, int):
-        return t
+    """A transaction time as microseconds since the Unix epoch (UTC): one of :data:`_TX_FORMS`. Anything
+    else (a float, ``None``, a bool, a time outside the years 1..9999) is a :class:`ConfigError` saying
+    what is accepted. (An int is microseconds, never a year: transaction times are instants; valid-time
+    arguments such as ``as_of(2015)`` take years.)"""
+    if isinstance(t, bool) or not isinstance(t, datetime | date | str | int):
+        raise ConfigError(f"bad transaction time {shorten(repr(t))} ({type(t).__name__}); use {_TX_FORMS}")
     if isinstance(t, str):
         try:
             t = datetime.fromisoformat(t.strip())
         except ValueError:
-            raise ConfigError(
-                f"bad transaction time {t!r}; use ISO 8601 such as 2026-11-23T16:00:00"
-            ) from None
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=UTC)
-    return round(t.timestamp() * 1_000_000)
+            raise ConfigError(f"bad transaction time {shorten(str(t))}; use {_TX_FORMS}") from None
+    if isinstance(t, int):
+        micros = t
+    else:
+        if not isinstance(t, datetime):
+            t = datetime(t.year, t.month, t.day)
+        if t.tzinfo is None:
+            t = t.replace(tzinfo=UTC)
+        try:
+            micros = round(t.timestamp() * 1_000_000)
+        except (OverflowError, ValueError, OSError):
+            micros = MIN_TX - 1
+    if not MIN_TX <= micros <= MAX_TX:
+        raise ConfigError(
+            f"transaction time {shorten(repr(t))} is outside the years 1..9999; use {_TX_FORMS}"
+        )
+    return micros
 
 
 def tx_datetime(micros: int) -> datetime:
@@ -90,14 +114,25 @@ def connect(path: Path | None, read_only: bool, memory_limit: str | None = None)
     except duckdb.Error as exc:
         raise DataError(f"not a DuckDB store ({str(exc).splitlines()[0][:200]})", path=str(path)) from None
     sh = Shared(con, path, read_only)
-    if not read_only:
-        con.execute(_SCHEMA)
-        if not con.execute("SELECT count(*) FROM meta").fetchone()[0]:
-            con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
     tables = {row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-    if not {"facts", "facts_by_o", "entities", "relations", "labels", "meta"} <= tables:
+    if not read_only and not tables:  # a new (empty) database: make it a store
+        con.execute("BEGIN")
+        con.execute(_SCHEMA)
+        con.execute("INSERT INTO meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
+        con.execute("COMMIT")
+        tables = set(TABLES)
+    if not set(TABLES) <= tables:  # another program's database: refused, and left as it was
+        con.close()
         raise DataError(
-            "not a tkgqa DuckDB store (tables missing); create one with `tkgqa kg convert`", path=str(path)
+            "not a tkgqa DuckDB store ("
+            + (
+                f"it has tables {', '.join(sorted(tables)[:5])}, not tkgqa's"
+                if tables
+                else "an empty database"
+            )
+            + "); "
+            "it was not changed — create a store with `tkgqa kg convert KG FILE.duckdb`",
+            path=str(path),
         )
     load_state(sh)
     return sh

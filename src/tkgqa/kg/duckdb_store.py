@@ -35,7 +35,6 @@ store's lock, each one transaction. Other processes open the file ``read_only=Tr
 
 from __future__ import annotations
 
-import time as _time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
@@ -44,9 +43,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, NotFoundError
-from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, parse_time, span_of
-from .base import Hop, TimeQuery, clip_at, entity_names
-from .duckdb_schema import TxTime, connect, tx_datetime, tx_micros
+from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, span_of
+from .base import Hop, TimeArg, TimeQuery, clip_at, entity_names
+from .duckdb_schema import TxTime, connect, load_state, tx_datetime, tx_micros
+from .duckdb_write import append_facts, next_tx, retract_keys
 from .fact import Fact, display_name
 
 if TYPE_CHECKING:
@@ -56,7 +56,6 @@ if TYPE_CHECKING:
 
 BATCH = 65_536
 _COLS = "s, r, o, t0, t1, g0, g1"
-_KEY = ("s", "r", "o", "t0", "t1")
 _FEW = 8  # frontiers up to this size are looked up per side (zone maps), larger ones scanned once
 
 
@@ -127,12 +126,19 @@ class DuckDBStore:
         read_only: bool = False,
         name: str | None = None,
         memory_limit: str | None = None,
+        create: bool = True,
     ) -> DuckDBStore:
-        """Open (or, unless ``read_only``, create) the store file at ``path``. ``memory_limit`` (e.g.
+        """Open the store file at ``path``; a missing one is created when ``create`` and not ``read_only``
+        (``tkgqa serve`` creates one only with ``--create``: a typo must not serve an empty store). A DuckDB
+        file of another program (tables, but not tkgqa's) is refused unchanged. ``memory_limit`` (e.g.
         ``"512MB"``) caps DuckDB's buffer pool (default: DuckDB's, 80% of RAM)."""
         p = Path(path).expanduser()
-        if read_only and not p.is_file():
-            raise NotFoundError(f"DuckDB store {str(p)!r} does not exist; create it with `tkgqa kg convert`")
+        if (read_only or not create) and not p.is_file():
+            raise NotFoundError(
+                f"DuckDB store {str(p)!r} does not exist; check the path"
+                + ("" if read_only else ", or start a new empty store with --create")
+                + " (tkgqa kg convert KG FILE.duckdb makes one from a KG file)"
+            )
         return cls(name=name or p.stem, path=p, read_only=read_only, memory_limit=memory_limit)
 
     @classmethod
@@ -150,18 +156,27 @@ class DuckDBStore:
         ents, rels, cols, _ = kg.to_arrays()
         sh, cur = store._sh, store._cur()
         with sh.lock:
-            tx = store._tick(None)
+            tx = next_tx(sh, None)
             cur.execute("BEGIN")
-            store._write_vocab(cur, ents, rels)
-            batch = pa.table({"id": np.arange(len(cols["s"]), dtype=np.int64), **cols})
-            cur.register("bulk", batch)
-            cur.execute(f"INSERT INTO facts SELECT id, {_COLS}, ?, NULL FROM bulk ORDER BY s, t0, id", [tx])
-            cur.execute(
-                f"INSERT INTO facts_by_o SELECT id, {_COLS}, ?, NULL FROM bulk ORDER BY o, t0, id", [tx]
-            )
-            cur.unregister("bulk")
-            cur.execute("COMMIT")
-            sh.next_id = len(cols["s"])
+            try:
+                for table, names in (("entities", ents), ("relations", rels)):
+                    cur.register(
+                        "vocab", pa.table({"id": np.arange(len(names), dtype=np.int64), "name": names})
+                    )
+                    cur.execute(f"INSERT INTO {table} SELECT id, name FROM vocab")
+                    cur.unregister("vocab")
+                cur.register("bulk", pa.table({"id": np.arange(len(cols["s"]), dtype=np.int64), **cols}))
+                for table, order in (("facts", "s"), ("facts_by_o", "o")):
+                    cur.execute(
+                        f"INSERT INTO {table} SELECT id, {_COLS}, ?, NULL FROM bulk ORDER BY {order}, t0, id",
+                        [tx],
+                    )
+                cur.unregister("bulk")
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            load_state(sh)
         store.set_labels(kg.labels)
         return store
 
@@ -177,21 +192,6 @@ class DuckDBStore:
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         rows: list[tuple[Any, ...]] = self._cur().execute(sql, list(params)).fetchall()
         return rows
-
-    def _tick(self, at: TxTime | None) -> int:
-        """The transaction time of the next write: ``at``, or now; never before the last one."""
-        sh = self._sh
-        if at is None:
-            now = max(_time.time_ns() // 1000, sh.last_tx + 1)
-        else:
-            now = tx_micros(at)
-            if now < sh.last_tx:
-                raise ConfigError(
-                    f"transaction time {tx_datetime(now).isoformat()} is before the store's last write "
-                    f"({tx_datetime(sh.last_tx).isoformat()}); history is append-only"
-                )
-        sh.last_tx = now
-        return now
 
     def close(self) -> None:
         self._sh.con.close()
@@ -462,9 +462,9 @@ class DuckDBStore:
         view.name = "".join(parts)
         return view
 
-    def as_of(self, cutoff: TimePoint | str) -> DuckDBStore:
+    def as_of(self, cutoff: TimeArg) -> DuckDBStore:
         """The valid-time snapshot (see :mod:`tkgqa.kg.base`); keeps this view's transaction time."""
-        point = parse_time(cutoff) if isinstance(cutoff, str) else cutoff
+        point = TimePoint.of(cutoff)
         return self._view(point if self._cutoff is None else min(point, self._cutoff), self._tx)
 
     def known_at(self, t: TxTime) -> DuckDBStore:
@@ -488,128 +488,29 @@ class DuckDBStore:
         return self.append(facts)
 
     def append(self, facts: Iterable[Fact], *, at: TxTime | None = None) -> int:
-        """Append facts recorded at transaction time ``at`` (default: now; never before the last write)."""
+        """Append facts recorded at transaction time ``at`` (default: now; never before the last write).
+
+        One transaction whatever the number of facts (:mod:`tkgqa.kg.duckdb_write`): a refused or
+        interrupted append keeps nothing — no row, no name, no clock tick."""
         self._writable()
-        total = 0
-        batch: list[Fact] = []
-        for f in facts:
-            batch.append(f)
-            if len(batch) >= 4 * BATCH:
-                total += self._append(batch, at)
-                batch = []
-        return total + (self._append(batch, at) if batch else 0)
+        micros = None if at is None else tx_micros(at)
+        return append_facts(self._sh, self._cur(), facts, micros)
 
-    def _encode(self, f: Fact, intern: bool) -> tuple[int, ...] | None:
+    def _key(self, f: Fact) -> tuple[int, ...] | None:
+        """``(s, r, o, t0, t1)`` of ``f``, or ``None`` when a name is unknown (no such fact is stored)."""
         sh = self._sh
-        ids = []
-        for name, table, index in (
-            (f.subject, sh.ent, sh.ent_id),
-            (f.relation, sh.rel, sh.rel_id),
-            (f.object, sh.ent, sh.ent_id),
-        ):
-            i = index.get(name)
-            if i is None:
-                if not intern:
-                    return None
-                i = index[name] = len(table)
-                table.append(name)
-            ids.append(i)
-        t0 = f.start.first_day if f.start else NEG_INF
-        t1 = f.end.last_day if f.end else POS_INF
-        g0 = int(f.start.granularity) if f.start else 0
-        g1 = int(f.end.granularity) if f.end else 0
-        return (*ids, t0, t1, g0, g1)
-
-    def _append(self, facts: list[Fact], at: TxTime | None) -> int:
-        import pyarrow as pa
-
-        sh, cur = self._sh, self._cur()
-        with sh.lock:
-            n_ent, n_rel = len(sh.ent), len(sh.rel)
-            rows: dict[tuple[int, ...], tuple[int, ...]] = {}
-            for f in facts:
-                row = self._encode(f, intern=True)
-                assert row is not None
-                rows.setdefault(row[:5], row)  # duplicates within the batch: the first one stays
-            tx = self._tick(at)
-            cols = list(zip(*rows.values(), strict=True))
-            batch = pa.table(
-                {c: pa.array(v, pa.int64()) for c, v in zip(_COLS.split(", "), cols, strict=True)}
-            )
-            try:
-                cur.execute("BEGIN")
-                self._write_vocab(cur, sh.ent[n_ent:], sh.rel[n_rel:], n_ent, n_rel)
-                cur.register("batch", batch)
-                cur.execute(
-                    f"""CREATE OR REPLACE TEMP TABLE new_rows AS
-                    SELECT ? + row_number() OVER (ORDER BY b.pos) - 1 AS id, {_COLS},
-                        ?::BIGINT AS recorded_at, NULL::BIGINT AS retracted_at
-                    FROM (SELECT *, row_number() OVER () AS pos FROM batch) b
-                    WHERE NOT EXISTS (SELECT 1 FROM facts f WHERE f.retracted_at IS NULL
-                        AND f.s = b.s AND f.r = b.r AND f.o = b.o AND f.t0 = b.t0 AND f.t1 = b.t1)""",
-                    [sh.next_id, tx],
-                )
-                cur.execute("INSERT INTO facts SELECT * FROM new_rows ORDER BY s, t0, id")
-                cur.execute("INSERT INTO facts_by_o SELECT * FROM new_rows ORDER BY o, t0, id")
-                found = cur.execute("SELECT count(*) FROM new_rows").fetchone()
-                cur.execute("DROP TABLE new_rows")
-                cur.unregister("batch")
-                cur.execute("COMMIT")
-            except Exception:
-                cur.execute("ROLLBACK")
-                for name in sh.ent[n_ent:]:
-                    del sh.ent_id[name]
-                for name in sh.rel[n_rel:]:
-                    del sh.rel_id[name]
-                del sh.ent[n_ent:], sh.rel[n_rel:]
-                raise
-            added = int(found[0]) if found else 0
-            sh.next_id += added
-            return added
-
-    def _write_vocab(
-        self, cur: Any, ents: Sequence[str], rels: Sequence[str], ent0: int = 0, rel0: int = 0
-    ) -> None:
-        import pyarrow as pa
-
-        sh = self._sh
-        if ent0 == 0 and not sh.ent:  # a bulk import sets the whole vocabulary
-            sh.ent[:], sh.rel[:] = list(ents), list(rels)
-            sh.ent_id.update((e, i) for i, e in enumerate(ents))
-            sh.rel_id.update((r, i) for i, r in enumerate(rels))
-        for table, names, first in (("entities", ents, ent0), ("relations", rels, rel0)):
-            if names:
-                cur.register("vocab", pa.table({"id": range(first, first + len(names)), "name": list(names)}))
-                cur.execute(f"INSERT INTO {table} SELECT id, name FROM vocab")
-                cur.unregister("vocab")
+        s, r, o = sh.ent_id.get(f.subject), sh.rel_id.get(f.relation), sh.ent_id.get(f.object)
+        if s is None or r is None or o is None:
+            return None
+        return (s, r, o, f.start.first_day if f.start else NEG_INF, f.end.last_day if f.end else POS_INF)
 
     def retract(self, facts: Iterable[Fact], *, at: TxTime | None = None) -> int:
         """Withdraw live facts at transaction time ``at`` (default now): their rows get ``retracted_at``
         and drop out of the live store and of later ``known_at`` views. Returns how many were retracted."""
         self._writable()
-        keys = {row[:5] for f in facts if (row := self._encode(f, intern=False)) is not None}
-        if not keys:
-            return 0
-        import pyarrow as pa
-
-        sh, cur = self._sh, self._cur()
-        with sh.lock:
-            tx = self._tick(at)
-            cols = list(zip(*keys, strict=True))
-            cur.register(
-                "gone", pa.table({c: pa.array(v, pa.int64()) for c, v in zip(_KEY, cols, strict=True)})
-            )
-            cur.execute("BEGIN")
-            for table in ("facts_by_o", "facts"):  # both copies; the count is the second's
-                found = cur.execute(
-                    f"""UPDATE {table} SET retracted_at = ? FROM gone g WHERE {table}.retracted_at IS NULL
-                    AND {table}.s = g.s AND {table}.r = g.r AND {table}.o = g.o
-                    AND {table}.t0 = g.t0 AND {table}.t1 = g.t1""",
-                    [tx],
-                ).fetchone()
-            cur.execute("COMMIT")
-            cur.unregister("gone")
-        return int(found[0]) if found else 0
+        micros = None if at is None else tx_micros(at)
+        keys = {key for f in facts if (key := self._key(f)) is not None}
+        return retract_keys(self._sh, self._cur(), keys, micros) if keys else 0
 
     def history(
         self, subject: str | None = None, relation: str | None = None, object: str | None = None

@@ -189,7 +189,7 @@ def sniff_format(path: PathLike) -> str:
             return fmt.name
     raise DataError(
         f"cannot detect the KG format: {_odd_line(numbered)}; "
-        f"pass format= one of {', '.join(f.name for f in formats)}",
+        f"name the format with --format NAME, one of {', '.join(f.name for f in formats)}",
         path=str(p),
     )
 

@@ -8,8 +8,9 @@ a bare entity or relation id, also keep an offsets table so a key's run is found
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -85,3 +86,29 @@ def build_indexes(
             offsets = sorted_keys.searchsorted(np.arange(size + 1, dtype=np.int64))
         out[kind] = Index(sorted_keys, order, starts, None if offsets is None else offsets.tolist(), offsets)
     return out
+
+
+DeltaRow = tuple[int, int, int, int, int, int, int]
+
+
+def _delta_index() -> dict[str, dict[int, list[int]]]:
+    return {k: defaultdict(list) for k in INDEX_KINDS}
+
+
+@dataclass(slots=True)
+class State:
+    """What a :class:`~tkgqa.kg.memory.TemporalKG` query reads: the columns and indexes of the compacted
+    part, and the delta appended since (swapped whole by compaction, the delta appended to in place by the
+    one writer; see that module's docstring)."""
+
+    cols: dict[str, IntArray]
+    index: dict[str, Index]
+    n_main: int = 0
+    max_dur: int = 0  # largest ``t1 - t0`` of the main part: bounds the time-window search
+    ordered: bool = True  # False if some fact ends before it starts
+    delta: list[DeltaRow] = field(default_factory=list)
+    delta_index: dict[str, dict[int, list[int]]] = field(default_factory=_delta_index)
+
+
+def empty_state() -> State:
+    return State({c: np.zeros(0, dtype=np.int64) for c in COLUMNS}, {})

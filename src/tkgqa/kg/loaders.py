@@ -17,8 +17,10 @@ Each format is one ``register_format(KGFormat(...))`` at the end of this module 
 detection); :func:`load_kg` dispatches through :data:`~tkgqa.kg.formats.KG_FORMATS`, where other
 distributions add formats through the ``tkgqa.kg_formats`` entry-point group.
 
-Every loader raises :class:`DataError` with ``file:line`` on malformed input (``strict=True``), or skips bad
-lines and counts them in the :class:`LoadReport` attached as ``kg.load_report`` (``strict=False``).
+Every loader skips a malformed line (or entry) and counts it in the :class:`LoadReport` attached as
+``kg.load_report`` (the default: one flaw in a published file does not stop a run; ``tkgqa eval`` lists
+them in ``report.json``'s ``warnings``), or raises :class:`DataError` with ``file:line``
+(``strict=True``; the CLI's ``--strict``). Names follow :mod:`tkgqa.kg.validate`.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ _INT = re.compile(r"^-?\d+$")
 
 # --- the formats ----------------------------------------------------------------------------------
 def load_quadruples(
-    path: PathLike, *, strict: bool = True, name: str | None = None, labels: LabelsArg = None
+    path: PathLike, *, strict: bool = False, name: str | None = None, labels: LabelsArg = None
 ) -> TemporalKG:
     """MultiTQ / ICEWS quadruples ``subject\\trelation\\tobject\\tdate``."""
     p = Path(path)
@@ -74,7 +76,7 @@ def load_quadruples(
 
 
 def load_tsv(
-    path: PathLike, *, strict: bool = True, name: str | None = None, labels: LabelsArg = None
+    path: PathLike, *, strict: bool = False, name: str | None = None, labels: LabelsArg = None
 ) -> TemporalKG:
     """Our TSV format ``s r o start [end]`` (any ISO granularity, ``#`` comments, empty end = open)."""
     p = Path(path)
@@ -84,7 +86,7 @@ def load_tsv(
 
 
 def load_wikidata(
-    path: PathLike, *, strict: bool = True, name: str | None = None, labels: LabelsArg = None
+    path: PathLike, *, strict: bool = False, name: str | None = None, labels: LabelsArg = None
 ) -> TemporalKG:
     """CronQuestions-style quintuples with Wikidata ids; labels from ``labels`` or the label files beside."""
     p = Path(path)
@@ -94,7 +96,7 @@ def load_wikidata(
 
 
 def load_timequestions(
-    path: PathLike, *, strict: bool = True, name: str | None = None, labels: LabelsArg = None
+    path: PathLike, *, strict: bool = False, name: str | None = None, labels: LabelsArg = None
 ) -> TemporalKG:
     """The TimeQuestions tkbc TSV (header ``split subject_id subject_label … start_year end_year``)."""
     p = Path(path)
@@ -179,7 +181,7 @@ def load_icews_ids(
     base: str | None = None,
     first_step: int = 0,
     step: int = 1,
-    strict: bool = True,
+    strict: bool = False,
     name: str | None = None,
     labels: LabelsArg = None,
 ) -> TemporalKG:
@@ -233,7 +235,7 @@ def load_icews_ids(
             except (ValueError, OverflowError, DataError):
                 b.fail(lineno, f"time step {t} is out of range (base {base}, step {step})")
                 continue
-        b.add_points(ents[s], rels[r], ents[o], point, point)
+        b.add_points(ents[s], rels[r], ents[o], point, point, line=lineno)
     return b.build(name or p.stem, read_labels(labels))
 
 
@@ -246,7 +248,7 @@ def load_table(
     start: str = "start",
     end: str | None = "end",
     delimiter: str | None = None,
-    strict: bool = True,
+    strict: bool = False,
     name: str | None = None,
     labels: LabelsArg = None,
 ) -> TemporalKG:
@@ -468,7 +470,7 @@ def source_files(path: PathLike, fmt: str, labels: LabelsArg = None, **options: 
 def load_kg(
     path: PathLike,
     format: str = "auto",
-    strict: bool = True,
+    strict: bool = False,
     cache: bool = True,
     labels: LabelsArg = None,
     **options: Any,

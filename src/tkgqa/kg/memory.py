@@ -10,11 +10,18 @@ with a start-time cutoff applied inside each search and its facts clipped at the
 the cutoff's first day reads as open; :func:`_clipped_window` turns that into the index search). The
 :class:`~tkgqa.kg.base.KGStore` methods that neighbourhood walks need (``incident``, ``hop``,
 ``relation_counts``, ``time_span``) run on these indexes, vectorised.
+
+**Threads: one writer, many readers.** Appends (and the compaction they trigger) are serialised by a writer
+lock; readers take no lock. Everything a query reads of the columns, indexes and delta is one
+:class:`State` object, read once per call; compaction builds a new one and swaps it in (copy-on-write), so a
+reader sees either the state before or after it, never a mix (an ``IndexError``, or fewer facts than a read
+before it). Fact ids never change, so ids from one state are valid in every later one. Within a state, an
+append writes the fact, then its row, then its index entries: a concurrent reader sees it fully or not at all.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -22,8 +29,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError, NotFoundError
-from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, parse_time, span_of
-from .base import Hop, TimeQuery, entity_names
+from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, span_of
+from .base import Hop, TimeArg, TimeQuery, entity_names
 from .fact import Fact, display_name
 from .index import (
     COLUMNS,
@@ -33,10 +40,13 @@ from .index import (
     Index,
     IntArray,
     KnownOrder,
+    State,
     build_indexes,
+    empty_state,
     index_key,
 )
 from .snapshot import KGSnapshot
+from .validate import check_name
 
 if TYPE_CHECKING:
     from .loaders import LoadReport
@@ -73,17 +83,14 @@ class TemporalKG:
         self._ent_id: dict[str, int] = {}
         self._rel: list[str] = []
         self._rel_id: dict[str, int] = {}
-        self._cols = {c: _EMPTY.copy() for c in COLUMNS}
-        self._index: dict[str, Index] = {}
+        self._st = empty_state()
+        self._write_lock = threading.RLock()
         self._seen: set[tuple[int, int, int, int, int]] = set()
-        self._reset_delta()
+        self._seen_ready = True
         self._tp_cache: dict[int, TimePoint] = {}  # day * 4 + granularity → shared TimePoint
         self._span_cache: dict[str, tuple[int, int]] = {}
         self._fcache: list[Fact | None] = []  # Fact objects built so far, by fact id
-        self._n_built = 0  # how many entries of _fcache are set
-        self._max_dur = 0  # largest ``t1 - t0`` of the main part: bounds the time-window search
-        self._ordered = True
-        self._n_main = 0
+        self._all_built = True  # every entry of _fcache is set (after materialize, or only appends)
         self._rank: IntArray | None = None  # entity id → position in name order (ties of ``hop``)
         self.add(facts)
         self.compact()
@@ -109,10 +116,9 @@ class TemporalKG:
         kg._ent_id = {e: i for i, e in enumerate(kg._ent)}
         kg._rel = list(relations)
         kg._rel_id = {r: i for i, r in enumerate(kg._rel)}
-        kg._cols = {c: np.ascontiguousarray(columns[c], dtype=np.int64) for c in COLUMNS}
-        kg._n_main = len(kg._cols["s"])
-        kg._fcache = [None] * kg._n_main
-        kg._n_built = 0
+        cols = {c: np.ascontiguousarray(columns[c], dtype=np.int64) for c in COLUMNS}
+        kg._fcache = [None] * len(cols["s"])
+        kg._all_built = not kg._fcache
         orders: dict[str, IntArray | tuple[IntArray, IntArray, IntArray]] = {}
         for kind, value in (index or {}).items():
             if isinstance(value, tuple):
@@ -120,7 +126,7 @@ class TemporalKG:
                 orders[kind] = (keys, ids, starts)
             else:
                 orders[kind] = np.asarray(value, dtype=np.int64)
-        kg._build_index(orders)
+        kg._st = kg._compacted(cols, orders)
         kg._seen = set()  # dedup of appends is rebuilt lazily
         kg._seen_ready = False
         return kg
@@ -130,17 +136,23 @@ class TemporalKG:
     ) -> tuple[list[str], list[str], dict[str, IntArray], dict[str, tuple[IntArray, IntArray, IntArray]]]:
         """Entities, relations, encoded columns and ``{kind: (keys, ids, t0)}`` indexes (after compaction)."""
         self.compact()
-        index = {k: (v.keys, v.ids, v.t0) for k, v in self._index.items()}
-        return list(self._ent), list(self._rel), dict(self._cols), index
+        st = self._st
+        index = {k: (v.keys, v.ids, v.t0) for k, v in st.index.items()}
+        return list(self._ent), list(self._rel), dict(st.cols), index
 
-    def _reset_delta(self) -> None:
-        self._delta: list[tuple[int, int, int, int, int, int, int]] = []
-        self._delta_index: dict[str, dict[int, list[int]]] = {k: defaultdict(list) for k in INDEX_KINDS}
-        self._seen_ready = True
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        del state["_write_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._write_lock = threading.RLock()
 
     # --- vocabulary ---------------------------------------------------------------------------------
     def __len__(self) -> int:
-        return self._n_main + len(self._delta)
+        st = self._st
+        return st.n_main + len(st.delta)
 
     @property
     def entities(self) -> Sequence[str]:
@@ -188,6 +200,7 @@ class TemporalKG:
     def _intern(self, table: list[str], ids: dict[str, int], name: str, cap: int, what: str) -> int:
         i = ids.get(name)
         if i is None:
+            check_name(name, what)  # the one rule for names (tkgqa.kg.validate), on each new name
             i = len(table)
             if i >= cap:
                 raise ConfigError(f"too many {what}s for the in-memory store (max {cap})")
@@ -197,9 +210,15 @@ class TemporalKG:
 
     # --- appends ------------------------------------------------------------------------------------
     def add(self, facts: Iterable[Fact]) -> int:
-        """Append facts (duplicates skipped); they are visible to the next query."""
+        """Append facts (duplicates skipped); they are visible to the next query. Appends are serialised;
+        readers on other threads may run meanwhile (see the module docstring)."""
+        with self._write_lock:
+            return self._add(facts)
+
+    def _add(self, facts: Iterable[Fact]) -> int:
+        st = self._st
         if not self._seen_ready:
-            self._seen = set(zip(*(self._cols[c].tolist() for c in ("s", "r", "o", "t0", "t1")), strict=True))
+            self._seen = set(zip(*(st.cols[c].tolist() for c in ("s", "r", "o", "t0", "t1")), strict=True))
             self._seen_ready = True
         added = 0
         for f in facts:
@@ -214,48 +233,48 @@ class TemporalKG:
             self._seen.add(sig)
             g0 = int(f.start.granularity) if f.start else 0
             g1 = int(f.end.granularity) if f.end else 0
-            fid = len(self)
-            self._delta.append((s, r, o, t0, t1, g0, g1))
-            self._fcache.append(f)
-            self._n_built += 1
+            fid = st.n_main + len(st.delta)
+            self._fcache.append(f)  # the fact, then its row, then its index entries (readers never lock)
+            st.delta.append((s, r, o, t0, t1, g0, g1))
             for kind in INDEX_KINDS:
-                self._delta_index[kind][index_key(kind, s, r, o)].append(fid)
+                st.delta_index[kind][index_key(kind, s, r, o)].append(fid)
             added += 1
-        if len(self._delta) > max(50_000, self._n_main // 4):
+        if len(st.delta) > max(50_000, st.n_main // 4):
             self.compact()
         return added
 
     def compact(self) -> None:
-        """Fold appended facts into the numpy columns and rebuild the indexes (fact ids do not change)."""
-        if not self._delta and self._index:
-            return
-        if self._delta:
-            extra = np.asarray(self._delta, dtype=np.int64).reshape(-1, 7)
-            for j, c in enumerate(COLUMNS):
-                self._cols[c] = np.concatenate([self._cols[c], extra[:, j]])
-        self._n_main = len(self._cols["s"])
-        seen, ready = self._seen, self._seen_ready
-        self._reset_delta()
-        self._seen, self._seen_ready = seen, ready
-        self._build_index()
+        """Fold appended facts into the numpy columns and rebuild the indexes (fact ids do not change): a
+        new state built aside and swapped in, so readers never see a half-compacted store."""
+        with self._write_lock:
+            st = self._st
+            if not st.delta and st.index:
+                return
+            cols = st.cols
+            if st.delta:
+                extra = np.asarray(st.delta, dtype=np.int64).reshape(-1, 7)
+                cols = {c: np.concatenate([cols[c], extra[:, j]]) for j, c in enumerate(COLUMNS)}
+            self._st = self._compacted(cols)
 
-    def _build_index(self, orders: Mapping[str, KnownOrder] | None = None) -> None:
-        """(Re)build every index (see :func:`~tkgqa.kg.index.build_indexes` for ``orders``)."""
-        self._index = build_indexes(self._cols, len(self._ent), len(self._rel), orders)
-        self._prime_points()
+    def _compacted(self, cols: dict[str, IntArray], orders: Mapping[str, KnownOrder] | None = None) -> State:
+        """A state whose main part is ``cols`` (indexes rebuilt; see :func:`~tkgqa.kg.index.build_indexes`
+        for ``orders``) and whose delta is empty."""
+        index = build_indexes(cols, len(self._ent), len(self._rel), orders)
+        self._prime_points(cols)
         # A fact overlapping a window [a, b] starts at or after ``a - max_dur``; a negative duration
         # (start after end) or an open end makes the bound useless, hence the fallback to "unbounded".
-        durations = self._cols["t1"] - self._cols["t0"]
+        durations = cols["t1"] - cols["t0"]
         n = len(durations)
-        self._max_dur = int(durations.max()) if n else 0
-        self._ordered = not n or int(durations.min()) >= 0  # False if some fact ends before it starts
+        max_dur = int(durations.max()) if n else 0
+        ordered = not n or int(durations.min()) >= 0
+        return State(cols, index, n, max_dur, ordered)
 
-    def _prime_points(self) -> None:
+    def _prime_points(self, cols: Mapping[str, IntArray]) -> None:
         """Build the shared TimePoint of every distinct (day, granularity) now rather than on first use."""
         keys = []
         for day, gran in (("t0", "g0"), ("t1", "g1")):
-            g = self._cols[gran]
-            keys.append((self._cols[day] * 4 + g)[g > 0])
+            g = cols[gran]
+            keys.append((cols[day] * 4 + g)[g > 0])
         distinct = np.unique(np.concatenate(keys)) if keys else _EMPTY
         if len(distinct) > _PRIME_MAX:
             return
@@ -309,14 +328,16 @@ class TemporalKG:
         lo_t, hi_t = (NEG_INF, POS_INF) if time is None else self._span(time)
         if cutoff is not None:
             lo_t, hi_t = _clipped_window(lo_t, hi_t, cutoff)
-        result = self._main_ids(self._index[kind], key, lo_t, hi_t)
+        st = self._st  # one state for the whole search (see the module docstring)
+        result = self._main_ids(st, st.index[kind], key, lo_t, hi_t)
         if len(result) and kind == "s" and o >= 0:
-            result = result[self._cols["o"][result] == o]
-        if self._delta:
-            result = self._with_delta(result, kind, key, o if kind == "s" else -1, lo_t, hi_t)
+            result = result[st.cols["o"][result] == o]
+        if st.delta:
+            result = self._with_delta(st, result, kind, key, o if kind == "s" else -1, lo_t, hi_t)
         return result
 
-    def _main_ids(self, idx: Index, key: int, lo_t: int, hi_t: int) -> IntArray:
+    @staticmethod
+    def _main_ids(st: State, idx: Index, key: int, lo_t: int, hi_t: int) -> IntArray:
         """Ids of the main (compacted) part with ``key`` whose span meets ``[lo_t, hi_t]``."""
         if idx.offsets is not None:
             if key + 1 >= len(idx.offsets):
@@ -333,37 +354,41 @@ class TemporalKG:
             hi = lo + int(t0.searchsorted(hi_t, "right"))  # starts no later than the window's end
         if lo_t <= NEG_INF or lo >= hi:
             return ids[lo:hi]
-        sure = min(hi, lo + int(t0.searchsorted(lo_t))) if self._ordered else hi  # these start in the window
-        maybe = lo if lo_t - self._max_dur <= NEG_INF else lo + int(t0.searchsorted(lo_t - self._max_dur))
+        sure = min(hi, lo + int(t0.searchsorted(lo_t))) if st.ordered else hi  # these start in the window
+        maybe = lo if lo_t - st.max_dur <= NEG_INF else lo + int(t0.searchsorted(lo_t - st.max_dur))
         if maybe >= sure:
             return ids[sure:hi]
         early = ids[maybe:sure]
-        early = early[self._cols["t1"][early] >= lo_t]  # started earlier, still running at the window
+        early = early[st.cols["t1"][early] >= lo_t]  # started earlier, still running at the window
         return np.concatenate([early, ids[sure:hi]]) if len(early) else ids[sure:hi]
 
-    def _with_delta(self, result: IntArray, kind: str, key: int, o: int, lo_t: int, hi_t: int) -> IntArray:
-        n = self._n_main
-        delta = self._delta
+    def _with_delta(
+        self, st: State, result: IntArray, kind: str, key: int, o: int, lo_t: int, hi_t: int
+    ) -> IntArray:
+        n = st.n_main
+        delta = st.delta
         extra = [
             i
-            for i in self._delta_index[kind].get(key, ())
+            for i in st.delta_index[kind].get(key, ())
             if delta[i - n][3] <= hi_t and delta[i - n][4] >= lo_t and (o < 0 or delta[i - n][2] == o)
         ]
         if not extra:
             return result
         merged = np.concatenate([result, np.asarray(extra, dtype=np.int64)])
-        return merged[np.argsort(self.column("t0", merged), kind="stable")]
+        return merged[np.argsort(self._column(st, "t0", merged), kind="stable")]
 
     def column(self, name: str, ids: IntArray) -> IntArray:
         """Values of encoded column ``name`` (one of ``s r o t0 t1 g0 g1``) for fact ids ``ids``."""
-        col = self._cols[name]
-        if not self._delta or not len(ids) or int(ids.max()) < self._n_main:
+        return self._column(self._st, name, ids)
+
+    @staticmethod
+    def _column(st: State, name: str, ids: IntArray) -> IntArray:
+        col = st.cols[name]
+        if not st.delta or not len(ids) or int(ids.max()) < st.n_main:
             return col[ids]
         j = COLUMNS.index(name)
-        n = self._n_main
-        return np.asarray(
-            [int(col[i]) if i < n else self._delta[i - n][j] for i in ids.tolist()], dtype=np.int64
-        )
+        n, delta = st.n_main, st.delta
+        return np.asarray([int(col[i]) if i < n else delta[i - n][j] for i in ids.tolist()], dtype=np.int64)
 
     _col = column
 
@@ -377,18 +402,18 @@ class TemporalKG:
 
     def _fill(self, fids: list[int], wanted: int) -> Fact:
         """Build (in one batch) the uncached facts among ``fids``; return fact ``wanted``."""
-        cache, n = self._fcache, self._n_main
+        st = self._st
+        cache, n = self._fcache, st.n_main
         missing = [i for i in fids if cache[i] is None]
-        self._n_built += len(missing)
         main = [i for i in missing if i < n]
         rows: list[tuple[int, ...]] = []
         if len(main) > _SCALAR_FILL:
             at = np.asarray(main, dtype=np.int64)
-            rows = list(zip(*(self._cols[c][at].tolist() for c in COLUMNS), strict=True))
+            rows = list(zip(*(st.cols[c][at].tolist() for c in COLUMNS), strict=True))
         elif main:  # a few facts: scalar reads beat seven fancy-index gathers
-            cols = [self._cols[c] for c in COLUMNS]
+            cols = [st.cols[c] for c in COLUMNS]
             rows = [tuple(int(col[i]) for col in cols) for i in main]
-        rows += [self._delta[i - n] for i in missing if i >= n]
+        rows += [st.delta[i - n] for i in missing if i >= n]
         ent, rel, tp, point = self._ent, self._rel, self._tp_cache, self._point
         for fid, (s, r, o, t0, t1, g0, g1) in zip(main + [i for i in missing if i >= n], rows, strict=True):
             p0 = tp.get(t0 * 4 + g0) if g0 else None
@@ -410,6 +435,7 @@ class TemporalKG:
         for lo in range(0, len(self), batch):
             ids = list(range(lo, min(lo + batch, len(self))))
             self._fill(ids, ids[0])
+        self._all_built = True  # facts appended meanwhile were built when added
 
     def fact(self, fid: int) -> Fact:
         """The fact with internal id ``fid``."""
@@ -435,7 +461,7 @@ class TemporalKG:
             ids = ids[:limit]
         id_list = ids.tolist()  # the body of _build, inlined: this is the hot path of every lookup
         cache = self._fcache
-        if self._n_built == len(cache):
+        if self._all_built:
             return cast(list[Fact], list(map(cache.__getitem__, id_list)))
         fill = self._fill
         return [cache[i] or fill(id_list, i) for i in id_list]
@@ -444,7 +470,7 @@ class TemporalKG:
         """The facts with ids ``ids``, in that order."""
         id_list = ids.tolist()
         cache = self._fcache
-        if self._n_built == len(cache):  # all built (e.g. after materialize): no per-item check
+        if self._all_built:  # all built (e.g. after materialize): no per-item check
             return cast(list[Fact], list(map(cache.__getitem__, id_list)))
         fill = self._fill
         return [cache[i] or fill(id_list, i) for i in id_list]
@@ -467,8 +493,9 @@ class TemporalKG:
         those meeting the day ``span`` and starting before day ``cutoff``. Vectorised: one call per hop."""
         ents = np.unique(np.asarray(entity_ids, dtype=np.int64))
         parts = []
+        st = self._st  # one state for the whole search (see the module docstring)
         for kind in ("s", "o"):
-            offsets = self._index[kind].offsets_array
+            offsets = st.index[kind].offsets_array
             assert offsets is not None
             known = ents[ents + 1 < len(offsets)]
             starts, ends = offsets[known], offsets[known + 1]
@@ -476,13 +503,13 @@ class TemporalKG:
             total = int(lengths.sum())
             if total:
                 shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-                parts.append(self._index[kind].ids[np.arange(total, dtype=np.int64) + shift])
-        if self._delta:
+                parts.append(st.index[kind].ids[np.arange(total, dtype=np.int64) + shift])
+        if st.delta:
             wanted = set(ents.tolist())
-            n = self._n_main
+            n = st.n_main
             parts.append(
                 np.asarray(
-                    [n + j for j, d in enumerate(self._delta) if d[0] in wanted or d[2] in wanted],
+                    [n + j for j, d in enumerate(st.delta) if d[0] in wanted or d[2] in wanted],
                     dtype=np.int64,
                 )
             )
@@ -593,8 +620,8 @@ class TemporalKG:
         for lo in range(0, len(ids), batch):
             yield from self._build(ids[lo : lo + batch])
 
-    def as_of(self, cutoff: TimePoint | str) -> KGSnapshot:
-        point = parse_time(cutoff) if isinstance(cutoff, str) else cutoff
+    def as_of(self, cutoff: TimeArg) -> KGSnapshot:
+        point = TimePoint.of(cutoff)
         return KGSnapshot(self, point)
 
     def time_span(

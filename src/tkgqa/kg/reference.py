@@ -12,9 +12,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ..errors import ConfigError
-from ..time import NEG_INF, POS_INF, Interval, TimePoint, parse_time, span_of
-from .base import Hop, TimeQuery, clip_at, entity_names
+from ..time import NEG_INF, POS_INF, Interval, TimePoint, span_of
+from .base import Hop, TimeArg, TimeQuery, clip_at, entity_names
 from .fact import Fact, display_name
+from .validate import check_name
 
 
 def _start(f: Fact) -> int:
@@ -177,6 +178,9 @@ class ListStore:
             key = (f.subject, f.relation, f.object, _start(f), _end(f))
             if key in self._keys:
                 continue
+            for name, what in ((f.subject, "subject"), (f.relation, "relation"), (f.object, "object")):
+                if name not in self._entities and name not in self._relations:
+                    check_name(name, what)  # the one rule for names (tkgqa.kg.validate)
             self._keys.add(key)
             self._facts.append(f)
             for name in (f.subject, f.object):
@@ -185,8 +189,8 @@ class ListStore:
             added += 1
         return added
 
-    def as_of(self, cutoff: TimePoint | str) -> ListStore:
-        point = parse_time(cutoff) if isinstance(cutoff, str) else cutoff
+    def as_of(self, cutoff: TimeArg) -> ListStore:
+        point = TimePoint.of(cutoff)
         view = ListStore()
         view._root = self._root
         view._cutoff = point if self._cutoff is None else min(point, self._cutoff)

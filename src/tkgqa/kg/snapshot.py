@@ -12,8 +12,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
-from ..time import TimePoint, parse_time
-from .base import Hop, TimeQuery, clip_at
+from ..time import TimePoint
+from .base import Hop, TimeArg, TimeQuery, clip_at
 from .fact import Fact
 
 if TYPE_CHECKING:
@@ -113,8 +113,8 @@ class KGSnapshot:
     def add(self, facts: Iterable[Fact]) -> int:
         raise ConfigError("a snapshot is read-only; add facts to the live store it was taken from")
 
-    def as_of(self, cutoff: TimePoint | str) -> KGSnapshot:
-        point = parse_time(cutoff) if isinstance(cutoff, str) else cutoff
+    def as_of(self, cutoff: TimeArg) -> KGSnapshot:
+        point = TimePoint.of(cutoff)
         return KGSnapshot(self.base, min(point, self.cutoff))
 
     def time_span(self, entity: str | None = None) -> tuple[TimePoint | None, TimePoint | None]:

@@ -202,7 +202,7 @@ def create_app(
     if isinstance(kg, str) and kg.lower().endswith(".duckdb"):  # a persistent store, served from disk: this
         from ..kg.duckdb_store import DuckDBStore  # process is its one writer when appends are on (issue #14)
 
-        store = DuckDBStore.open(kg, read_only=not settings.allow_append)
+        store = DuckDBStore.open(kg, read_only=not settings.allow_append, create=settings.create_store)
     else:
         store = open_kg(kg) if isinstance(kg, str) or kg is None else kg
     pool = MethodPool(

@@ -14,7 +14,7 @@ from ..kg.fact import Fact
 from ..kg.neighborhood import entity_lifetime, subgraph
 from ..kg.queries import QUERY_OPS, run_operator
 from .errors import NotAllowedError
-from .live import LiveKG, parse_fact_lines
+from .live import LiveKG, parse_fact_lines, persists_appends
 from .models import AppendIn, AppendOut, EntitiesOut, ErrorBody, FactsOut, NeighborsOut
 from .views import labelled_fact
 
@@ -30,7 +30,7 @@ MAX_NAME_CHARS = 200
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     text = {
         400: "Bad operator arguments",
-        403: "Appending is off on this server (start it with --allow-append)",
+        403: "Appending is off (--allow-append), or the KG cannot keep appends (--ephemeral-append)",
         404: "Unknown entity or relation (with suggestions)",
         413: "Body over the size limit",
         422: "Invalid request or bad fact lines (each reported as request:LINE)",
@@ -91,12 +91,22 @@ def add_kg_routes(app: FastAPI, state: ServiceState) -> None:
             )
         if not hasattr(live.kg, "add"):
             raise ConfigError(f"the KG {getattr(live.kg, 'name', '')!r} cannot take appends")
+        persisted = persists_appends(live.kg)
+        if not persisted and not state.settings.ephemeral_append:
+            raise NotAllowedError(
+                "this server's KG is held in memory only: appended facts would be lost at restart; serve a "
+                "DuckDB store (tkgqa kg convert KG store.duckdb, then --kg store.duckdb), or start the "
+                "server with --ephemeral-append to accept appends that last until restart"
+            )
         facts = parse_fact_lines(body.lines)
         added = live.append(facts)
         if added:
             state.pool.reset()  # method instances cache per-KG indexes: rebuild them on the next question
-        log.info("append facts=%d added=%d", len(facts), added)
-        return {"added": added, "facts": len(live.kg)}
+        log.info("append facts=%d added=%d persisted=%s", len(facts), added, persisted)
+        note = (
+            None if persisted else "held in memory only (--ephemeral-append): lost when the server restarts"
+        )
+        return {"added": added, "facts": len(live.kg), "persisted": persisted, "note": note}
 
 
 def _resolve(live: LiveKG, name: str) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..errors import DataError
 from ..kg.base import KGStore
+from ..kg.builder import FactBuilder, parse_delimited
 from ..kg.fact import Fact
 from ..time.parse import try_parse_time
 from .queries import EntityIndex, KGLinkers
@@ -75,45 +76,41 @@ class LiveKG:
             return added
 
 
+def persists_appends(kg: KGStore) -> bool:
+    """Whether appends to ``kg`` outlive the process: a store backed by a file it writes (a DuckDB store
+    opened read-write). A KG file loaded into memory (TSV, MultiTQ…) keeps appends only until restart."""
+    return getattr(kg, "path", None) is not None and not getattr(getattr(kg, "_sh", None), "read_only", True)
+
+
 def parse_fact_lines(text: str, source: str = "request") -> list[Fact]:
     """Facts of tab-separated lines ``subject, relation, object, start[, end]`` (blank lines and ``#``
-    comments skipped). Every bad line is reported as ``source:LINE: problem`` in one DataError."""
-    facts: list[Fact] = []
-    problems: list[str] = []
-    lines = text.splitlines()
+    comments skipped; spaces around a field dropped), read by the TSV loader's own code
+    (:class:`~tkgqa.kg.builder.FactBuilder`): the same names rule (:mod:`tkgqa.kg.validate`: NFC, no
+    control or invisible characters), the same times, and an empty end field is ongoing (open), a 4-field
+    line an event. Only ``\n`` ends a line (U+2028 inside a field is refused, not a line break). Every bad
+    line is reported as ``source:LINE: problem`` in one DataError."""
+    lines = text.split("\n")
     if len(lines) > MAX_APPEND_LINES:
         raise DataError(f"{source}: {len(lines)} lines; at most {MAX_APPEND_LINES} per request")
+    rows: list[tuple[int, str]] = []
+    problems: list[str] = []
     for number, raw in enumerate(lines, start=1):
-        line = raw.strip("\r\n")
+        line = raw.rstrip("\r")
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         fields = [f.strip() for f in line.split("\t")]
-        if len(fields) not in (4, 5):
-            problems.append(
-                f"{source}:{number}: expected 4 or 5 tab-separated fields (subject, relation, object, start"
-                f"[, end]), got {len(fields)}"
-            )
+        if any(len(f) > MAX_FIELD_CHARS for f in fields):
+            problems.append(f"{source}:{number}: a field over {MAX_FIELD_CHARS} characters")
             continue
-        if any(not f for f in fields[:3]) or any(len(f) > MAX_FIELD_CHARS for f in fields):
-            problems.append(
-                f"{source}:{number}: subject, relation and object must be 1–{MAX_FIELD_CHARS} chars"
-            )
-            continue
-        start = try_parse_time(fields[3])
-        end = try_parse_time(fields[4]) if len(fields) == 5 and fields[4] else start
-        if start is None or end is None:
-            bad = fields[3] if start is None else fields[4]
-            problems.append(
-                f"{source}:{number}: cannot parse time {bad[:60]!r}; use e.g. 2015, 2015-03, 2015-03-21"
-            )
-            continue
-        if end.last_day < start.first_day:
-            problems.append(f"{source}:{number}: the end {end.iso()} is before the start {start.iso()}")
-            continue
-        facts.append(Fact(fields[0], fields[1], fields[2], start, end))
+        rows.append((number, "\t".join(fields)))
+    b = FactBuilder(source, "tsv", strict=False)
+    parse_delimited(b, rows, (4, 5))
+    problems += b.errors
+    n_bad = len(problems) - len(b.errors) + b.n_skipped
     if problems:
-        more = f" (and {len(problems) - 20} more)" if len(problems) > 20 else ""
+        more = f" (and {n_bad - len(problems)} more)" if n_bad > len(problems) else ""
         raise DataError("; ".join(problems[:20]) + more)
+    facts = b.facts()
     if not facts:
         raise DataError(f"{source}: no facts given (one per line: subject<TAB>relation<TAB>object<TAB>start)")
     return facts

@@ -215,6 +215,8 @@ class AppendIn(BaseModel):
 class AppendOut(BaseModel):
     added: int
     facts: int = Field(description="Facts in the KG after the append.")
+    persisted: bool = Field(True, description="Whether the facts outlive a restart (a DuckDB store).")
+    note: str | None = Field(None, description="Set when they do not (served with --ephemeral-append).")
 
 
 class RunOut(BaseModel):

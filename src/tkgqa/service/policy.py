@@ -88,7 +88,9 @@ class ServiceSettings:
     requires one). ``queue_limit``: questions pending (queued + running) per method instance;
     ``max_pending``: over all methods; beyond either a request gets 429 with ``Retry-After``.
     ``method_workers``: method instances answering in parallel per (method, LLM, options).
-    ``allow_append``: ``POST /api/kg/facts`` may append facts to the served KG (off by default).
+    ``allow_append``: ``POST /api/kg/facts`` may append facts to the served KG (off by default); only to a
+    store that keeps them (a DuckDB file) unless ``ephemeral_append`` (then each response says they last until
+    restart). ``create_store``: a ``--kg`` DuckDB file that does not exist is created (else refused).
     ``runs_dir``: a folder of ``tkgqa eval`` outputs the runs browser lists (``None``: no runs browser).
     ``allowed_hosts``: the ``Host`` names the server answers to, others get 400 (DNS rebinding;
     :func:`tkgqa.service.guard.allowed_hosts`, which ``tkgqa serve`` always sets); ``None``: no check."""
@@ -106,6 +108,8 @@ class ServiceSettings:
     method_workers: int = 1
     shutdown_timeout_s: float = 3.0
     allow_append: bool = False
+    ephemeral_append: bool = False
+    create_store: bool = False
     runs_dir: str | None = None
     api_token: str | None = field(default=None, repr=False)
     allowed_hosts: tuple[str, ...] | None = None

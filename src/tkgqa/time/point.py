@@ -68,6 +68,11 @@ def civil_from_days(ordinal: int) -> tuple[int, int, int]:
     return (y + (1 if m <= 2 else 0), m, d)
 
 
+#: The largest year an int time may name (its days still fit the stores' 32-bit day columns).
+MAX_YEAR = 1_000_000
+TIME_FORMS = "a TimePoint, a date, text such as 2015, 2015-03 or 2015-03-21, or an int year such as 2015"
+
+
 @total_ordering
 @dataclass(frozen=True, slots=True)
 class TimePoint:
@@ -103,13 +108,21 @@ class TimePoint:
     # --- construction -------------------------------------------------------------------------
     @classmethod
     def of(cls, value: TimePoint | date | str | int) -> TimePoint:
-        """Coerce a ``TimePoint``, ``date``, ISO-ish string or year int."""
+        """Coerce a ``TimePoint``, ``date`` (its day), ISO-ish string, or int — an int is a **year**
+        (``2015`` → the year 2015), within ±:data:`MAX_YEAR`. Anything else (a float, ``None``, a bool) is a
+        :class:`DataError` saying what is accepted; never an AttributeError or OverflowError."""
         if isinstance(value, TimePoint):
             return value
         if isinstance(value, date):
             return cls(value.year, value.month, value.day)
-        if isinstance(value, int):
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not -MAX_YEAR <= value <= MAX_YEAR:
+                raise DataError(
+                    f"year {str(value)[:30]} is out of range (at most ±{MAX_YEAR:,}); {TIME_FORMS}"
+                )
             return cls(value)
+        if not isinstance(value, str):
+            raise DataError(f"a time must be {TIME_FORMS}; got {type(value).__name__} {str(value)[:40]!r}")
         from .parse import parse_time
 
         return parse_time(value)

@@ -1,0 +1,73 @@
+"""The one rule for the names a KG stores, shared by every way facts come in: the file loaders
+(:class:`~tkgqa.kg.builder.FactBuilder`), the Parquet importer, the stores' ``add``/``append`` and the
+service's append endpoint (which parses its lines with the loaders' own code).
+
+A name (subject, relation or object) is text of 1..:data:`MAX_NAME_CHARS` characters, not only spaces, in
+Unicode NFC form, without control characters (C0/C1, e.g. a tab or newline inside a field), format
+characters (invisible ones such as U+200B ZERO WIDTH SPACE, U+200E, U+FEFF, bidi overrides), line or
+paragraph separators (U+2028, U+2029) or lone surrogates: "Barack\\u200bObama" would otherwise be a second,
+invisible-different entity. Loaders and the append endpoint normalise text to NFC (:func:`clean_name`);
+the stores refuse a name that is not NFC already (:func:`check_name`), so a name is stored in one spelling.
+Labels (display text) are not names and are not checked.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from ..errors import DataError
+from ..sanitize import shorten
+
+#: The longest name a KG takes (longer text in a name column is a broken file, not a name).
+MAX_NAME_CHARS = 1000
+_BAD_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def name_problem(name: Any, *, nfc: bool = True) -> str | None:
+    """Why ``name`` cannot be stored, or ``None``. With ``nfc=False`` a name not in NFC form is also
+    refused (the stores' rule; loaders normalise it instead)."""
+    if not isinstance(name, str):
+        return f"is a {type(name).__name__}, not text"
+    if not name or name.isspace():
+        return "is empty"
+    if len(name) > MAX_NAME_CHARS:
+        return f"has {len(name):,} characters (at most {MAX_NAME_CHARS:,}): {shorten(name, 40)}"
+    if name.isascii():
+        bad = _ASCII_CONTROL.search(name)
+        if bad is None:
+            return None
+        chars = [bad.group()]
+    else:
+        chars = [ch for ch in name if unicodedata.category(ch) in _BAD_CATEGORIES]
+    if chars:
+        ch = chars[0]
+        what = unicodedata.name(ch, unicodedata.category(ch))
+        return (
+            f"{shorten(name, 60)} holds the invisible or control character U+{ord(ch):04X} ({what}); "
+            "remove it"
+        )
+    if not nfc and not unicodedata.is_normalized("NFC", name):
+        return (
+            f"{shorten(name, 60)} is not in Unicode NFC form; normalise it (unicodedata.normalize('NFC', …))"
+        )
+    return None
+
+
+def clean_name(name: Any, what: str = "name") -> str:
+    """``name`` as stored (NFC); DataError naming ``what`` if it breaks the rule (module docstring)."""
+    problem = name_problem(name)
+    if problem is not None:
+        raise DataError(f"the {what} {problem}")
+    assert isinstance(name, str)
+    return name if name.isascii() else unicodedata.normalize("NFC", name)
+
+
+def check_name(name: str, what: str = "name") -> str:
+    """``name`` unchanged if a store may hold it (NFC already); DataError otherwise."""
+    problem = name_problem(name, nfc=False)
+    if problem is not None:
+        raise DataError(f"the {what} {problem}")
+    return name
