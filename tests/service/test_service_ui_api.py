@@ -24,7 +24,7 @@ from tkgqa.service.policy import ServiceSettings
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(settings=ServiceSettings(allow_append=True))) as c:
+    with TestClient(create_app(settings=ServiceSettings(allow_append=True, ephemeral_append=True))) as c:
         yield c
 
 

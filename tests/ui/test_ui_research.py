@@ -41,7 +41,8 @@ def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
 def busy_url() -> Iterator[str]:
     """The demo KG plus 56 visits to Japan in 2013 (appends on): a question with more answers than the
     method cites facts by default, and an entity with more facts than a page of neighbours."""
-    with serve_in_thread(create_app(settings=ServiceSettings(allow_append=True))) as url:
+    settings = ServiceSettings(allow_append=True, ephemeral_append=True)
+    with serve_in_thread(create_app(settings=settings)) as url:
         assert _post(url + "/api/kg/facts", {"lines": VISITS})["added"] == N_VISITORS
         yield url
 

@@ -39,7 +39,7 @@ def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def hostile_url() -> Iterator[str]:
-    app = create_app(settings=ServiceSettings(allow_append=True))  # a fresh copy of the demo KG
+    app = create_app(settings=ServiceSettings(allow_append=True, ephemeral_append=True))  # a fresh demo KG
     with serve_in_thread(app) as url:
         added = _post(url + "/api/kg/facts", {"lines": FACT_LINES})
         assert added["added"] == len(HOSTILE) + 1
