@@ -7,6 +7,8 @@ import pytest
 from tkgqa.errors import ParseError
 from tkgqa.prompts.ari import (
     ActionChoice,
+    ActionRefusal,
+    ActionRefused,
     build_action_messages,
     build_methodology_messages,
     format_examples,
@@ -103,7 +105,7 @@ def test_parse_constrained_choice() -> None:
         parse_constrained_choice("zzz", ACTIONS)
 
 
-def test_parse_written_action_grounds_to_the_nearest_action_of_the_same_function() -> None:
+def test_parse_written_action_reads_the_executable_action_it_writes() -> None:
     text = "Thought: find visitors.\nAction: $get_head_entity(Freedonia, make a visit, 2012-07)$"
     assert parse_written_action(text, ACTIONS) == ActionChoice(index=1)
     assert parse_written_action("get_first(entities)", ACTIONS) == ActionChoice(index=3)
@@ -113,6 +115,16 @@ def test_parse_written_action_grounds_to_the_nearest_action_of_the_same_function
         parse_written_action("get_after({entities}, 2010)", ACTIONS)  # no get_after is executable
     with pytest.raises(ParseError):
         parse_written_action("no call here", ACTIONS)
+
+
+def test_parse_written_action_never_swaps_in_a_near_action() -> None:
+    for near in (
+        "get_head_entity(Freedonia, Make_a_visit, 2012-08)",
+        "get_time(Alicia, Make_a_visit, Freedonia)",
+    ):
+        with pytest.raises(ActionRefused) as info:
+            parse_written_action(f"Action: ${near}$", ACTIONS)
+        assert info.value.refusal is ActionRefusal.NOT_OFFERED and near in str(info.value)
 
 
 def test_methodology_prompt_and_its_ablation() -> None:

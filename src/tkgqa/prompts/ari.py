@@ -327,6 +327,12 @@ _PUNCT_SPACE = re.compile(r"\s*([(),])\s*")
 EXPECTED_ACTION = "one of the available actions, enclosed in $, e.g. $answer(...)$"
 
 
+def _written_key(action: str) -> str:
+    """A written action for comparison with the executable ones: :func:`_norm` with ``_`` read as a space and
+    ``{}`` dropped (``get_first(entities)`` is ``get_first({entities})``)."""
+    return _norm(action.replace("_", " ").replace("{", "").replace("}", ""))
+
+
 def _norm(text: str) -> str:
     """An action for comparison: case, underscores and spacing around ``(``, ``,`` and ``)`` ignored."""
     return _PUNCT_SPACE.sub(r"\1", _SPACE.sub(" ", text.strip().strip("$`'\" .")).casefold())
@@ -503,9 +509,11 @@ _CALL = re.compile(r"\b(get_\w+|answer)\s*\(([^\n]*)\)", re.IGNORECASE)
 
 
 def parse_written_action(text: str, actions: Sequence[str]) -> ActionChoice:
-    """For a model that writes its action itself (CoT KB): the first function call in the output, grounded
-    to the nearest executable action of the same function (fuzzy match on the arguments); ``answer(X)``
-    becomes a free answer unless it names a listed answer action."""
+    """For a model that writes its action itself (CoT KB): the first function call in the output, read as
+    the executable action it writes out (case, ``_`` vs space, spacing and ``{}`` ignored); a call that is no
+    executable action is refused with the reason (never swapped for a near one); ``answer(X)`` becomes a free
+    answer unless it names a listed answer action."""
+    listed = {_written_key(a): i for i, a in enumerate(actions)}
     spans = [m.group(1) for m in _DOLLAR.finditer(text)] + [text]
     for span in spans:
         m = _CALL.search(span)
@@ -513,21 +521,18 @@ def parse_written_action(text: str, actions: Sequence[str]) -> ActionChoice:
             continue
         func, args = m.group(1).lower(), m.group(2).strip()
         written = f"{func}({args})"
+        found = listed.get(_written_key(written))
+        if found is not None:
+            return ActionChoice(index=found)
         if func == "answer":
             value = args.strip("'\" ")
-            listed = {_norm(a): i for i, a in enumerate(actions)}
-            found = listed.get(_norm(written))
-            if found is not None:
-                return ActionChoice(index=found)
             if value and not _PLACEHOLDER.match(value):
                 return ActionChoice(free_answer=value)
             continue
-        same = [(i, a) for i, a in enumerate(actions) if a.lower().startswith(func + "(")]
-        if not same:
-            continue
-        from rapidfuzz import fuzz, process
-
-        best = process.extractOne(_norm(written), [_norm(a) for _, a in same], scorer=fuzz.ratio)
-        if best is not None:
-            return ActionChoice(index=same[best[2]][0])
+        if any(a.lower().startswith(func + "(") for a in actions):
+            raise ActionRefused(
+                ActionRefusal.NOT_OFFERED,
+                f"the written action {written[:200]!r} is not one of the executable actions of {func}",
+                raw=text,
+            )
     raise ParseError("no executable function call in the output", raw=text, expected=EXPECTED_ACTION)
