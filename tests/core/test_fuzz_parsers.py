@@ -29,8 +29,7 @@ from tkgqa.llm import extract_json, extract_json_list, extract_json_object, pars
 from tkgqa.llm.lists import says_no_answer
 from tkgqa.methods.base import parse_option_pairs
 from tkgqa.prompts import ari, baselines, cik, lpkg, timer4
-from tkgqa.time import Granularity, TimePoint, parse_time
-from tkgqa.time.parse import parse_bound, split_range, try_parse_time
+from tkgqa.time import Granularity, TimePoint, parse_bound, parse_time, split_range, try_parse_time
 
 FAST = settings(max_examples=150, deadline=None, database=None)
 FILES = settings(

@@ -16,7 +16,7 @@ from tkgqa.cli import _load_commands, app
 from tkgqa.datasets import DATASETS, load_dataset
 from tkgqa.kg.formats import KG_FORMATS, sniff_format
 from tkgqa.kg.loaders import load_kg
-from tkgqa.llm.base import LLM_BACKENDS, resolve_llm
+from tkgqa.llm import LLM_BACKENDS, resolve_llm
 from tkgqa.methods import METHODS, resolve_method
 
 DIST = "tkgqa-example-plugin"

@@ -22,7 +22,6 @@ from .base import (
     choice_instruction,
     complete_many,
     make_request,
-    resolve_llm,
 )
 from .cache import (
     CachedLLM,
@@ -30,6 +29,7 @@ from .cache import (
     current_llm_context,
     default_cache_path,
     llm_context,
+    resolve_llm,
     tkgqa_home,
 )
 from .helpers import USAGE_KEYS, charge, error_usage, error_usage_dict, resolve_llm_arg, usage_dict

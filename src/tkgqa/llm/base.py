@@ -260,27 +260,3 @@ BUILTIN_BACKENDS: dict[str, tuple[str, str | None]] = {
 }
 for _name, (_target, _extra) in BUILTIN_BACKENDS.items():
     LLM_BACKENDS.add_lazy(_name, _target, extra=_extra)
-
-
-def resolve_llm(
-    spec: str | type | LLMBackend,
-    *,
-    cache: bool = True,
-    cache_path: str | None = None,
-    log: bool = True,
-    **kwargs: Any,
-) -> LLMBackend:
-    """Resolve ``"openai:gpt-4o-mini"``, ``"llamacpp:smollm2"``, ``"fake"``, ``"replay:FILE.jsonl"``, a class
-    or an instance.
-
-    The result is wrapped in :class:`~tkgqa.llm.cache.CachedLLM`, which caches temperature-0 requests
-    (unless ``cache=False``) and logs every call (unless ``log=False``) under ``$TKGQA_HOME``.
-    """
-    from .cache import CachedLLM
-
-    if isinstance(spec, CachedLLM):
-        return spec
-    backend = LLM_BACKENDS.resolve(spec, **kwargs)
-    if not callable(getattr(backend, "complete", None)):
-        raise ConfigError(f"{spec!r} is not an LLM backend (it has no complete(request) method)")
-    return CachedLLM(backend, cache=cache, path=cache_path, log=log)

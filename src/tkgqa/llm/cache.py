@@ -28,10 +28,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ..errors import LLMError, ParseError
+from ..errors import ConfigError, LLMError, ParseError
 from ..home import tkgqa_home
 from ..sqlite_file import SQLiteFile
-from .base import LLMBackend, LLMRequest, LLMResponse, Usage
+from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, Usage
 from .schema import migrate, schema_version
 
 _CONTEXT: contextvars.ContextVar[Mapping[str, str | None]] = contextvars.ContextVar(
@@ -308,3 +308,25 @@ class CachedLLM(LLMBackend):
 
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:500]
+
+
+def resolve_llm(
+    spec: str | type | LLMBackend,
+    *,
+    cache: bool = True,
+    cache_path: str | None = None,
+    log: bool = True,
+    **kwargs: Any,
+) -> LLMBackend:
+    """Resolve ``"openai:gpt-4o-mini"``, ``"llamacpp:smollm2"``, ``"fake"``, ``"replay:FILE.jsonl"``, a class
+    or an instance.
+
+    The result is wrapped in :class:`~tkgqa.llm.cache.CachedLLM`, which caches temperature-0 requests
+    (unless ``cache=False``) and logs every call (unless ``log=False``) under ``$TKGQA_HOME``.
+    """
+    if isinstance(spec, CachedLLM):
+        return spec
+    backend = LLM_BACKENDS.resolve(spec, **kwargs)
+    if not callable(getattr(backend, "complete", None)):
+        raise ConfigError(f"{spec!r} is not an LLM backend (it has no complete(request) method)")
+    return CachedLLM(backend, cache=cache, path=cache_path, log=log)

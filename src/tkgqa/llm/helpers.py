@@ -5,7 +5,8 @@ call carried (:func:`error_usage`, :func:`charge`, :func:`error_usage_dict`)."""
 from __future__ import annotations
 
 from ..errors import LLMError, ParseError
-from .base import LLMBackend, Usage, resolve_llm
+from .base import LLMBackend, Usage
+from .cache import resolve_llm
 from .pricing import usage_cost
 
 #: The keys of :func:`usage_dict` (``Answer.usage``; summed by the eval report).

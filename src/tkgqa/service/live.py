@@ -16,7 +16,7 @@ from ..errors import DataError
 from ..kg.base import KGStore
 from ..kg.builder import FactBuilder, parse_delimited
 from ..kg.fact import Fact
-from ..time.parse import try_parse_time
+from ..time.point import try_parse_time
 from .queries import EntityIndex, KGLinkers
 
 MAX_APPEND_LINES = 1000

@@ -15,8 +15,20 @@ from .interval import (
     span_of,
     within,
 )
-from .parse import MONTHS, OPEN_YEARS, parse_bound, parse_time, split_range, try_parse_time
-from .point import Granularity, TimePoint, civil_from_days, days_from_civil, days_in_month, is_leap
+from .point import (
+    MONTHS,
+    OPEN_YEARS,
+    Granularity,
+    TimePoint,
+    civil_from_days,
+    days_from_civil,
+    days_in_month,
+    is_leap,
+    parse_bound,
+    parse_time,
+    split_range,
+    try_parse_time,
+)
 from .semantics import (
     Extreme,
     TemporalRelation,

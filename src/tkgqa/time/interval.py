@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..errors import DataError
-from .parse import parse_bound, parse_time, split_range
-from .point import Granularity, TimePoint
+from .point import Granularity, TimePoint, parse_bound, parse_time, split_range
 
 NEG_INF = -(10**9)
 POS_INF = 10**9
