@@ -324,7 +324,7 @@ def test_cik_invalid_path_is_a_failed_path_selection(football: TemporalKG, home:
     assert step["path_failed"] == ["Darren_Anderton"] and step["fallback"] == []
     assert step["paths"][0]["dropped"] == [[1, "not a relation"]] and step["counts"]["retrieved"] == 0
     assert len(llm.requests) == 1  # Π_rog never asked
-    summary = CIKMethod.summarize_results([{"trace": answer.trace, "reason": answer.reason}])
+    summary = CIKMethod().report_metrics([{"trace": answer.trace, "reason": answer.reason}])
     assert summary["path_selection_failed"] == summary["abstained_path_selection_failed"] == 1
     assert summary["fallback_used"] == 0
 
@@ -338,7 +338,7 @@ def test_cik_invalid_path_falls_back_to_one_hop_when_asked(football: TemporalKG,
     assert step["counts"]["retrieved"] == 4  # every 1-hop fact
     assert not answer.abstained
     assert any("fallback=true" in d for d in method.describe()["deviations"])
-    summary = CIKMethod.summarize_results([{"trace": answer.trace, "reason": answer.reason}])
+    summary = CIKMethod().report_metrics([{"trace": answer.trace, "reason": answer.reason}])
     assert summary["fallback_used"] == summary["path_selection_failed"] == 1
     assert summary["abstained_path_selection_failed"] == 0
 

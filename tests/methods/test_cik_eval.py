@@ -85,7 +85,7 @@ def test_preset_deviations_and_path_selection_counts_in_report(
     method = report["method"]
     assert method["preset"] == "paper" and method["deviations"] == []
     assert method["config"]["elide_times"] is False and method["config"]["delta2_rule"] == "none"
-    summary = report["method_summary"]
+    summary = report["method_metrics"]
     assert summary["questions"] == 3
     assert summary["path_selection_failed"] == summary["abstained_path_selection_failed"] == 3
     assert report["metrics"]["answered"] == 0.0
@@ -100,8 +100,8 @@ def test_preset_deviations_and_path_selection_counts_in_report(
         "fallback",
         "max_relations_per_hop",
     }
-    assert report["method_summary"]["fallback_used"] == 3
-    assert report["method_summary"]["abstained_path_selection_failed"] == 0
+    assert report["method_metrics"]["fallback_used"] == 3
+    assert report["method_metrics"]["abstained_path_selection_failed"] == 0
 
 
 def test_obfuscated_run_is_an_evaluation_with_accuracy(files: tuple[Path, Path], tmp_path: Path) -> None:

@@ -234,5 +234,5 @@ def test_esg_prompt_over_the_context_is_a_counted_token_limit(home: Path) -> Non
     assert (
         answer.abstained and "context window" in answer.reason and answer.reason.startswith("path selection")
     )
-    summary = CIKMethod.summarize_results([{"trace": answer.trace, "reason": answer.reason}])
+    summary = CIKMethod().report_metrics([{"trace": answer.trace, "reason": answer.reason}])
     assert summary["abstained_token_limit"] == summary["abstained_path_selection_failed"] == 1

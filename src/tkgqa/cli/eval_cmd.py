@@ -21,7 +21,6 @@ from .terminal import TerminalConsole
 if TYPE_CHECKING:
     from ..datasets.core import Dataset
     from ..kg.base import KGStore
-    from ..methods.base import Method
 
 console = TerminalConsole()
 err_console = TerminalConsole(stderr=True)
@@ -237,7 +236,7 @@ def eval_command(
         progress=progress, retry_errors=cfg.retry_errors, strict=cfg.strict, warn=print_warning,
         executor=run_on, method_factory=factory,
     )  # fmt: skip
-    write_method_sections(out, runner, ds, cfg.limit, cfg.sample, cfg.seed, view)
+    write_method_sections(out, view)
     settings = cfg.model_dump(mode="json")
     if run_on.kind is not ExecutorKind.LOCAL:  # how the run was executed (the rows do not depend on it)
         settings["executor"] = run_on.describe()
@@ -308,31 +307,15 @@ def kg_view(
     return ds, snapshot, view
 
 
-def write_method_sections(
-    output: Path,
-    runner: Method,
-    ds: Dataset,
-    limit: int | None,
-    sample: str | None,
-    seed: int,
-    view: dict[str, Any] | None,
-) -> None:
-    """Add ``kg_view`` (``--as-of``/``--obfuscate``) and the method's own run summary (a method with a
-    ``summarize_results(rows)``, e.g. CIK-LLM's path-selection counts) to the run's ``report.json``."""
-    from ..datasets.sampling import select_questions
-    from ..eval.report import REPORT_JSON, RESULTS_FILE, read_results
+def write_method_sections(output: Path, view: dict[str, Any] | None) -> None:
+    """Add ``kg_view`` (``--as-of``/``--obfuscate``) to the run's ``report.json``."""
+    from ..eval.report import REPORT_JSON
 
-    summarize = getattr(runner, "summarize_results", None)
-    if view is None and not callable(summarize):
+    if view is None:
         return
     path = output / REPORT_JSON
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    if view is not None:
-        data["kg_view"] = view
-    if callable(summarize):
-        wanted = {q.qid for q in select_questions(ds.questions, limit, sample, seed)}
-        rows = [r for r in read_results(output / RESULTS_FILE) if str(r["qid"]) in wanted]
-        data["method_summary"] = summarize(rows)
+    data["kg_view"] = view
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 

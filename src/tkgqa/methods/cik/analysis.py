@@ -1,5 +1,4 @@
-"""Offline measurements of the CIK-LLM evidence pipeline (the paper's Table 3 and Figure 5), and the run
-summary that ``report.json`` carries (:func:`run_summary`).
+"""Offline measurements of the CIK-LLM evidence pipeline (the paper's Table 3 and Figure 5).
 
 Per question (:func:`question_stats`): facts and tokens after retrieval / multi-hop truncation / time-aware
 pruning and the δ2 cap (tokens of the plain rendering, as Table 3 counts the prompt before compression),
@@ -11,13 +10,13 @@ the first ``n`` facts of the truncated set. :func:`summarize` averages over ques
 approximation). Each question also records whether its path selection failed for some entity / for all
 of them, whether the 1-hop fallback was used and whether more than δ2 facts remained.
 
-:func:`run_summary` counts the same from an evaluation's ``results.jsonl`` rows (their ``evidence`` trace
-step): path selection failures, fallbacks, abstentions for a failed path or a token limit, sets above δ2.
+``run_summary.run_summary`` counts the same from an evaluation's ``results.jsonl`` rows (their ``evidence``
+trace step) for ``report.json``: path selection failures, fallbacks, abstentions, sets above δ2.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import fmean, pstdev
 from typing import Any
@@ -140,37 +139,4 @@ def summarize(
         "over_delta2_fraction": fmean(s.over_delta2 for s in stats) if n else 0.0,
         "token_counter": token_counter or counter_name(),
         "config": method.config.model_dump(mode="json") if method is not None else {},
-    }
-
-
-def _evidence_step(row: Mapping[str, Any]) -> Mapping[str, Any]:
-    for step in row.get("trace") or ():
-        if isinstance(step, Mapping) and step.get("step") == "evidence":
-            return step
-    return {}
-
-
-def run_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Counts over an evaluation's rows for ``report.json`` (``method_summary``): questions whose path
-    selection failed (for some / every question entity), that used the 1-hop fallback, that abstained
-    because no path yielded facts or because of a token limit (a Π_esg prompt over the model's context
-    counts in both), and whose evidence exceeded δ2. With the
-    fallback off (the paper's preset) failed paths are unanswered questions, so ``answered`` is comparable
-    to the paper's Table 2 (which reports hits@1 on the questions answered without such errors)."""
-    from .method import PATH_FAILED
-
-    steps = [_evidence_step(r) for r in rows]
-    some = [s for s in steps if s.get("path_failed")]
-    every = [s for s in some if set(s.get("path_failed") or ()) >= set(s.get("entities") or ())]
-    reasons = [str(r.get("reason") or "") for r in rows]
-    pruned = [int((s.get("counts") or {}).get("pruned", 0)) for s in steps if s]
-    return {
-        "questions": len(rows),
-        "path_selection_failed": len(some),
-        "path_selection_failed_all_entities": len(every),
-        "fallback_used": sum(1 for s in steps if s.get("fallback")),
-        "abstained_path_selection_failed": sum(r.startswith(PATH_FAILED) for r in reasons),
-        "abstained_token_limit": sum(("context window" in r) or ("exceeds the limit" in r) for r in reasons),
-        "over_delta2": sum(1 for s in steps if s.get("over_delta2")),
-        "evidence_facts_mean": fmean(pruned) if pruned else 0.0,
     }

@@ -9,7 +9,7 @@ choices it leaves open are documented where they are made (:mod:`.paths`, :mod:`
 deterministic :class:`~.paths.LexicalPathPolicy` choosing the paths.
 
 *Path selection failed* (no valid relation at hop 1 for an entity, or a path yielding no fact) is shown
-in the trace (``path_failed``) and counted in ``report.json`` (:func:`.analysis.run_summary`); the
+in the trace (``path_failed``) and counted in ``report.json`` (:func:`.run_summary.run_summary`); the
 paper's preset then has no evidence from that entity and abstains when no entity has any, so the
 ``answered`` rate is comparable to the paper's Table 2; ``fallback=true`` (ours) uses the 1-hop facts.
 """
@@ -61,8 +61,7 @@ from .pruning import (
     time_aware_prune,
     truncate_hops,
 )
-
-PATH_FAILED = "path selection failed"
+from .run_summary import PATH_FAILED, run_summary
 
 
 @dataclass(frozen=True)
@@ -153,11 +152,8 @@ class CIKMethod(Method):
             "unspecified_by_paper": unspecified(self.config),
         }
 
-    @staticmethod
-    def summarize_results(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Run-level counts for ``report.json`` (path selection failures, fallbacks, δ2, token limits)."""
-        from .analysis import run_summary
-
         return run_summary(rows)
 
     # --- evidence ---------------------------------------------------------------------------------
