@@ -37,6 +37,7 @@ lint: install-test
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/python tests/core/import_cycles.py
 
 bench: install-test
 	$(BIN)/python bench/kg_ops.py

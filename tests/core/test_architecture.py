@@ -65,3 +65,10 @@ def test_methods_never_import_each_other(graph: object) -> None:
 def test_nothing_below_eval_imports_eval(graph: object, layer: str) -> None:
     chains = graph.find_shortest_chain(importer=layer, imported="tkgqa.eval", as_packages=True)  # type: ignore[attr-defined]
     assert chains is None, f"{layer} reaches tkgqa.eval through {chains}"
+
+
+def test_no_import_cycles() -> None:
+    pytest.importorskip("grimp", reason="needs grimp (the dev extra's import-linter)")
+    from import_cycles import find_cycles
+
+    assert find_cycles() == []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tkgqa.datasets import Question
-from tkgqa.eval.runner import _KGs
+from tkgqa.eval.answering import KGs
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.methods.symbolic import SymbolicReasoner
 from tkgqa.query import PerKG, context_kg
@@ -21,7 +21,7 @@ def _question() -> Question:
 def test_the_method_and_the_runner_answer_over_the_same_context_kg() -> None:
     q = _question()
     via_method = SymbolicReasoner().answer(q, TemporalKG(name="shared"))
-    kg, per_question = _KGs(None, None, check_support=False).for_question(q)
+    kg, per_question = KGs(None, None, check_support=False).for_question(q)
     via_runner = SymbolicReasoner().answer(q, kg)
     assert per_question
     assert via_method.answers == via_runner.answers == ["A.C. Milan"]

@@ -96,7 +96,7 @@ def complete_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Send one prompt to an LLM; print its text and usage (tokens, latency, cached or not)."""
-    from ..llm.base import Message, make_request, resolve_llm
+    from ..llm import Message, make_request, resolve_llm
 
     text = sys.stdin.read() if prompt == "-" else prompt
     if not text.strip():

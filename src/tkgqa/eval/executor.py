@@ -1,7 +1,7 @@
 """Where an evaluation's questions are answered: in this process (``local``, the default) or on Ray workers.
 
-:func:`answer_rows` yields one ``results.jsonl`` row per question in the order the rows are finished; the
-runner appends each row as it arrives, so resume, the report and ``eval-compare`` do not depend on the
+The runner's ``answer_rows`` yields one ``results.jsonl`` row per question in the order the rows are finished;
+it appends each row as it arrives, so resume, the report and ``eval-compare`` do not depend on the
 executor. With :attr:`ExecutorKind.RAY` (:mod:`tkgqa.eval.executor_ray`) the driver shards the questions
 into small chunks and keeps every worker (a Ray actor that opened the KG once and built the method from the
 same configuration) busy with them; a dead worker's unfinished chunks go to the others.
@@ -14,19 +14,17 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 
 if TYPE_CHECKING:
-    from ..datasets.base import Question
     from ..methods.base import Method
-    from .runner import _KGs
 
 #: Environment variables a worker needs to behave as the driver does (cache folder, LLM endpoint, timeouts,
 #: offline model loading); forwarded to every Ray worker (``runtime_env``), which matters on a real cluster.
@@ -137,26 +135,3 @@ def portable_kg_source(source: Any) -> Any:
         path = Path(source).expanduser()
         return str(path.resolve()) if path.exists() else str(source)
     return source
-
-
-def answer_rows(
-    executor: ExecutorConfig,
-    method: Method,
-    questions: Sequence[Question],
-    kgs: _KGs,
-    *,
-    method_factory: Callable[[], Method] | None = None,
-) -> Iterator[dict[str, Any]]:
-    """One row per question of ``questions``, as each is finished (in any order with Ray)."""
-    match executor.kind:
-        case ExecutorKind.LOCAL:
-            from .runner import answer_one
-
-            for q in questions:
-                yield answer_one(method, q, kgs)
-        case ExecutorKind.RAY:
-            from .executor_ray import ray_rows
-
-            yield from ray_rows(executor, method_factory_for(method, method_factory), questions, kgs)
-        case _:
-            assert_never(executor.kind)

@@ -39,7 +39,7 @@ from .ray_session import actor_options, cluster_cpus, ray_session
 if TYPE_CHECKING:
     from ..datasets.base import Question
     from ..methods.base import Method
-    from .runner import _KGs
+    from .answering import KGs
 
 #: Named actors of an eval run are called ``tkgqa-eval-<run>-<i>`` (``ray.util.list_named_actors()``).
 ACTOR_PREFIX = "tkgqa-eval-"
@@ -108,12 +108,12 @@ class EvalWorker:
         self._factory, self._source, self._check = factory, kg_source, check_support
         self._slots, self._holder = slots, holder
         self._method: Method | None = None
-        self._kgs: _KGs | None = None
+        self._kgs: KGs | None = None
 
     def ready(self) -> int:
         """Build the method and open the KG (once); the worker's pid."""
         if self._method is None:
-            from .runner import _KGs
+            from .answering import KGs
 
             if self._slots is not None:
                 import ray
@@ -122,12 +122,12 @@ class EvalWorker:
 
                 set_call_gate(_SlotGate(ray, self._slots, self._holder))
             self._method = self._factory()
-            self._kgs = _KGs(self._source, None, self._check)
+            self._kgs = KGs(self._source, None, self._check)
             self._kgs.shared()
         return os.getpid()
 
     def answer(self, questions: Sequence[Question]) -> list[dict[str, Any]]:
-        from .runner import answer_one
+        from .answering import answer_one
 
         self.ready()
         assert self._method is not None and self._kgs is not None
@@ -146,7 +146,7 @@ def ray_rows(
     config: ExecutorConfig,
     factory: Callable[[], Method],
     questions: Sequence[Question],
-    kgs: _KGs,
+    kgs: KGs,
 ) -> Iterator[dict[str, Any]]:
     """Answer ``questions`` on Ray workers; yield each finished chunk's rows as they arrive."""
     if not questions:

@@ -26,8 +26,8 @@ import numpy.typing as npt
 
 from ..errors import DataError
 from ..home import tkgqa_home
+from .builder import LoadReport
 from .index import COLUMNS, INDEX_KINDS
-from .loaders import LoadReport
 from .memory import TemporalKG
 
 CACHE_VERSION = 1

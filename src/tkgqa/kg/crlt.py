@@ -39,7 +39,9 @@ from typing import Any
 
 from ..errors import DataError, NotFoundError
 from ..time import NEG_INF, POS_INF, TimePoint
+from .builder import STRICT_HINT, FactBuilder, LoadReport
 from .fact import Fact
+from .formats import read_labels
 from .memory import TemporalKG
 
 #: Wikidata property labels that contain a comma (lower case), longest first.
@@ -439,11 +441,8 @@ def load_crlt(
     Repairs (an item missing its ``)``) are reported in ``kg.load_report.first_errors`` and the item kept;
     an item that is not a triple is skipped and counted, the entry named in the report (the default), or
     raises :class:`DataError` naming the entry (``strict``, the CLI's ``--strict``)."""
-    from .builder import STRICT_HINT
-    from .loaders import LoadReport, _Builder, read_labels  # a registered format of that module
-
     p = Path(path)
-    b = _Builder(str(p), "crlt", strict)
+    b = FactBuilder(str(p), "crlt", strict)
     skipped: list[str] = []
     repaired: list[str] = []
     for entry in parse_entries(read_entries(p)):

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .memory import TemporalKG
 
 PathLike = str | os.PathLike[str]
+LabelsArg = Mapping[str, str] | PathLike | Sequence[PathLike] | None
 #: The first data lines of a file (blank lines and ``#`` comments skipped) → "this is my format".
 Detect = Callable[[Sequence[str]], bool]
 #: ``(path, options)`` → the other files a load reads (id maps, label files): they go into the cache key.
@@ -233,3 +234,20 @@ def resolve_format(format: str, path: PathLike) -> KGFormat:
     if name not in KG_FORMATS:
         raise ConfigError(f"unknown KG format {format!r}; use auto or one of {', '.join(format_names())}")
     return get_format(name)
+
+
+def read_labels(labels: LabelsArg) -> dict[str, str]:
+    """A labels mapping, or label file(s) with ``id\\tlabel`` lines, as a dict."""
+    if labels is None:
+        return {}
+    if isinstance(labels, Mapping):
+        return {str(k): str(v) for k, v in labels.items()}
+    files = [labels] if isinstance(labels, str | os.PathLike) else list(labels)
+    out: dict[str, str] = {}
+    for f in files:
+        for lineno, line in data_lines(Path(f), "labels file"):
+            ident, sep, label = line.partition("\t")
+            if not sep:
+                raise DataError(f"expected 'id<TAB>label', got {shorten(line)}", path=str(f), line=lineno)
+            out[ident] = label
+    return out

@@ -42,6 +42,7 @@ from .builder import LoadReport as LoadReport
 from .crlt import is_crlt, load_crlt
 from .formats import KG_FORMATS as KG_FORMATS
 from .formats import KGFormat as KGFormat
+from .formats import LabelsArg as LabelsArg
 from .formats import (
     check_file,
     data_lines,
@@ -52,13 +53,11 @@ from .formats import (
     resolve_format,
 )
 from .formats import format_names as format_names
+from .formats import read_labels as read_labels
 from .formats import sniff_format as sniff_format
 from .memory import TemporalKG
 
-_Builder = FactBuilder  # the name kg.crlt imports
-
 PathLike = str | os.PathLike[str]
-LabelsArg = Mapping[str, str] | PathLike | Sequence[PathLike] | None
 WIKIDATA_LABEL_FILES = ("wd_id2entity_text.txt", "wd_id2relation_text.txt")
 _WIKIDATA_ID = re.compile(r"^[QP]\d+$")
 _INT = re.compile(r"^-?\d+$")
@@ -329,23 +328,6 @@ def _read_csv(
 
 
 # --- labels ---------------------------------------------------------------------------------------
-def read_labels(labels: LabelsArg) -> dict[str, str]:
-    """A labels mapping, or label file(s) with ``id\\tlabel`` lines, as a dict."""
-    if labels is None:
-        return {}
-    if isinstance(labels, Mapping):
-        return {str(k): str(v) for k, v in labels.items()}
-    files = [labels] if isinstance(labels, str | os.PathLike) else list(labels)
-    out: dict[str, str] = {}
-    for f in files:
-        for lineno, line in data_lines(Path(f), "labels file"):
-            ident, sep, label = line.partition("\t")
-            if not sep:
-                raise DataError(f"expected 'id<TAB>label', got {shorten(line)}", path=str(f), line=lineno)
-            out[ident] = label
-    return out
-
-
 def wikidata_label_files(path: PathLike) -> list[Path]:
     """``wd_id2entity_text.txt`` / ``wd_id2relation_text.txt`` beside ``path`` (those that exist)."""
     p = Path(path)
