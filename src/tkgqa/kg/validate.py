@@ -6,7 +6,8 @@ A name (subject, relation or object) is text of 1..:data:`MAX_NAME_CHARS` charac
 Unicode NFC form, without control characters (C0/C1, e.g. a tab or newline inside a field), format
 characters (invisible ones such as U+200B ZERO WIDTH SPACE, U+200E, U+FEFF, bidi overrides), line or
 paragraph separators (U+2028, U+2029) or lone surrogates: "Barack\\u200bObama" would otherwise be a second,
-invisible-different entity. Loaders and the append endpoint normalise text to NFC (:func:`clean_name`);
+invisible-different entity. Loaders, per-question context facts and the append endpoint normalise text
+to NFC and drop invisible format characters at a name's ends (:func:`clean_name`);
 the stores refuse a name that is not NFC already (:func:`check_name`), so a name is stored in one spelling.
 Labels (display text) are not names and are not checked.
 """
@@ -56,8 +57,22 @@ def name_problem(name: Any, *, nfc: bool = True) -> str | None:
     return None
 
 
+def _trim_invisible(name: str) -> str:
+    """``name`` without the invisible format characters at its ends (Wikidata labels often carry a trailing
+    U+200E LEFT-TO-RIGHT MARK): they change nothing a reader sees, so the name is the same entity's."""
+    start, end = 0, len(name)
+    while start < end and unicodedata.category(name[start]) == "Cf":
+        start += 1
+    while end > start and unicodedata.category(name[end - 1]) == "Cf":
+        end -= 1
+    return name[start:end]
+
+
 def clean_name(name: Any, what: str = "name") -> str:
-    """``name`` as stored (NFC); DataError naming ``what`` if it breaks the rule (module docstring)."""
+    """``name`` as stored (NFC, invisible format characters at its ends dropped); DataError naming ``what``
+    if it breaks the rule (module docstring) — an invisible character inside a name is refused."""
+    if isinstance(name, str) and not name.isascii():
+        name = _trim_invisible(name)
     problem = name_problem(name)
     if problem is not None:
         raise DataError(f"the {what} {problem}")
