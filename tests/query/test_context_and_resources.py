@@ -44,3 +44,13 @@ def test_per_kg_resources_are_built_once_and_rebuilt_after_appends() -> None:
     cache.get(b)
     cache.get(c)
     assert a not in cache  # least recently used dropped (size 2)
+
+
+def test_context_names_are_stored_as_loaders_store_them_and_a_bad_one_is_skipped_and_counted() -> None:
+    marked = Fact("Ada", "award received", "Commandeur des Arts et des Lettres\u200e", TimePoint(1990))
+    inside = Fact("Ada", "award received", "Commandeur\u200bdes Arts", TimePoint(1991))
+    q = Question(qid="q1", text="Which award did Ada receive in 1990?", context=[marked, inside])
+    kg = context_kg(q)
+    assert kg.has_entity("Commandeur des Arts et des Lettres")  # the trailing U+200E mark dropped
+    assert len(kg) == 1 and kg.load_report is not None and kg.load_report.n_skipped == 1
+    assert "U+200B" in kg.load_report.first_errors[0]

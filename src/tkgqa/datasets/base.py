@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..kg.fact import Fact
-from ..kg.validate import clean_name
 
 AnswerType = Literal["entity", "time", "value"]
 
@@ -42,18 +40,3 @@ class Question(BaseModel):
     dataset: str = "custom"
     context: list[Fact] | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("context")
-    @classmethod
-    def _stored_names(cls, facts: list[Fact] | None) -> list[Fact] | None:
-        """Context facts with their names as a store holds them (:func:`tkgqa.kg.validate.clean_name`: NFC,
-        invisible marks at the ends dropped); a name a store cannot hold is a DataError naming it."""
-        if facts is None:
-            return None
-        out = []
-        for f in facts:
-            names = (clean_name(f.subject, "subject"), clean_name(f.relation, "relation"))
-            obj = clean_name(f.object, "object")
-            same = names == (f.subject, f.relation) and obj == f.object
-            out.append(f if same else replace(f, subject=names[0], relation=names[1], object=obj))
-        return out

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import replace
 from typing import Any
 
 from ..errors import DataError
 from ..sanitize import shorten
+from .fact import Fact
 
 #: The longest name a KG takes (longer text in a name column is a broken file, not a name).
 MAX_NAME_CHARS = 1000
@@ -86,3 +88,13 @@ def check_name(name: str, what: str = "name") -> str:
     if problem is not None:
         raise DataError(f"the {what} {problem}")
     return name
+
+
+def stored_fact(fact: Fact) -> Fact:
+    """``fact`` with its names as a store holds them (:func:`clean_name`); DataError naming a name that breaks
+    the rule. For facts that come with a question rather than through a loader (per-question context)."""
+    names = (clean_name(fact.subject, "subject"), clean_name(fact.relation, "relation"))
+    obj = clean_name(fact.object, "object")
+    if names == (fact.subject, fact.relation) and obj == fact.object:
+        return fact
+    return replace(fact, subject=names[0], relation=names[1], object=obj)
