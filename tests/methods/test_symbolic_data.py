@@ -9,7 +9,6 @@ CronQuestions ARI sample with ARI's fact lines: 0.734).
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from tkgqa.datasets.core import load_dataset
 from tkgqa.eval.scoring import Gold, strict_hit
 from tkgqa.kg import KGStore, TemporalKG
 from tkgqa.methods.symbolic import SymbolicReasoner
+from tkgqa.query import context_kg
 from tkgqa.time import try_parse_time
 
 pytestmark = pytest.mark.slow
@@ -62,9 +62,7 @@ def test_multitq_gold_sample(shared_data: Path, options: dict[str, bool], floors
     ).questions
     method = SymbolicReasoner(**options)
     method.answer(questions[0], kg)  # per-KG setup (linker, lexicon)
-    start = time.perf_counter()
     answers = [method.answer(q, kg) for q in questions]
-    rate = len(questions) / (time.perf_counter() - start)
     hits = [
         strict_hit(a.answers, Gold.of_question(q), 1, label=kg.label)
         for q, a in zip(questions, answers, strict=True)
@@ -80,7 +78,6 @@ def test_multitq_gold_sample(shared_data: Path, options: dict[str, bool], floors
     assert all_hits >= floors[0], all_hits
     assert sup_hits >= floors[1], sup_hits
     assert acc >= floors[2], acc
-    assert rate >= 300, rate  # ≥1,000/s measured on an idle core; loose here for busy CI machines
 
 
 @pytest.mark.parametrize(("name", "questions", "floor"), [
@@ -98,6 +95,7 @@ def test_context_datasets(shared_data: Path, name: str, questions: str | None, f
     method = SymbolicReasoner()
     hits = 0
     for q in dataset.questions:
-        kg = TemporalKG(q.context or [], name=f"context:{q.qid}", display_underscores=False)
+        stored = list(context_kg(q)) if q.context else []  # names as a store holds them (tkgqa.query)
+        kg = TemporalKG(stored, name=f"context:{q.qid}", display_underscores=False)
         hits += strict_hit(method.answer(q, kg).answers, Gold.of_question(q), 1, label=kg.label)
     assert hits / len(dataset.questions) >= floor
