@@ -22,7 +22,7 @@ from tkgqa.kg.loaders import load_kg
 from tkgqa.methods.lpkg.execute import KGSearch, PlanExecutor, SymbolicReader, final_labels
 from tkgqa.methods.lpkg.verbalize import TemplateVerbalizer
 from tkgqa.query import QuestionEntities, Reasoner
-from tkgqa.query.patterns import GroundingConfig, PatternType, ground
+from tkgqa.query.generate.patterns import GroundingConfig, PatternType, ground
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 KGS = {

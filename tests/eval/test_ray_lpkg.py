@@ -17,7 +17,7 @@ from tkgqa.cli import app
 from tkgqa.errors import ConfigError, TKGQAError
 from tkgqa.eval.executor import ExecutorConfig, ExecutorKind
 from tkgqa.eval.executor_lpkg import planning_data
-from tkgqa.query.patterns import PatternType
+from tkgqa.query.generate.patterns import PatternType
 
 pytestmark = pytest.mark.slow
 

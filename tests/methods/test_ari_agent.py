@@ -14,7 +14,7 @@ from tkgqa.llm.base import LLMBackend, LLMRequest, LLMResponse
 from tkgqa.methods import resolve_method
 from tkgqa.methods.ari import ARIMethod
 from tkgqa.methods.ari.agent import asks_for_time
-from tkgqa.query.program import ReferenceTime
+from tkgqa.query.program.nodes import ReferenceTime
 from tkgqa.testing import FakeLLM
 from tkgqa.time import Extreme, Granularity, TemporalRelation, parse_time
 
@@ -219,7 +219,7 @@ def test_symbolic_policy_end_to_end_on_the_demo_kg(demo_kg: TemporalKG) -> None:
 
 def test_compile_program_maps_the_program_to_actions() -> None:
     from tkgqa.methods.ari.symbolic_policy import UnsupportedProgram, compile_program
-    from tkgqa.query.program import Const, Entities, Filter, Match, Select, TimeOf, Times
+    from tkgqa.query.program.nodes import Const, Entities, Filter, Match, Select, TimeOf, Times
 
     ref = TimeOf(Match("Carol", "Make a visit", "Freedonia"), ReferenceTime.FIRST)
     program = Entities(
@@ -251,7 +251,7 @@ def test_symbolic_policy_on_the_tiny_kg(kg: TemporalKG) -> None:
     from tkgqa.methods.ari.environment import ARIEnvironment
     from tkgqa.methods.ari.symbolic_policy import SymbolicPolicy
     from tkgqa.query.linking import QuestionLinker
-    from tkgqa.query.program import Entities, Filter, Match, Select, TimeOf
+    from tkgqa.query.program.nodes import Entities, Filter, Match, Select, TimeOf
     from tkgqa.retrieval.similarity import Similarity
 
     question = q("Who last visited Freedonia before Carol?")

@@ -31,8 +31,8 @@ from tkgqa.methods.lpkg.execute import KGSearch, PlanExecutor, SymbolicReader, c
 from tkgqa.methods.lpkg.planner import load_demos
 from tkgqa.prompts.lpkg import finetune_messages, parse_lpkg_answer
 from tkgqa.query import QuestionEntities, Reasoner
-from tkgqa.query.answer_sets import CompareMode
-from tkgqa.query.patterns import GroundingConfig, PatternType, ground
+from tkgqa.query.generate.patterns import GroundingConfig, PatternType, ground
+from tkgqa.query.program.answer_sets import CompareMode
 from tkgqa.testing import FakeLLM
 
 IN_PLAN = """Sub_Question_1 = "Who visited China?"

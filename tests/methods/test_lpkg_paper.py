@@ -29,7 +29,7 @@ from tkgqa.prompts.lpkg import (
     OFFICIAL_HEADER,
     official_planner_messages,
 )
-from tkgqa.query.patterns import LPKG_PATTERNS, PatternType
+from tkgqa.query.generate.patterns import LPKG_PATTERNS, PatternType
 from tkgqa.testing import FakeLLM
 
 CHAIN_PLAN = """Sub_Question_1: str = "Who visited China in November 2014?"

@@ -10,11 +10,11 @@ from tkgqa.datasets import Question
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.methods import resolve_method
 from tkgqa.methods.symbolic import SymbolicConfig, SymbolicReasoner
-from tkgqa.query.lexicon import RelationLexicon
-from tkgqa.query.mentions import MentionIndex
-from tkgqa.query.program import Const, Entities, Filter, Match, Select, Times
-from tkgqa.query.timeref import find_times
-from tkgqa.query.words import concepts_of, lemma, tokenize
+from tkgqa.query.program.nodes import Const, Entities, Filter, Match, Select, Times
+from tkgqa.query.text.lexicon import RelationLexicon
+from tkgqa.query.text.mentions import MentionIndex
+from tkgqa.query.text.timeref import find_times
+from tkgqa.query.text.words import concepts_of, lemma, tokenize
 from tkgqa.time import TimePoint
 
 DANISH_MOD = "Defense_/_Security_Ministry_(Denmark)"

@@ -10,16 +10,16 @@ import pytest
 from tkgqa.datasets import Question
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.methods.symbolic import SymbolicReasoner
-from tkgqa.query.contextual_rules import (
+from tkgqa.query.program.contextual_rules import (
     alias_mentions,
     exact_spans,
     phrase_positions,
     refine_target,
     year_in_name,
 )
-from tkgqa.query.frame import Target
-from tkgqa.query.mentions import EntityMention
-from tkgqa.query.words import tokenize
+from tkgqa.query.text.frame import Target
+from tkgqa.query.text.mentions import EntityMention
+from tkgqa.query.text.words import tokenize
 from tkgqa.time import TimePoint
 
 

@@ -12,9 +12,9 @@ import pytest
 from tkgqa.datasets import Question
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.methods.symbolic import SymbolicConfig, SymbolicReasoner
-from tkgqa.query.frame import reference_op
-from tkgqa.query.mentions import EntityMention
-from tkgqa.query.words import tokenize
+from tkgqa.query.text.frame import reference_op
+from tkgqa.query.text.mentions import EntityMention
+from tkgqa.query.text.words import tokenize
 from tkgqa.time import TimePoint
 
 ROWS = [

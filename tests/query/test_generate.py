@@ -1,4 +1,4 @@
-"""The question generator (tkgqa.query.generate) on a tiny hand-made KG: every pattern, gold computed by the
+"""The question generator (query.generate) on a tiny hand-made KG: every pattern, gold computed by the
 executor, small non-empty answer sets, no duplicates, seeded; the count parser under arbitrary input."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tkgqa.errors import ConfigError
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.query import Executor, find_times, tokenize
-from tkgqa.query.generate import (
+from tkgqa.query.generate.questions import (
     Pattern,
     QuestionGenerator,
     generate_questions,

@@ -1,22 +1,11 @@
-"""Pattern grounding (tkgqa.query.patterns) and answer sets (tkgqa.query.answer_sets)."""
+"""Pattern grounding (tkgqa.query.generate.patterns) and answer sets (tkgqa.query.program.answer_sets)."""
 
 from __future__ import annotations
 
 import pytest
 
 from tkgqa.kg import Fact, TemporalKG
-from tkgqa.query.answer_sets import (
-    AnswerSet,
-    CompareMode,
-    Support,
-    ValueKind,
-    compare,
-    intersect,
-    pick,
-    time_filter,
-    union,
-)
-from tkgqa.query.patterns import (
+from tkgqa.query.generate.patterns import (
     Compare,
     GroundingConfig,
     Hop,
@@ -33,6 +22,17 @@ from tkgqa.query.patterns import (
     ground,
     node_from_dict,
     node_to_dict,
+)
+from tkgqa.query.program.answer_sets import (
+    AnswerSet,
+    CompareMode,
+    Support,
+    ValueKind,
+    compare,
+    intersect,
+    pick,
+    time_filter,
+    union,
 )
 from tkgqa.time import Extreme, Interval, TemporalRelation, TimePoint, parse_time
 

@@ -130,7 +130,7 @@ def test_constraint_validation() -> None:
         ("Who was the first to visit Iraq?", "first"),
         ("Who last made a statement to Japan?", "last"),
         ("Who visited China?", None),
-        # the one question-time reader (tkgqa.query.timeref): "until"/"from" read as "in"
+        # the one question-time reader (tkgqa.query.text.timeref): "until"/"from" read as "in"
         ("Who coached the team until 1998?", "equal 1998"),
         ("Who played for Juventus from 1990?", "equal 1990"),
         ("Who visited China prior to 2006?", "before 2006"),

@@ -2,7 +2,7 @@
 
 The memory must come from questions other than those evaluated. History sources (``--source``):
 ``generated`` — MultiTQ-style questions generated from the KG with executor-computed gold
-(:mod:`tkgqa.query.generate`; the default for MultiTQ, whose shared copy has only test questions),
+(:mod:`tkgqa.query.generate.questions`; the default for MultiTQ, whose shared copy has only test questions),
 ``dataset`` — a dev split or question file with gold (``--split``/``--questions``; the default elsewhere).
 ``--dataset demo`` uses the bundled demo questions over the demo KG. The memory's ``meta`` records the source.
 """
@@ -135,7 +135,7 @@ def build_memory_cmd(
         )
     meta: dict[str, Any] = {"dataset": dataset, "source": chosen.value}
     if chosen is HistorySource.GENERATED:
-        from ..query.generate import generate_questions, parse_counts
+        from ..query.generate.questions import generate_questions, parse_counts
 
         store = _dataset_kg(dataset, data_dir, kg)
         counts = parse_counts(patterns if patterns is not None else n)

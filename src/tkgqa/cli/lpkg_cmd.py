@@ -36,7 +36,7 @@ app.add_typer(lpkg_app, name="lpkg")
 def chosen_patterns(values: list[str] | None) -> tuple[Any, ...] | None:
     """``--patterns`` values: ``paper`` (LPKG's nine, Figure 3), ``temporal``, ``all`` or pattern names
     (repeatable or comma-separated); ``None`` when not given (all patterns)."""
-    from ..query.patterns import LPKG_PATTERNS, TEMPORAL_PATTERNS, PatternType
+    from ..query.generate.patterns import LPKG_PATTERNS, TEMPORAL_PATTERNS, PatternType
 
     if not values:
         return None
@@ -61,7 +61,7 @@ def chosen_patterns(values: list[str] | None) -> tuple[Any, ...] | None:
 
 
 def _grounding(per_pattern: int, max_answers: int, seed: int, patterns: list[str] | None) -> Any:
-    from ..query.patterns import GroundingConfig, PatternType
+    from ..query.generate.patterns import GroundingConfig, PatternType
 
     chosen = chosen_patterns(patterns) or tuple(PatternType)
     return GroundingConfig(patterns=chosen, per_pattern=per_pattern, max_answers=max_answers, seed=seed)
@@ -77,7 +77,7 @@ def ground_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
 ) -> None:
     """Ground the patterns in a KG and report how many instances each yields."""
-    from ..query.patterns import ground
+    from ..query.generate.patterns import ground
     from ..service.resolve import open_kg
 
     result = ground(open_kg(kg), _grounding(per_pattern, max_answers, seed, pattern))

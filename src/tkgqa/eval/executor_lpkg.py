@@ -6,7 +6,7 @@ examples do not depend on where, when or next to what it is built. Locally the s
 in order. With Ray, each worker (a Ray actor) opens a KG once from its path, the first time it gets one of
 its shards, and builds the shards it is sent; the driver keeps one shard in flight per worker, hands a dead
 worker's shard to another (once), then merges: KGs in the order given (a KG given twice counts once),
-patterns in :class:`~tkgqa.query.patterns.PatternType` order, qids renumbered ``<kg-slug>-<i>`` per KG.
+patterns in `PatternType` order, qids renumbered ``<kg-slug>-<i>`` per KG.
 Both executors therefore return the same examples, and ``tkgqa lpkg data`` writes the same files.
 """
 
@@ -25,7 +25,7 @@ from .ray_session import actor_options, cluster_cpus, ray_session, run_shards
 if TYPE_CHECKING:
     from ..kg.base import KGStore
     from ..methods.lpkg.data import PlanningExample, PlanningShard, ShardBuilder
-    from ..query.patterns import PatternType
+    from ..query.generate.patterns import PatternType
 
 
 def kg_slug(path: str) -> str:
@@ -56,7 +56,7 @@ class PlanningWorker:
         self._builders: dict[str, ShardBuilder] = {}
 
     def build(self, path: str, pattern: str) -> PlanningShard:
-        from ..query.patterns import PatternType
+        from ..query.generate.patterns import PatternType
 
         if path not in self._builders:
             from ..llm import resolve_llm_arg
@@ -89,9 +89,9 @@ def planning_data(
 ) -> PlanningData:
     """Ground, verbalise and merge the planning data of ``kgs`` (see the module docstring); ``llm`` is an
     LLM spec (each Ray worker resolves its own backend from it), ``None`` for templates; ``patterns``: only
-    these (in :class:`~tkgqa.query.patterns.PatternType` order; default all)."""
+    these (in :class:`~tkgqa.query.generate.patterns.PatternType` order; default all)."""
     from ..llm import resolve_llm_arg
-    from ..query.patterns import PatternType
+    from ..query.generate.patterns import PatternType
 
     start = time.perf_counter()
     paths = list(dict.fromkeys(kgs))  # a KG given twice counts once

@@ -1,7 +1,7 @@
 """How answers are scored. All rules live here.
 
 **Normalisation** (:func:`normalize_answer`, applied to gold answers and predictions alike; implemented once
-in :mod:`tkgqa.query.normalize` so that methods' diagnostics and this harness agree):
+in :mod:`tkgqa.query.text.normalize` so that methods' diagnostics and this harness agree):
 
 1. A string that parses as a time (:func:`tkgqa.time.try_parse_time`: ``2012``, ``2012-05``,
    ``May 2012``, ``Jun 25th, 2006``, ``1994-03-01T00:00:00Z`` …) becomes its ISO form **at the granularity
@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..datasets.cronquestions import complexity
-from ..query.normalize import normalize_answer, normalize_text
+from ..query.text.normalize import normalize_answer, normalize_text
 
 LabelFn = Callable[[str], str]
 EXACT_THRESHOLD = 25

@@ -28,7 +28,7 @@ _NON_WORD = re.compile(r"[\W_]+")
 def normalize(text: str) -> str:
     """The project's one text form of a name, mention or answer: accents stripped (NFKD), case folded,
     ``_``/punctuation → single spaces, whitespace collapsed; idempotent (``Côte_d'Ivoire`` →
-    ``cote d ivoire``). Answers add a time rule on top: :func:`tkgqa.query.normalize.normalize_answer`."""
+    ``cote d ivoire``). Answers add a time rule on top: `normalize_answer` (query.text)."""
     s = str(text)
     if s.isascii():
         return _NON_WORD.sub(" ", s.casefold()).strip()

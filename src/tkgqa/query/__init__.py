@@ -14,14 +14,10 @@ What lives here, and every method consumes (methods never import each other):
 
 from ..time import Extreme, TemporalRelation, holds, keep, search_window
 from .context import context_kg
-from .executor import Executor, Result
 from .grounding import QuestionEntities, answer_covered, base_store, coverage_at, fact_mentions
-from .lexicon import RelationLexicon
 from .linking import LinkedQuestion, QuestionAnchors, QuestionLinker, mask_question
-from .mentions import EntityMention, MentionIndex
-from .normalize import normalize_answer, normalize_text
-from .parser import Parse, ParserOptions, QuestionParser
-from .program import (
+from .program.executor import Executor, Result
+from .program.nodes import (
     AnswerOrder,
     Const,
     Entities,
@@ -38,10 +34,14 @@ from .program import (
     Times,
     pretty,
 )
-from .reasoner import Reasoner, given_entities
+from .program.parser import Parse, ParserOptions, QuestionParser
+from .program.reasoner import Reasoner, given_entities
 from .resources import PerKG
-from .timeref import TIME_CUES, TimeMention, find_times
-from .words import Token, tokenize
+from .text.lexicon import RelationLexicon
+from .text.mentions import EntityMention, MentionIndex
+from .text.normalize import normalize_answer, normalize_text
+from .text.timeref import TIME_CUES, TimeMention, find_times
+from .text.words import Token, tokenize
 
 __all__ = [
     "TIME_CUES",

@@ -3,7 +3,7 @@ entities in a KG, and answer coverage of fact sets.
 
 * :class:`QuestionEntities` finds the KG entities a question mentions: the question's own annotation
   (``Question.entities``, e.g. CronQuestions QIDs) when those are in the KG, otherwise the symbolic
-  shared mention detector (:class:`~tkgqa.query.mentions.MentionIndex`, built once per KG and rebuilt when
+  shared mention detector (`MentionIndex`, built once per KG and rebuilt when
   the KG grows), with time mentions blocked out.
 * :func:`answer_covered` says whether a gold answer appears among facts (TimeR4 Figure 3's "answer
   coverage"): an entity answer matches a fact's subject or object after label normalisation; a time answer
@@ -17,11 +17,11 @@ from collections.abc import Iterable, Sequence
 from ..datasets.base import Question
 from ..kg import Fact, KGStore
 from ..time import TimePoint, try_parse_time
-from .mentions import MentionIndex
-from .normalize import normalize_answer
 from .resources import PerKG
-from .timeref import find_times
-from .words import tokenize
+from .text.mentions import MentionIndex
+from .text.normalize import normalize_answer
+from .text.timeref import find_times
+from .text.words import tokenize
 
 
 def _gold_time(text: str) -> TimePoint | None:

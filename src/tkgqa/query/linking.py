@@ -1,8 +1,8 @@
 """Question → anchors: linked entities, time mentions, the relations of the entities' 1-hop subgraph, and the
 masked question (entities → ``{entity}``, times → ``{time}``) used to cluster the history memory.
 
-Mentions come from the shared :class:`~tkgqa.query.mentions.MentionIndex` (ICEWS role names, demonyms,
-fuzzy spans) and the one time-mention reader (:func:`~tkgqa.query.timeref.find_times`). Used by ARI, the
+Mentions come from the shared :class:`~tkgqa.query.text.mentions.MentionIndex` (ICEWS role names, demonyms,
+fuzzy spans) and the one time-mention reader (:func:`~tkgqa.query.text.timeref.find_times`). Used by ARI, the
 KG-RAG baseline and anyone who needs a question's anchors.
 """
 
@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from ..datasets.base import Question
 from ..kg.base import KGStore
 from ..time import TimePoint, try_parse_time
-from .mentions import MentionIndex
-from .timeref import TimeMention, find_times
-from .words import Token, tokenize
+from .text.mentions import MentionIndex
+from .text.timeref import TimeMention, find_times
+from .text.words import Token, tokenize
 
 
 @dataclass(frozen=True)

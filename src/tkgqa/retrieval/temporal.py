@@ -50,9 +50,9 @@ import numpy.typing as npt
 
 from ..errors import ConfigError
 from ..kg import Fact
-from ..query.frame import AFTER_WORDS, BEFORE_WORDS, FIRST_WORDS, LAST_WORDS
-from ..query.timeref import find_times
-from ..query.words import tokenize
+from ..query.text.frame import AFTER_WORDS, BEFORE_WORDS, FIRST_WORDS, LAST_WORDS
+from ..query.text.timeref import find_times
+from ..query.text.words import tokenize
 from ..time import NEG_INF, POS_INF, Interval, TemporalRelation, TimePoint, span_of
 
 ConstraintKind = Literal["before", "after", "equal", "in", "first", "last"]
@@ -243,7 +243,7 @@ def parse_time_constraint(text: str) -> TimeConstraint | None:
     """The constraint a question puts on time, read by :func:`tkgqa.query.find_times` (the project's one
     question-time reader, so "until 1998" means here what it means to the symbolic parser): the first time
     mention and its cue (before → ``before``, after → ``after``, anything else → ``equal``); else a
-    first/last word (:data:`tkgqa.query.frame.FIRST_WORDS` / ``LAST_WORDS``); else ``None``.
+    first/last word (:data:`tkgqa.query.text.frame.FIRST_WORDS` / ``LAST_WORDS``); else ``None``.
 
     ``"After 2015, who was the first…"`` gives ``after 2015`` (φ_t then favours the earliest fact after
     it); ``"After the Danish ministry, who was the first…"`` gives ``None`` (first *after an event* whose time

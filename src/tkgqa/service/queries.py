@@ -138,7 +138,7 @@ def kg_examples(kg: KGStore, limit: int = 12) -> list[dict[str, Any]]:
     key = id(kg)
     if key not in _EXAMPLES:
         from ..errors import TKGQAError
-        from ..query.generate import QuestionGenerator
+        from ..query.generate.questions import QuestionGenerator
 
         try:
             made = QuestionGenerator(kg, seed=0, max_answers=3).generate(limit)

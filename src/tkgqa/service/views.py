@@ -2,9 +2,9 @@
 the symbolic program as a tree with the fact count of each step, and what is missing when it found nothing.
 No FastAPI here.
 
-The program is the one-line text of :func:`tkgqa.query.program.pretty` (``entities((in(match(?, Make a
+The program is the one-line text of :func:`tkgqa.query.program.nodes.pretty` (``entities((in(match(?, Make a
 visit, China), 2014-11) ?? …))``); :func:`program_tree` parses it back into nodes and replays the
-executor's evaluation order (:meth:`tkgqa.query.executor.Executor.rows`) over the trace's ``{"op",
+executor's evaluation order (:meth:`tkgqa.query.program.executor.Executor.rows`) over the trace's ``{"op",
 "facts"}`` steps to give each node its count. When the replay does not consume the steps exactly, the
 counts are left out (``counted`` false) rather than guessed.
 """

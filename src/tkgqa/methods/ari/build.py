@@ -2,7 +2,7 @@
 each process and its correctness, cluster the masked questions and induce the methodologies.
 
 Where a benchmark ships no dev split with gold answers (the shared MultiTQ copy), the history questions can be
-generated from the KG (:mod:`tkgqa.query.generate`: MultiTQ-style questions whose gold the executor computes);
+generated from the KG (`query.generate`: MultiTQ-style questions whose gold the executor computes);
 the memory's ``meta`` records which source was used. History questions must never be the test questions
 evaluated later: :class:`ARIMethod` refuses to answer a
 question whose id and text are in its memory (unless ``allow_memory_overlap``).

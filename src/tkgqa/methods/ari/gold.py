@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ...kg.base import KGStore
-from ...query.normalize import normalize_answer
+from ...query.text.normalize import normalize_answer
 from ...time import try_parse_time
 from .actions import Item
 

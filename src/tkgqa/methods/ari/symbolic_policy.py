@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ...errors import TKGQAError
-from ...query.program import (
+from ...query.program.nodes import (
     Const,
     Entities,
     Exclude,

@@ -1,7 +1,7 @@
 """LPKG (Wang et al., Findings of EMNLP 2024): learning to plan from knowledge graphs.
 
 * :mod:`.plan` — code-formatted plans parsed with ``ast`` into a typed :class:`Plan` (never evaluated);
-* :mod:`.verbalize` — grounded pattern instances (:mod:`tkgqa.query.patterns`) → questions + gold plans;
+* :mod:`.verbalize` — grounded pattern instances (`query.generate.patterns`) → questions + gold plans;
 * :mod:`.data` — planning data, entity-disjoint held-out split, SFT export;
 * :mod:`.planner` — in-context, fine-tuned and baseline planners; :mod:`.train` — CPU fine-tuning (LoRA);
 * :mod:`.execute` — plan interpretation over a KG; :mod:`.method` — the ``lpkg`` method; :mod:`.config` —

@@ -32,7 +32,7 @@ from ...kg.base import KGStore
 from ...llm import LLMBackend, Usage, error_usage
 from ...prompts.base import run_prompt
 from ...prompts.lpkg import Demo, finetune_messages, verbalize_parser
-from ...query.patterns import (
+from ...query.generate.patterns import (
     LPKG_PATTERNS,
     Compare,
     Grounder,

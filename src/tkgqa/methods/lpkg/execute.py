@@ -19,7 +19,7 @@ operations.
 * ``stop_on_empty``: the plan stops at the first empty ``Get_Answer``/``Intersection``/``Union``
   (``Execution.empty``), for the method's fall-back to answering the question directly.
 * ``Before``/``After``/``During``/``Between`` and ``First``/``Last`` use the one time semantics
-  (:mod:`tkgqa.query.answer_sets`); a reference answer's time is its earliest.
+  (:mod:`tkgqa.query.program.answer_sets`); a reference answer's time is its earliest.
 
 Every step is traced with its (filled-in) questions, answers and evidence facts.
 """
@@ -41,7 +41,8 @@ from ...llm import LLMBackend, Usage, error_usage
 from ...prompts.base import PromptSpec, run_prompt
 from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
 from ...query import Executor, QuestionEntities, Reasoner
-from ...query.answer_sets import (
+from ...query.generate.patterns import SetOperation, asks_time
+from ...query.program.answer_sets import (
     AnswerSet,
     CompareMode,
     Support,
@@ -52,9 +53,8 @@ from ...query.answer_sets import (
     time_filter,
     union,
 )
-from ...query.patterns import SetOperation, asks_time
-from ...query.program import Exclude as ExcludeRows
-from ...query.program import Fallback, Filter, Match, Program, Rows, Select, TimeOf, Times
+from ...query.program.nodes import Exclude as ExcludeRows
+from ...query.program.nodes import Fallback, Filter, Match, Program, Rows, Select, TimeOf, Times
 from ...time import Interval, TemporalRelation, TimePoint, parse_time
 from ..base import StepEvent, StepKind, report_step
 from .plan import (

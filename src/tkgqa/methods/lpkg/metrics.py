@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...query.patterns import PatternType
+from ...query.generate.patterns import PatternType
 
 #: MultiTQ question type → the patterns a correct plan may have
 MULTITQ_PATTERNS: dict[str, frozenset[str]] = {

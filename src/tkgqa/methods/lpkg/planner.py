@@ -34,8 +34,7 @@ from ...prompts.lpkg import (
     official_planner_messages,
     planner_messages,
 )
-from ...query.answer_sets import CompareMode
-from ...query.patterns import (
+from ...query.generate.patterns import (
     Compare,
     Hop,
     Instance,
@@ -48,6 +47,7 @@ from ...query.patterns import (
     ValueKind,
     WhenQ,
 )
+from ...query.program.answer_sets import CompareMode
 from ...time import Extreme, TemporalRelation, TimePoint
 from .official import is_official_file, official_block, read_official
 from .plan import Plan, parse_plan

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from typing import assert_never
 
 from ...kg.base import KGStore
-from ...query.answer_sets import CompareMode
-from ...query.patterns import (
+from ...query.generate.patterns import (
     Compare,
     Hop,
     Instance,
@@ -31,6 +30,7 @@ from ...query.patterns import (
     TimeFilter,
     WhenQ,
 )
+from ...query.program.answer_sets import CompareMode
 from ...time import Extreme, Granularity, TemporalRelation, TimePoint
 from .plan import (
     AnswerStep,

@@ -34,8 +34,8 @@ from ...errors import ConfigError
 from ...kg import Fact, KGStore
 from ...llm import Usage
 from ...query import Executor, Filter, Program, Reasoner, Rows, TimeOf, find_times, pretty
-from ...query.program import Entities, Exclude, Fallback, Match, Select, Times
-from ...query.words import tokenize
+from ...query.program.nodes import Entities, Exclude, Fallback, Match, Select, Times
+from ...query.text.words import tokenize
 from ...retrieval.temporal import TimeConstraint
 from ...time import Granularity, Interval, TemporalRelation, TimePoint
 

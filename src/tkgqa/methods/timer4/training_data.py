@@ -9,7 +9,7 @@ Two sources:
   question states (before/after/in, :func:`tkgqa.retrieval.temporal.parse_time_constraint`) first, then
   those joining the most question entities, then the most words shared with the question. At most
   ``per_question`` facts per question.
-* :func:`mine_generated_pairs` — MultiTQ-style questions generated from the KG (:mod:`tkgqa.query.generate`;
+* :func:`mine_generated_pairs` — MultiTQ-style questions generated from the KG (`query.generate`;
   the shared MultiTQ copy has no train split with answers): the executor's evidence for the question's
   program, restricted to facts that hold a gold answer — the facts the answer was computed from.
 
@@ -23,10 +23,10 @@ from collections.abc import Iterable, Sequence
 
 from ...datasets.base import Question
 from ...kg import Fact, KGStore
-from ...query.executor import Executor
-from ...query.generate import GeneratedQuestion, Pattern, generate_questions
+from ...query.generate.questions import GeneratedQuestion, Pattern, generate_questions
 from ...query.grounding import QuestionEntities, answer_covered
-from ...query.words import tokenize
+from ...query.program.executor import Executor
+from ...query.text.words import tokenize
 from ...retrieval.temporal import parse_time_constraint, time_scores
 from ...retrieval.verbalize import DEFAULT_VERBALIZER
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .frame import Target
-from .mentions import EntityMention
-from .words import Token, words
+from ..text.frame import Target
+from ..text.mentions import EntityMention
+from ..text.words import Token, words
 
 _YEAR = re.compile(r"(?<![\d-])(1[0-9]{3}|20[0-9]{2})(?![\d-])")
 

@@ -14,7 +14,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ..kg.base import KGStore
+from ...kg.base import KGStore
 from .words import LIGHT_WORDS, STOPWORDS, concepts_of
 
 _SPLIT = re.compile(r"[A-Za-z0-9]+|[,()]")

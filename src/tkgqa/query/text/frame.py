@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..time import Extreme, Granularity, TemporalRelation
+from ...time import Extreme, Granularity, TemporalRelation
 from .mentions import EntityMention
 from .timeref import GRANULARITY_WORDS
 from .words import Token, wordset

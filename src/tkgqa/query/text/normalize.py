@@ -12,8 +12,8 @@
 
 from __future__ import annotations
 
-from ..kg.linking import normalize as normalize_text
-from ..time import try_parse_time
+from ...kg.linking import normalize as normalize_text
+from ...time import try_parse_time
 
 __all__ = ["normalize_answer", "normalize_text"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ParseError
-from ..time import MONTHS, Extreme, Granularity, TemporalRelation
-from .frame import (
+from ...errors import ParseError
+from ...time import MONTHS, Extreme, Granularity, TemporalRelation
+from ..text.frame import (
     ANSWER_NOUNS,
     AUX,
     FIRST_WORDS,
@@ -28,9 +28,11 @@ from .frame import (
     find_references,
     find_target,
 )
-from .lexicon import RelationLexicon
-from .mentions import EntityMention, MentionIndex
-from .program import (
+from ..text.lexicon import RelationLexicon
+from ..text.mentions import EntityMention, MentionIndex
+from ..text.timeref import TimeMention, find_times
+from ..text.words import STOPWORDS, VOCAB, Token, concepts_of, lemma, tokenize
+from .nodes import (
     AnswerOrder,
     Const,
     Entities,
@@ -45,8 +47,6 @@ from .program import (
     TimeOf,
     Times,
 )
-from .timeref import TimeMention, find_times
-from .words import STOPWORDS, VOCAB, Token, concepts_of, lemma, tokenize
 
 
 @dataclass(frozen=True)

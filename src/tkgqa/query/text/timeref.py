@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..time import Granularity, TemporalRelation, TimePoint, try_parse_time
+from ...time import Granularity, TemporalRelation, TimePoint, try_parse_time
 from .words import Token
 
 _MONTH = (

@@ -18,13 +18,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ..kg.fact import Fact
-from ..time import Extreme, TemporalRelation, TimePoint, holds
+from ...kg.fact import Fact
+from ...time import Extreme, TemporalRelation, TimePoint, holds
+from ..text.frame import AFTER_WORDS, AUX, BEFORE_WORDS, Ordinal, Target, find_ordinal, find_target
+from ..text.mentions import EntityMention, MentionIndex
+from ..text.timeref import TimeMention, find_times
+from ..text.words import STOPWORDS, Token, concepts_of, stem, tokenize, words
 from .contextual_rules import alias_mentions, exact_spans, phrase_positions, refine_target, year_in_name
-from .frame import AFTER_WORDS, AUX, BEFORE_WORDS, Ordinal, Target, find_ordinal, find_target
-from .mentions import EntityMention, MentionIndex
-from .parser import Parse
-from .program import (
+from .nodes import (
     Const,
     Entities,
     Exclude,
@@ -38,8 +39,7 @@ from .program import (
     TimeOf,
     Times,
 )
-from .timeref import TimeMention, find_times
-from .words import STOPWORDS, Token, concepts_of, stem, tokenize, words
+from .parser import Parse
 
 _WH_CONCEPTS = {
     "where": ("place", "location", "locate", "country", "headquarters", "residence", "venue"),

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..datasets.base import Question
-from ..kg.base import KGStore
-from ..kg.fact import Fact
-from .context import context_kg
+from ...datasets.base import Question
+from ...kg.base import KGStore
+from ...kg.fact import Fact
+from ..context import context_kg
+from ..resources import PerKG
+from ..text.lexicon import RelationLexicon
+from ..text.mentions import SMALL_KG, MentionIndex
 from .contextual import ContextParser
 from .executor import Executor, Result
-from .lexicon import RelationLexicon
-from .mentions import SMALL_KG, MentionIndex
+from .nodes import Program
 from .parser import Parse, ParserOptions, QuestionParser
-from .program import Program
-from .resources import PerKG
 
 __all__ = ["Parse", "ParserOptions", "Reasoner", "Result"]
 

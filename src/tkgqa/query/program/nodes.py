@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeVar
 
-from ..errors import ConfigError
-from ..time import Extreme, Granularity, TemporalRelation, TimePoint
-from ..time.semantics import parse_choice
+from ...errors import ConfigError
+from ...time import Extreme, Granularity, TemporalRelation, TimePoint
+from ...time.semantics import parse_choice
 
 E = TypeVar("E", bound=StrEnum)
 

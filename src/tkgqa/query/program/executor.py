@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from ..kg.base import KGStore
-from ..kg.fact import Fact
-from ..time import (
+from ...kg.base import KGStore
+from ...kg.fact import Fact
+from ...time import (
     Extreme,
     Granularity,
     Interval,
@@ -27,8 +27,8 @@ from ..time import (
     search_window,
     span_of,
 )
-from ..time.interval import NEG_INF, POS_INF
-from .program import (
+from ...time.interval import NEG_INF, POS_INF
+from .nodes import (
     AnswerOrder,
     Const,
     Entities,

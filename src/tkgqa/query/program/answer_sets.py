@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..errors import DataError
-from ..kg.fact import Fact
-from ..time import Extreme, Interval, TemporalRelation, TimePoint, extreme, holds, parse_time
+from ...errors import DataError
+from ...kg.fact import Fact
+from ...time import Extreme, Interval, TemporalRelation, TimePoint, extreme, holds, parse_time
 
 
 class ValueKind(StrEnum):

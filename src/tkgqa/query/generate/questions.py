@@ -22,13 +22,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..datasets.base import AnswerType, Question
-from ..errors import ConfigError
-from ..kg.base import KGStore
-from ..kg.fact import Fact
-from ..time import Extreme, Granularity, TemporalRelation, TimePoint
-from .executor import Executor
-from .program import (
+from ...datasets.base import AnswerType, Question
+from ...errors import ConfigError
+from ...kg.base import KGStore
+from ...kg.fact import Fact
+from ...time import Extreme, Granularity, TemporalRelation, TimePoint
+from ..program.executor import Executor
+from ..program.nodes import (
     Const,
     Entities,
     Exclude,

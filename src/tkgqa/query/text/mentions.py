@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from ..kg.base import KGStore
+from ...kg.base import KGStore
 from .countries import COUNTRIES
 from .words import STOPWORDS, VOCAB, Token, concepts_of, mention_key, words
 

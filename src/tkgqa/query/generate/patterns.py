@@ -29,11 +29,11 @@ from typing import Any, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import DataError
-from ..kg.base import KGStore
-from ..kg.fact import Fact
-from ..time import Extreme, Granularity, Interval, TemporalRelation, TimePoint, parse_time
-from .answer_sets import (
+from ...errors import DataError
+from ...kg.base import KGStore
+from ...kg.fact import Fact
+from ...time import Extreme, Granularity, Interval, TemporalRelation, TimePoint, parse_time
+from ..program.answer_sets import (
     AnswerSet,
     CompareMode,
     ValueKind,
