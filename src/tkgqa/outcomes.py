@@ -129,7 +129,9 @@ class AbstainReason(StrEnum):
 
 @cache
 def _reason_index() -> tuple[dict[str, AbstainReason], list[tuple[AbstainReason, re.Pattern[str]]]]:
-    exact = {m.value: m for m in AbstainReason if not m.is_template and m is not AbstainReason.OTHER}
+    exact: dict[str, AbstainReason] = {
+        m.value: m for m in AbstainReason if not m.is_template and m is not AbstainReason.OTHER
+    }
     patterns = []
     for m in AbstainReason:
         if m.is_template:

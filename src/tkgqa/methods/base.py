@@ -19,6 +19,7 @@ from ..datasets.base import Question
 from ..errors import ConfigError, TKGQAError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
+from ..outcomes import ResultRow
 from ..registry import Registry
 from ._builtin import BUILTIN_METHODS
 
@@ -305,7 +306,7 @@ class Method(ABC):
     def describe(self) -> dict[str, Any]:
         return {"method": self.name, "config": self.config.model_dump(mode="json")}
 
-    def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:
         """Method-specific aggregates of an evaluation's ``results.jsonl`` rows, written to ``report.json`` as
         ``method_metrics`` (e.g. LPKG's plan parse rate); none by default."""
         return {}

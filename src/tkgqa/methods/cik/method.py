@@ -16,7 +16,7 @@ paper's preset then has no evidence from that entity and abstains when no entity
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
@@ -24,6 +24,7 @@ from ...datasets.base import Question
 from ...errors import ContextWindowError, LLMError, ParseError
 from ...kg import KGStore
 from ...llm import LLMBackend, Usage, charge, error_usage, llm_context, resolve_llm_arg, usage_dict
+from ...outcomes import AbstainReason, ErrorKind, ResultRow
 from ...prompts.base import run_prompt
 from ...prompts.cik import ESG_PROMPT, ROG_PROMPT
 from ...query.grounding import QuestionEntities
@@ -61,7 +62,7 @@ from .pruning import (
     time_aware_prune,
     truncate_hops,
 )
-from .run_summary import PATH_FAILED, run_summary
+from .run_summary import PATH_OVER_CONTEXT, run_summary
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,7 @@ class CIKMethod(Method):
             "unspecified_by_paper": unspecified(self.config),
         }
 
-    def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:
         """Run-level counts for ``report.json`` (path selection failures, fallbacks, δ2, token limits)."""
         return run_summary(rows)
 
@@ -304,24 +305,24 @@ class CIKMethod(Method):
         report_step(StepEvent("cik", StepKind.STAGE, 0, label, count=c["pruned"], ok=ok))
         if not stages.entities:
             names = ", ".join(kg.label(e) for e in stages.missing)
-            reason = (
-                f"There's no information in the knowledge about {names}"
+            reason: str = (
+                AbstainReason.NO_INFORMATION_ABOUT.format(names=names)
                 if names
-                else "no question entity found in the KG"
+                else AbstainReason.NO_QUESTION_ENTITY
             )
             return Answer.abstain(reason, trace, usage=usage_dict(usage, llm))
         if not stages.pruned:
             failed = stages.path_failed
-            reason = "the evidence set is empty"
+            reason = AbstainReason.EVIDENCE_EMPTY
             if failed and not any(t.n_facts for t in stages.traversals):
                 error = stages.selection_error
-                if error.startswith("ContextWindowError"):
-                    why = "the Π_esg prompt does not fit the model's context window"
+                if ErrorKind.of_text(error) is ErrorKind.CONTEXT_WINDOW:
+                    why = PATH_OVER_CONTEXT
                 elif error:
                     why = f"Π_esg gave no usable path ({error.split(':', 1)[0]})"
                 else:
                     why = f"no relation path yields facts for {', '.join(kg.label(e) for e in failed)}"
-                reason = f"{PATH_FAILED}: {why}"
+                reason = AbstainReason.PATH_SELECTION_FAILED.format(why=why)
             return Answer.abstain(reason, trace, usage=usage_dict(usage, llm))
         rendered = self.render(stages, kg)
         layout = self.config.layout
@@ -339,7 +340,7 @@ class CIKMethod(Method):
         limit = self.config.prompt_token_limit
         if limit is not None and tokens > limit:
             return Answer.abstain(
-                f"evidence of {tokens} tokens exceeds the limit {limit}",
+                AbstainReason.EVIDENCE_OVER_LIMIT.format(tokens=tokens, limit=limit),
                 trace,
                 usage=usage_dict(usage, llm),
                 evidence=[it.fact for it in stages.pruned],
@@ -349,7 +350,7 @@ class CIKMethod(Method):
         except ContextWindowError as exc:  # the paper's "token limit" failures: a clean abstention
             trace.append({"step": "answer", "error": str(exc)[:300]})
             return Answer.abstain(
-                "the prompt does not fit the model's context window",
+                AbstainReason.CONTEXT_WINDOW,
                 trace,
                 usage=usage_dict(usage, llm),
                 evidence=[it.fact for it in stages.pruned],
@@ -361,7 +362,7 @@ class CIKMethod(Method):
             usage = usage + error_usage(exc)
             trace.append({"step": "answer", "error": str(exc)[:300]})
             return Answer.abstain(
-                "could not parse the answer",
+                AbstainReason.ANSWER_UNPARSED,
                 trace,
                 usage=usage_dict(usage, llm),
                 raw_output=exc.raw,
@@ -374,7 +375,7 @@ class CIKMethod(Method):
         trace.append({"step": "answer", "raw": raw, "answers": answers})
         if not answers:
             return Answer.abstain(
-                "the model found no answer in the evidence",
+                AbstainReason.MODEL_NO_ANSWER_IN_EVIDENCE,
                 trace,
                 usage=usage_dict(usage, llm),
                 raw_output=parsed.text,

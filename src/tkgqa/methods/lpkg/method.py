@@ -26,13 +26,14 @@ Options (``--method lpkg --method-option KEY=VALUE`` or ``"lpkg:planner=finetune
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ...datasets.base import Question
 from ...errors import ConfigError
 from ...kg.base import KGStore
 from ...llm import LLMBackend, llm_context, resolve_llm_arg, usage_dict
+from ...outcomes import ResultRow
 from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_ANSWER_PROMPT, Demo
 from ...query import ParserOptions, QuestionEntities, Reasoner
 from ..base import METHODS, Answer, Method, Preset, merge_config, parse_options
@@ -216,6 +217,6 @@ class LPKGMethod(Method):
             return False
         return bool(ex.empty) or not len(ex.answers) or bool(ex.error)
 
-    def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:
         """Plan metrics for ``report.json`` (see :mod:`.metrics`)."""
         return plan_metrics(rows)

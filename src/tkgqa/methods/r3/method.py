@@ -21,13 +21,14 @@ reported in the trace, and the question is abstained on when no grounded answer 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ...datasets.base import Question
 from ...errors import ParseError
 from ...kg.base import KGStore
 from ...llm import LLMBackend, Usage, llm_context, resolve_llm_arg, usage_dict
+from ...outcomes import ResultRow
 from ...prompts import r3 as P
 from ..base import METHODS, Answer, Method, llm_required, merge_config, parse_options
 from .config import SPEC_FLAGS, EntitySource, PremiseJudge, PromptStyle, R3Config, deviations, unspecified
@@ -88,7 +89,7 @@ class R3Method(Method):
             out["fallbacks"] = list(self._notes)
         return out
 
-    def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:
         """R3's run summary for ``report.json`` (``method_metrics``): the grounding score over the run's rows
         and the citation check's rejections (see :func:`.grounding.run_summary`)."""
         return run_summary(rows)

@@ -39,6 +39,7 @@ stage (``rewrite``, ``answer``) for the run log and cassettes (``--llm replay:FI
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -50,6 +51,7 @@ from ...kg import KGStore
 from ...kg.fact import Fact
 from ...kg.neighborhood import neighbors
 from ...llm import LLMBackend, Usage, charge, error_usage, llm_context, resolve_llm_arg, usage_dict
+from ...outcomes import ResultRow
 from ...prompts.base import Prompt, run_prompt
 from ...prompts.timer4 import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
 from ...query import ParserOptions, QuestionEntities, Reasoner
@@ -147,10 +149,10 @@ class TimeR4(Method):
             "tks_trained": {k: str(v) for k, v in found.items()},
         }
 
-    def report_metrics(self, rows: Any) -> dict[str, Any]:
+    def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:
         """Counts over an evaluation's rows for ``report.json``: rewritten questions, reranked ones, and the
         time-aware retriever used (trained or the untrained FKS model)."""
-        steps = [s for r in rows for s in (r.get("trace") or ()) if isinstance(s, dict)]
+        steps = [s for r in rows for s in r.steps()]
         rewrites = [s for s in steps if s.get("step") == "rewrite"]
         tks = [s for s in steps if s.get("step") == "tks"]
         models: dict[str, int] = {}
