@@ -46,7 +46,8 @@ class Answer:
 
     @classmethod
     def abstain(cls, reason: str, trace: list[dict[str, Any]] | None = None, **kw: Any) -> Answer:
-        return cls(answers=[], abstained=True, reason=reason, trace=trace or [], **kw)
+        """An abstention; ``reason``: best an :class:`~tkgqa.outcomes.AbstainReason` (stored as text)."""
+        return cls(answers=[], abstained=True, reason=str(reason), trace=trace or [], **kw)
 
     def to_dict(self) -> dict[str, Any]:
         return {

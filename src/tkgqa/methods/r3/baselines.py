@@ -17,6 +17,7 @@ from ...errors import ParseError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...llm import LLMBackend, Message, extract_choice, llm_context, resolve_llm_arg, usage_dict
+from ...outcomes import AbstainReason
 from ...prompts import r3_baselines as B
 from ..base import METHODS, Answer, Method, llm_required, merge_config
 from .config import BaselineConfig
@@ -101,7 +102,7 @@ class _Baseline(Method):
         usage = usage_dict(calls.usage, self.llm)
         evidence: list[Fact] = [pool.fact(i) for i in cited_ids if i in known]
         if not words:
-            return Answer.abstain("the model answered I don't know", trace, usage=usage, raw_output=text)
+            return Answer.abstain(AbstainReason.MODEL_DONT_KNOW, trace, usage=usage, raw_output=text)
         return Answer(words, evidence, trace, usage=usage, raw_output=text)
 
     def _messages(self, question: str, task: Task, lines: list[tuple[str, str]]) -> list[Message]:

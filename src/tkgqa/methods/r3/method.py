@@ -28,7 +28,7 @@ from ...datasets.base import Question
 from ...errors import ParseError
 from ...kg.base import KGStore
 from ...llm import LLMBackend, Usage, llm_context, resolve_llm_arg, usage_dict
-from ...outcomes import ResultRow
+from ...outcomes import AbstainReason, ResultRow
 from ...prompts import r3 as P
 from ..base import METHODS, Answer, Method, llm_required, merge_config, parse_options
 from .config import SPEC_FLAGS, EntitySource, PremiseJudge, PromptStyle, R3Config, deviations, unspecified
@@ -159,12 +159,12 @@ class R3Method(Method):
         usage = usage_dict(calls.usage, self.llm)
         if result.final is None or result.final.answer is None:
             if not report.union:
-                reason = "no question entity found in the KG"
+                reason: str = AbstainReason.NO_QUESTION_ENTITY
             elif all(b.axiom is None for b in result.branches):
-                reason = "no axiom could be parsed from the model's replies"
+                reason = AbstainReason.NO_AXIOM
             else:
                 depth, n = self.config.max_depth, len(result.branches)
-                reason = f"no grounded answer within depth {depth} and {n} branch(es)"
+                reason = AbstainReason.NO_GROUNDED_ANSWER.format(depth=depth, n=n)
             trace.append({"step": "explanation", "lines": self._lines(result, search, reason)})
             return Answer.abstain(reason, trace, usage=usage)
         answer = result.final.answer
@@ -236,7 +236,7 @@ class R3Method(Method):
             axiom, results, chosen = matcher.run(premises)
         except ParseError as exc:
             failed: list[dict[str, Any]] = [{"step": "preference", "error": short_error(exc)}]
-            return Answer.abstain("axiom unparsable", failed, usage=self._usage_of(calls))
+            return Answer.abstain(AbstainReason.AXIOM_UNPARSED, failed, usage=self._usage_of(calls))
         trace: list[dict[str, Any]] = [
             {
                 "step": "preference",
@@ -255,7 +255,7 @@ class R3Method(Method):
         ]
         usage = self._usage_of(calls)
         if chosen is None:
-            return Answer.abstain("no option could be judged", trace, usage=usage)
+            return Answer.abstain(AbstainReason.NO_OPTION_JUDGED, trace, usage=usage)
         best: OptionResult = results[chosen]
         cited = list(dict.fromkeys(i for c in best.checks for i in c.facts))
         trace.append(

@@ -51,7 +51,7 @@ from ...kg import KGStore
 from ...kg.fact import Fact
 from ...kg.neighborhood import neighbors
 from ...llm import LLMBackend, Usage, charge, error_usage, llm_context, resolve_llm_arg, usage_dict
-from ...outcomes import ResultRow
+from ...outcomes import AbstainReason, ResultRow
 from ...prompts.base import Prompt, run_prompt
 from ...prompts.timer4 import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
 from ...query import ParserOptions, QuestionEntities, Reasoner
@@ -440,7 +440,7 @@ class TimeR4(Method):
         trace: list[dict[str, Any]] = [{"step": "dataset_facts", "source": source, "facts": texts}]
         _stage(0, f"dataset facts ({source}): {len(texts)}", len(texts))
         if not texts:
-            return Answer.abstain("no facts retrieved", trace, usage=usage_dict(Usage(), llm))
+            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=usage_dict(Usage(), llm))
         context = {"question": question.text, "facts": texts}
         evidence = list(question.context or [])
         return self._reason(llm, AUTHORS_REASON_PROMPT, context, evidence, trace, Usage())
@@ -475,7 +475,7 @@ class TimeR4(Method):
         trace.append({"step": "reason", "answers": parsed.value})
         if not parsed.value:
             return Answer.abstain(
-                "the model listed no answer",
+                AbstainReason.MODEL_LISTED_NO_ANSWER,
                 trace,
                 usage=usage_dict(usage, llm),
                 raw_output=parsed.text,
@@ -518,7 +518,7 @@ class TimeR4(Method):
         )
         _stage(2, f"TKS{' + φ_t rerank' if used is not None else ''}: {len(facts)} facts", len(facts))
         if not facts:
-            return Answer.abstain("no facts retrieved", trace, usage=usage_dict(usage, llm))
+            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=usage_dict(usage, llm))
         context = {"question": query, "facts": [f.text for f in facts]}
         return self._reason(llm, REASON_PROMPT, context, [f.fact for f in facts], trace, usage)
 
