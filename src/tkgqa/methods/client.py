@@ -49,7 +49,7 @@ def config_class_of(factory: object) -> type[MethodConfig] | None:
     declared = getattr(factory, "config_class", None)
     if isinstance(declared, type) and issubclass(declared, MethodConfig) and declared is not MethodConfig:
         return declared
-    target = factory.__init__ if isinstance(factory, type) else factory
+    target = getattr(factory, "__init__", None) if isinstance(factory, type) else factory
     try:
         hint = get_type_hints(target).get("config")
     except Exception:  # an annotation that cannot be resolved: no config class to read
