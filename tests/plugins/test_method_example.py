@@ -5,7 +5,6 @@ options from tkgqa without any list inside tkgqa naming it."""
 from __future__ import annotations
 
 import json
-from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -19,24 +18,9 @@ from tkgqa.methods import METHODS, resolve_method
 from tkgqa.methods._builtin import BUILTIN_METHODS
 
 DIST = "tkgqa-method-example"
+SOURCE = "examples/method_plugin"  # conftest.py: the tests skip without the distribution
 NAME = "example_timeline"
 OURS = "order=latest: the entity's latest fact answers (paper: the entity's earliest fact answers)"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _installed() -> None:
-    try:
-        metadata.distribution(DIST)
-    except metadata.PackageNotFoundError:
-        pytest.skip(
-            f"the example method distribution {DIST!r} is not installed: run `make install-test` (it "
-            "installs examples/method_plugin into .test-plugins/, which only the tests use)"
-        )
-
-
-@pytest.fixture(autouse=True)
-def _home(isolated_home: Path) -> None:
-    """Each test starts with an empty ``$TKGQA_HOME``."""
 
 
 def test_the_method_comes_from_its_entry_point_alone() -> None:

@@ -13,6 +13,7 @@ method is never marked (the service refuses such names even when marked)::
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, get_args, get_type_hints
 
 from pydantic import Field
@@ -37,12 +38,14 @@ def is_client_option(info: FieldInfo) -> bool:
     return isinstance(extra, dict) and extra.get(CLIENT_OPTION) is True
 
 
+@cache
 def client_options(config: type[MethodConfig]) -> tuple[str, ...]:
     """The settings of ``config`` a network client may set (marked with :func:`client_option`), in field
     order."""
     return tuple(name for name, info in config.model_fields.items() if is_client_option(info))
 
 
+@cache
 def config_class_of(factory: object) -> type[MethodConfig] | None:
     """The config class of a registered method: its ``config_class``, else the type of its constructor's
     ``config`` parameter; ``None`` for a factory with neither."""
