@@ -69,10 +69,10 @@ class ServiceSettings:
 
     ``allow_methods=None``: every registered method by name plus :data:`METHOD_PRESETS`.
     ``allow_options=None``: each method's client options (marked on its config); a tuple replaces them for
-    every method. ``api_token``: when
-    set, every ``/api/`` request must send ``Authorization: Bearer <token>`` (binding beyond loopback
-    requires one). ``queue_limit``: questions pending (queued + running) per method instance;
-    ``max_pending``: over all methods; beyond either a request gets 429 with ``Retry-After``.
+    every method. ``api_token``: when set, every ``/api/`` request must send ``Authorization: Bearer
+    <token>`` (binding beyond loopback requires one). ``queue_limit``: questions pending (queued + running)
+    per method instance; ``max_pending``: over all methods; beyond either a request gets 429 with
+    ``Retry-After``.
     ``method_workers``: method instances answering in parallel per (method, LLM, options).
     ``allow_append``: ``POST /api/kg/facts`` may append facts to the served KG (off by default); only to a
     store that keeps them (a DuckDB file) unless ``ephemeral_append`` (then each response says they last until
