@@ -92,18 +92,6 @@ class TimeConstraint:
             time = parsed.start if parsed.is_point else parsed
         return cls(kind.lower(), time)  # type: ignore[arg-type]
 
-    @classmethod
-    def relative_to(cls, relation: TemporalRelation | None, time: TimePoint | Interval) -> TimeConstraint:
-        """The constraint of a time read with ``relation``: before → ``before``, after → ``after``, any other
-        relation → ``equal`` (in it)."""
-        match relation:
-            case TemporalRelation.BEFORE:
-                return cls("before", time)
-            case TemporalRelation.AFTER:
-                return cls("after", time)
-            case _:
-                return cls("equal", time)
-
     def __str__(self) -> str:
         return self.kind if self.time is None else f"{self.kind} {self.time}"
 
@@ -262,8 +250,14 @@ def parse_time_constraint(text: str) -> TimeConstraint | None:
     is unknown here)."""
     tokens = tokenize(text)
     mentions = find_times(text, tokens)
-    if mentions:
-        return TimeConstraint.relative_to(mentions[0].relation, mentions[0].point)
+    for mention in mentions:
+        match mention.relation:
+            case TemporalRelation.BEFORE:
+                return TimeConstraint("before", mention.point)
+            case TemporalRelation.AFTER:
+                return TimeConstraint("after", mention.point)
+            case _:
+                return TimeConstraint("equal", mention.point)
     words = {t.text for t in tokens}
     if words & (BEFORE_WORDS | AFTER_WORDS | {"same"}):
         return None  # no time mention, so the before/after/same word refers to an event
