@@ -332,14 +332,6 @@ def _relations(kg: KGStore, entity: str, as_subject: bool) -> tuple[str, ...]:
     return tuple(sorted(counts, key=lambda r: (-counts[r], r)))
 
 
-def _remember(cache: dict[K, V], key: K, value: V, limit: int) -> V:
-    """Store ``value`` under ``key`` (emptying ``cache`` first when it holds more than ``limit`` entries)."""
-    if len(cache) > limit:
-        cache.clear()
-    cache[key] = value
-    return value
-
-
 def _with_times(bases: Sequence[Action], times: Sequence[TimePoint | None]) -> Iterator[Action]:
     """Each base lookup followed by its time variants (get_time has none)."""
     for b in bases:
@@ -366,3 +358,11 @@ def _first_untaken(
         if mode is FilterMode.EQ3 or count(x) > 0:
             kept += 1
     return out
+
+
+def _remember(cache: dict[K, V], key: K, value: V, limit: int) -> V:
+    """Store ``value`` under ``key`` (emptying ``cache`` first when it holds more than ``limit`` entries)."""
+    if len(cache) > limit:
+        cache.clear()
+    cache[key] = value
+    return value
