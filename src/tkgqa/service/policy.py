@@ -63,6 +63,18 @@ def forbidden_option(key: str) -> bool:
     return key in NEVER_FROM_REQUESTS or _PATHLIKE_KEY.search(key) is not None
 
 
+#: The settings a client may read (:meth:`ServiceSettings.limits`); each must be > 0.
+_CLIENT_LIMITS = (
+    "max_tokens",
+    "max_number",
+    "max_body_bytes",
+    "max_json_depth",
+    "request_timeout_s",
+    "queue_limit",
+    "max_pending",
+)
+
+
 @dataclass(frozen=True)
 class ServiceSettings:
     """The server's limits and allow-lists (``tkgqa serve`` flags; ``create_app(settings=…)``).
@@ -108,13 +120,7 @@ class ServiceSettings:
                 "never taken from requests; set them in the server's --method spec instead"
             )
         positive = {
-            "max_tokens": self.max_tokens,
-            "max_number": self.max_number,
-            "max_body_bytes": self.max_body_bytes,
-            "max_json_depth": self.max_json_depth,
-            "request_timeout_s": self.request_timeout_s,
-            "queue_limit": self.queue_limit,
-            "max_pending": self.max_pending,
+            **self.limits(),
             "method_workers": self.method_workers,
             "shutdown_timeout_s": self.shutdown_timeout_s,
         }
@@ -126,15 +132,7 @@ class ServiceSettings:
 
     def limits(self) -> dict[str, Any]:
         """The limits a client may want to know (``/api/methods``), the token excluded."""
-        return {
-            "max_tokens": self.max_tokens,
-            "max_number": self.max_number,
-            "max_body_bytes": self.max_body_bytes,
-            "max_json_depth": self.max_json_depth,
-            "request_timeout_s": self.request_timeout_s,
-            "queue_limit": self.queue_limit,
-            "max_pending": self.max_pending,
-        }
+        return {name: getattr(self, name) for name in _CLIENT_LIMITS}
 
 
 class RequestPolicy:
