@@ -53,6 +53,22 @@ class Embedder(Protocol):
     def encode(self, texts: Sequence[str], batch_size: int = 64, progress: bool = False) -> FloatMatrix: ...
 
 
+class WrappedEmbedder:
+    """Base of an embedder wrapping another (a memo, a cache): the same ``name`` and ``dim`` as ``inner``;
+    a subclass supplies ``encode``."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+
 def normalize_rows(x: npt.ArrayLike) -> FloatMatrix:
     """float32 copy with unit-length rows (zero rows stay zero)."""
     arr = np.asarray(x, dtype=np.float32)
