@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 import traceback
+from dataclasses import asdict
 from pathlib import Path
 
 from ..datasets.base import Question
@@ -107,13 +108,7 @@ def _row(
         predictions=predictions,
         gold=list(q.answers),
         gold_ids=list(q.answer_ids),
-        rank=score.rank,
-        strict_hit=score.strict_hit,
-        lenient_hit=score.lenient_hit,
-        precision=score.precision,
-        recall=score.recall,
-        f1=score.f1,
-        exact_set=score.exact_set,
+        **asdict(score),  # rank, strict_hit, lenient_hit, precision, recall, f1, exact_set
         evidence=[f.to_dict() for f in answer.evidence] if answer is not None else [],
         trace=answer.trace if answer is not None else [],
         usage=usage,
