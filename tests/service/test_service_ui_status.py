@@ -71,11 +71,10 @@ def _events(raw: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 def test_the_stream_says_which_model_is_loading() -> None:
-    with slow_minilm() as method:
-        with _client(allow_methods=[method]) as c:
-            body = {"question": "Who visited China?", "method": method}
-            with c.stream("POST", "/api/ask/stream", json=body) as res:
-                events = _events(res.read().decode())
+    with slow_minilm() as method, _client(allow_methods=[method]) as c:
+        body = {"question": "Who visited China?", "method": method}
+        with c.stream("POST", "/api/ask/stream", json=body) as res:
+            events = _events(res.read().decode())
     names = [e for e, _ in events]
     loading = [d["loading"] for e, d in events if e == "loading"]
     assert names[-1] == "answer" and events[-1][1]["answers"] == ["Barack Obama"]
