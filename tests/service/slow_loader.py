@@ -6,6 +6,7 @@ as the first ARI/TimeR4 question does) and answers ``Barack Obama``."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 import types
@@ -18,6 +19,7 @@ import numpy as np
 from tkgqa.datasets import Question
 from tkgqa.kg import KGStore
 from tkgqa.methods.base import METHODS, Answer, Method, MethodConfig, merge_config
+from tkgqa.retrieval import embedders
 
 LOAD_S = 3.0
 METHOD = "loads_minilm"
@@ -62,9 +64,12 @@ def slow_minilm() -> Iterator[str]:
     saved = sys.modules.get("sentence_transformers")
     sys.modules["sentence_transformers"] = module
     METHODS.add(METHOD, LoadsMiniLM)
+    quiet = embedders.quiet_model_loading  # imports transformers (tens of seconds on a busy machine)
+    embedders.quiet_model_loading = contextlib.nullcontext  # type: ignore[assignment]
     try:
         yield METHOD
     finally:
+        embedders.quiet_model_loading = quiet  # type: ignore[assignment]
         METHODS._factories.pop(METHOD, None)  # the registry has no removal: tests only
         METHODS._order.pop(METHOD, None)
         if saved is None:
