@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from slow_loader import slow_minilm
 from stubs import make_run
 from test_ui_research import N_VISITORS, OVERFLOW, VISITS, ask, open_page, url_params, wait_answer
 from ui_shots import artifacts, shoot
@@ -24,9 +23,6 @@ from tkgqa import __version__
 from tkgqa.service import create_app
 from tkgqa.service.policy import ServiceSettings
 from tkgqa.service.server import serve_in_thread
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
-from slow_loader import slow_minilm  # noqa: E402
 
 #: Every text the timeline chart draws (lane names, axis ticks, marks), as boxes on the canvas; then how
 #: many pairs of them overlap by more than a pixel each way.
@@ -40,7 +36,8 @@ LABEL_OVERLAPS = """() => {
   let overlaps = 0; const pairs = [];
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
     const [a, b] = [boxes[i], boxes[j]];
-    const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]); const h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+    const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+    const h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
     if (w > 1 && h > 1) { overlaps++; pairs.push([a[4], b[4]]); }
   }
   return { labels: boxes.length, overlaps, pairs: pairs.slice(0, 5) };
@@ -206,7 +203,7 @@ def test_a_model_being_loaded_is_shown(browser: Any) -> None:
         assert page.inner_text("#running-text").startswith("Loading MiniLM (sentence-transformers)…")
         shoot(page, "loading-model-1400")
         wait_answer(page)
-        assert page.inner_text("#answers") .startswith("Barack Obama")
+        assert page.inner_text("#answers").startswith("Barack Obama")
         context.close()
 
 

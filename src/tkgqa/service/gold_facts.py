@@ -125,10 +125,20 @@ def kg_fingerprint(kg: KGStore, version: int = 0) -> str:
     if cached is not None:
         return cached
     digest = hashlib.sha256()
+    iso: dict[TimePoint | None, str] = {None: ""}  # a KG has far fewer distinct times than facts
+    lines: list[str] = []
     for f in kg:
-        start = f.start.iso() if f.start is not None else ""
-        end = f.end.iso() if f.end is not None else ""
-        digest.update(f"{f.subject}\t{f.relation}\t{f.object}\t{start}\t{end}\n".encode())
+        start = iso.get(f.start)
+        if start is None:
+            start = iso[f.start] = f.start.iso()  # type: ignore[union-attr]
+        end = iso.get(f.end)
+        if end is None:
+            end = iso[f.end] = f.end.iso()  # type: ignore[union-attr]
+        lines.append(f"{f.subject}\t{f.relation}\t{f.object}\t{start}\t{end}\n")
+        if len(lines) >= 4096:
+            digest.update("".join(lines).encode())
+            lines.clear()
+    digest.update("".join(lines).encode())
     value = digest.hexdigest()[:16]
     with _fingerprint_lock:
         if len(_fingerprints) > 16:

@@ -4,6 +4,7 @@ facts of the served KG that support a run row's gold answer; see :mod:`tkgqa.ser
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,9 @@ MAX_GOLD_FACTS = 20
 
 
 def add_ui_routes(app: FastAPI, state: ServiceState) -> None:
+    # the fingerprint hashes every fact (~2 s on 227k facts): start it now, not on the first page load
+    threading.Thread(target=kg_fingerprint, args=(state.live.kg, state.live.version), daemon=True).start()
+
     @app.get("/api/status")
     def status() -> dict[str, Any]:
         """``version`` (of tkgqa), ``kg`` and ``kg_fingerprint`` (16 hex digits of sha256 over the served
