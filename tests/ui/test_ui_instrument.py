@@ -152,6 +152,7 @@ def test_selecting_a_program_step_marks_its_facts_on_the_timeline(
     chosen = page.evaluate(HIGHLIGHTED)
     assert chosen and len({f["start"] for f in chosen}) == 1  # the earliest of the pool: the winner
     assert "marked on the timeline" in page.inner_text("#step-facts")
+    assert page.evaluate(LABEL_OVERLAPS)["overlaps"] == 0  # lanes, axis, the reference mark
     shoot(page, f"program-step-selected-{width}")
     first.click()  # selected again: cleared
     assert page.evaluate(HIGHLIGHTED) == [] and page.get_attribute("#timeline", "data-highlighted") == "0"

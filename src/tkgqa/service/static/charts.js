@@ -113,7 +113,7 @@ function drawTimeline(data) {
       markArea: marks.length ? { silent: true, itemStyle: { color: "rgba(255,196,0,0.16)" },
         label: { show: !narrow, position: "insideTop", color: "#8a4b00", fontSize: 11 }, data: marks } : undefined,
       markLine: refs.length ? { silent: true, symbol: "none", lineStyle: { color: "#d9822b", type: "dashed" },
-        label: { show: !narrow, formatter: "reference", color: "#8a4b00", fontSize: 11 },
+        label: { show: !narrow, position: "start", formatter: "reference", color: "#8a4b00", fontSize: 11 },  // top (the y axis is inverted)
         data: refs.map((f) => ({ xAxis: isoRange(f.start)[0] })) } : undefined,
       renderItem: (params, api) => {
         const y = api.coord([0, api.value(0)])[1];
@@ -148,6 +148,11 @@ function highlightTimeline(keys) {
   for (const p of timelinePoints) { p.value[5] = keys ? (keys.has(p.key) ? 1 : -1) : 0; n += p.value[5] === 1 ? 1 : 0; }
   if (c && timelinePoints.length) c.setOption({ series: [{ data: timelinePoints }] });
   $("timeline").dataset.highlighted = String(n);
+  const legend = $("timeline-legend"); const old = legend.querySelector(".key.step"); if (old) old.remove();
+  if (keys) {
+    const item = legend.appendChild(el("span", null, "key step")); const sw = item.appendChild(el("span", null, "swatch"));
+    sw.style.border = "3px solid " + HIGHLIGHT; item.append("the selected step's facts (" + n + ")");
+  }
   return n;
 }
 
