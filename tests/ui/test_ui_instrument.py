@@ -24,14 +24,17 @@ from tkgqa.service import create_app
 from tkgqa.service.policy import ServiceSettings
 from tkgqa.service.server import serve_in_thread
 
-#: Every text the timeline chart draws (lane names, axis ticks, marks), as boxes on the canvas; then how
-#: many pairs of them overlap by more than a pixel each way.
+#: Every text the timeline chart draws (lane names, axis ticks, marks), as boxes on the canvas (as tall as
+#: the font at least: zrender's own text box can be lower than the glyphs); then how many pairs of them
+#: overlap by more than a pixel each way.
 LABEL_OVERLAPS = """() => {
   const zr = charts.timeline.getZr(); const boxes = [];
   for (const d of zr.storage.getDisplayList(true)) {
     if (d.type !== 'tspan' || !d.style || !d.style.text || d.invisible || d.ignore) continue;
     const r = d.getBoundingRect().clone(); const m = d.getComputedTransform(); if (m) r.applyTransform(m);
-    if (r.width > 0 && r.height > 0) boxes.push([r.x, r.y, r.x + r.width, r.y + r.height, d.style.text]);
+    const px = String(d.style.font || "").match(/([0-9.]+)px/);  // a box at least as tall as the font
+    const h = Math.max(r.height, px ? parseFloat(px[1]) : 12); const cy = r.y + r.height / 2;
+    if (r.width > 0) boxes.push([r.x, cy - h / 2, r.x + r.width, cy + h / 2, d.style.text]);
   }
   let overlaps = 0; const pairs = [];
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
