@@ -188,6 +188,11 @@ def test_links_carry_the_kg_and_version_and_say_when_they_differ(page: Any, lab_
     page.click("#ask-button")
     wait_answer(page)
     assert page.inner_text("#link-notice") == "" and url_params(page)["kg"] == status["kg_fingerprint"]
+    hostile = '<img src=x onerror="window.tkgqaPwned=1">'  # what a link says is text on the page
+    page.goto(lab_url + "/?" + urlencode(link | {"v": hostile}))
+    wait_answer(page)
+    assert hostile in page.inner_text("#link-notice") and page.locator("#link-notice img").count() == 0
+    assert page.evaluate("() => window.tkgqaPwned === undefined")
     bad = {"q": "Who visited China?", "method": "symbolic", "opt": "[1,"}
     page.goto(lab_url + "/?" + urlencode(bad))
     page.wait_for_selector("#notice .error")
