@@ -18,6 +18,7 @@ pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx: install t
 from fastapi.testclient import TestClient
 from slow_loader import slow_minilm
 from stubs import make_run
+from test_service_api import events_of
 
 from tkgqa import __version__
 from tkgqa.loading import loading_now, model_loading
@@ -62,19 +63,11 @@ def test_a_model_load_is_listed_while_it_runs() -> None:
     assert loading_now() == []
 
 
-def _events(raw: str) -> list[tuple[str, dict[str, Any]]]:
-    out = []
-    for block in raw.strip().split("\n\n"):
-        lines = dict(line.split(": ", 1) for line in block.splitlines())
-        out.append((lines["event"], json.loads(lines["data"])))
-    return out
-
-
 def test_the_stream_says_which_model_is_loading() -> None:
     with slow_minilm() as method, _client(allow_methods=[method]) as c:
         body = {"question": "Who visited China?", "method": method}
         with c.stream("POST", "/api/ask/stream", json=body) as res:
-            events = _events(res.read().decode())
+            events = events_of(res.read().decode())
     names = [e for e, _ in events]
     loading = [d["loading"] for e, d in events if e == "loading"]
     assert names[-1] == "answer" and events[-1][1]["answers"] == ["Barack Obama"]

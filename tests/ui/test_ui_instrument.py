@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 import pytest
 from slow_loader import slow_minilm
 from stubs import make_run
-from test_ui_research import N_VISITORS, OVERFLOW, VISITS, ask, open_page, url_params, wait_answer
+from test_ui_research import N_VISITORS, OVERFLOW, VISITS, _post, ask, open_page, url_params, wait_answer
 from ui_shots import artifacts, shoot
 
 from tkgqa import __version__
@@ -48,14 +48,6 @@ LABEL_OVERLAPS = """() => {
 HIGHLIGHTED = """() => charts.timeline.getOption().series[0].data
   .filter((d) => d.value[5] === 1).map((d) => d.fact)"""
 DRAWN = "() => charts.timeline.getOption().series[0].data.map((d) => d.fact)"
-
-
-def _post(url: str, body: dict[str, Any]) -> dict[str, Any]:
-    req = urllib.request.Request(
-        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}, method="POST"
-    )
-    with urllib.request.urlopen(req, timeout=30) as res:
-        return dict(json.loads(res.read()))
 
 
 @pytest.fixture(scope="module")
