@@ -5,24 +5,20 @@ from __future__ import annotations
 import pytest
 
 from tkgqa.kg import Fact, TemporalKG
-from tkgqa.query.generate.patterns import (
+from tkgqa.query.generate.pattern_nodes import (
     Compare,
-    GroundingConfig,
-    Hop,
-    Instance,
     Node,
-    PatternType,
     Pick,
+    Projection,
     SetOp,
     SetOperation,
     TimeFilter,
     WhenQ,
-    asks_time,
     evaluate,
-    ground,
     node_from_dict,
     node_to_dict,
 )
+from tkgqa.query.generate.patterns import GroundingConfig, Instance, PatternType, asks_time, ground
 from tkgqa.query.program.answer_sets import (
     AnswerSet,
     CompareMode,
@@ -62,8 +58,8 @@ def kg() -> TemporalKG:
 
 def test_hop_and_set_operations(kg: TemporalKG) -> None:
     nodes = (
-        Hop("China", "visit", inverse=True),
-        Hop("India", "visit", inverse=True),
+        Projection("China", "visit", inverse=True),
+        Projection("India", "visit", inverse=True),
         SetOp(SetOperation.AND, (0, 1)),
     )
     china, india, both = evaluate(kg, nodes)
@@ -79,18 +75,18 @@ def test_temporal_nodes_use_the_one_time_semantics(kg: TemporalKG) -> None:
     # Baggio's club before he joined Milan (1995): Juventus 1990–1995 starts before 1995, so it is kept
     nodes = (
         WhenQ("Baggio", "member_of", "Milan"),
-        Hop("Baggio", "member_of"),
+        Projection("Baggio", "member_of"),
         TimeFilter(1, TemporalRelation.BEFORE, 0),
     )
     assert set(evaluate(kg, nodes)[-1].values()) == {"Fiorentina", "Juventus"}
-    in_nov = (Hop("China", "visit", True), TimeFilter(0, TemporalRelation.IN, TimePoint(2014, 11)))
+    in_nov = (Projection("China", "visit", True), TimeFilter(0, TemporalRelation.IN, TimePoint(2014, 11)))
     assert evaluate(kg, in_nov)[-1].values() == ["Obama"]
-    first = evaluate(kg, (Hop("China", "visit", True), Pick(0, Extreme.FIRST)))[-1]
+    first = evaluate(kg, (Projection("China", "visit", True), Pick(0, Extreme.FIRST)))[-1]
     assert first.values() == ["Obama"]  # 2009
     last_time = evaluate(kg, (WhenQ("Obama", "visit", "China"), Pick(0, Extreme.LAST)))[-1]
     assert last_time.kind is ValueKind.TIME and last_time.values() == ["2014-11-10"]
     between = (
-        Hop("China", "visit", True),
+        Projection("China", "visit", True),
         TimeFilter(0, TemporalRelation.IN, TimePoint(2014, 5), TimePoint(2014, 7)),
     )
     assert set(evaluate(kg, between)[-1].values()) == {"Putin", "Merkel"}
@@ -155,7 +151,7 @@ def test_node_dicts_round_trip_and_bad_nodes_are_data_errors() -> None:
     from tkgqa.errors import DataError
 
     nodes: list[Node] = [
-        Hop(0, "r", True), WhenQ("a", "r", "b"), SetOp(SetOperation.OR, (0, 1)),
+        Projection(0, "r", True), WhenQ("a", "r", "b"), SetOp(SetOperation.OR, (0, 1)),
         TimeFilter(0, TemporalRelation.IN, TimePoint(2012, 5), TimePoint(2012, 8)), Pick(1, Extreme.LAST),
         Compare((0, 1), ("a", "b"), CompareMode.LATER),
     ]  # fmt: skip

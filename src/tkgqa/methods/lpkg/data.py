@@ -32,20 +32,8 @@ from ...kg.base import KGStore
 from ...llm import LLMBackend, Usage, error_usage
 from ...prompts.base import run_prompt
 from ...prompts.lpkg import Demo, finetune_messages, verbalize_parser
-from ...query.generate.patterns import (
-    LPKG_PATTERNS,
-    Compare,
-    Grounder,
-    GroundingConfig,
-    Hop,
-    Instance,
-    PatternType,
-    Pick,
-    SetOp,
-    SetOperation,
-    TimeFilter,
-    WhenQ,
-)
+from ...query.generate.pattern_nodes import Compare, Pick, Projection, SetOp, SetOperation, TimeFilter, WhenQ
+from ...query.generate.patterns import LPKG_PATTERNS, Grounder, GroundingConfig, Instance, PatternType
 from .plan import parse_plan
 from .verbalize import TemplateVerbalizer, Verbalized, gold_plan, plan_names
 
@@ -87,7 +75,7 @@ def describe_instance(inst: Instance, kg: KGStore) -> str:
     lines = []
     for i, node in enumerate(inst.nodes):
         match node:
-            case Hop():
+            case Projection():
                 src = (
                     f'"{lab(node.source)}"'
                     if isinstance(node.source, str)

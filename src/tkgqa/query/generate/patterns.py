@@ -6,12 +6,11 @@ query structures): ``1p``/``2p``/``3p`` chains of projections, ``2i``/``3i`` int
 (when did it happen), ``in`` (at a given time), ``before``/``after`` an anchor event, ``first``/``last``,
 ``between`` two times, and the composed ``after_first``/``before_last`` (MultiTQ's "Multiple" questions).
 
-An :class:`Instance` is a pattern grounded in a store: a tiny DAG of typed nodes (:data:`Node`) whose
-last node is the answer, with the gold answers computed by :func:`evaluate` — KG operations only, no
-question text (verbalising an instance is the consumer's job). Answers are :class:`AnswerSet` values (each
-answer keeps the facts supporting it, so temporal nodes can test the times); the set and temporal
-operations on them (:func:`intersect`, :func:`union`, :func:`time_filter`, :func:`pick`, :func:`compare`)
-use the one time semantics (:func:`~tkgqa.time.holds`, :func:`~tkgqa.time.extreme`).
+An :class:`Instance` is a pattern grounded in a store: a tiny DAG of typed nodes (:mod:`.pattern_nodes`:
+:class:`~.pattern_nodes.Projection`, :class:`~.pattern_nodes.WhenQ`, set, time and compare nodes) whose
+last node is the answer, with the gold answers computed by :func:`~.pattern_nodes.evaluate` over the
+answer-set operations of :mod:`tkgqa.query.program.answer_sets` (each answer keeps the facts supporting it;
+the one time semantics). Verbalising an instance is :mod:`.verbalize`'s job.
 
 :func:`ground` samples instances with a seeded RNG: anchors are random facts, walks follow incident facts,
 and an instance is kept when its answer set is non-empty and small (``max_answers``), its intermediate sets
@@ -22,7 +21,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, assert_never
@@ -32,17 +30,44 @@ from pydantic import BaseModel, ConfigDict, Field
 from ...errors import DataError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
-from ...time import Extreme, Granularity, Interval, TemporalRelation, TimePoint, parse_time
-from ..program.answer_sets import (
-    AnswerSet,
-    CompareMode,
-    ValueKind,
-    compare,
-    intersect,
-    pick,
-    time_filter,
-    union,
+from ...time import Extreme, Granularity, TemporalRelation, TimePoint
+from ..program.answer_sets import AnswerSet, CompareMode, ValueKind
+from .pattern_nodes import (
+    Compare,
+    Node,
+    Pick,
+    Projection,
+    SetOp,
+    SetOperation,
+    TimeFilter,
+    WhenQ,
+    evaluate,
+    node_from_dict,
+    node_to_dict,
 )
+
+__all__ = [
+    "LPKG_PATTERNS",
+    "TEMPORAL_PATTERNS",
+    "Compare",
+    "Grounder",
+    "GroundingConfig",
+    "GroundingResult",
+    "Instance",
+    "Node",
+    "PatternType",
+    "Pick",
+    "Projection",
+    "SetOp",
+    "SetOperation",
+    "TimeFilter",
+    "WhenQ",
+    "asks_time",
+    "evaluate",
+    "ground",
+    "node_from_dict",
+    "node_to_dict",
+]
 
 
 class PatternType(StrEnum):
@@ -73,133 +98,6 @@ LPKG_PATTERNS = tuple(PatternType)[:9]
 TEMPORAL_PATTERNS = tuple(PatternType)[9:]
 
 
-class SetOperation(StrEnum):
-    AND = "and"
-    OR = "or"
-
-
-# --- nodes ----------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Hop:
-    """Projection: from ``source`` (an entity, or the entities of node ``source``) along ``relation``;
-    ``inverse``: the source is the fact's object and the answers are subjects."""
-
-    source: str | int
-    relation: str
-    inverse: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class WhenQ:
-    """The times of the facts ``(subject, relation, object)``, coarsened to ``granularity`` if given."""
-
-    subject: str
-    relation: str
-    object: str
-    granularity: Granularity | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SetOp:
-    op: SetOperation
-    inputs: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class TimeFilter:
-    """Answers of node ``input`` with a fact in ``relation`` to a time: node ``time``'s earliest time, or a
-    constant (``end`` set: the range ``time..end``)."""
-
-    input: int
-    relation: TemporalRelation
-    time: int | TimePoint
-    end: TimePoint | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Pick:
-    """The answers of node ``input`` at the earliest (``first``) or latest (``last``) time."""
-
-    input: int
-    which: Extreme
-
-
-@dataclass(frozen=True, slots=True)
-class Compare:
-    """Which of ``candidates`` wins on the values of nodes ``inputs`` (one per candidate)."""
-
-    inputs: tuple[int, ...]
-    candidates: tuple[str, ...]
-    mode: CompareMode
-
-
-Node = Hop | WhenQ | SetOp | TimeFilter | Pick | Compare
-
-
-# --- evaluation ------------------------------------------------------------------------------------------
-def hop(kg: KGStore, sources: Iterable[str], relation: str, inverse: bool) -> AnswerSet:
-    """Entities one ``relation`` step away from ``sources`` (never a source itself)."""
-    srcs = list(dict.fromkeys(sources))
-    pairs: list[tuple[str, Fact]] = []
-    for s in srcs:
-        facts = kg.facts(object=s, relation=relation) if inverse else kg.facts(subject=s, relation=relation)
-        pairs.extend(((f.subject if inverse else f.object), f) for f in facts)
-    return AnswerSet.group(ValueKind.ENTITY, ((v, f) for v, f in pairs if v not in srcs))
-
-
-def when(kg: KGStore, node: WhenQ) -> AnswerSet:
-    facts = kg.facts(subject=node.subject, relation=node.relation, object=node.object)
-    pairs = []
-    for f in facts:
-        if f.start is not None:
-            t = f.start.coarsen(node.granularity) if node.granularity is not None else f.start
-            pairs.append((t.iso(), f))
-    return AnswerSet.group(ValueKind.TIME, pairs)
-
-
-def evaluate(
-    kg: KGStore, nodes: Sequence[Node], *, limit: Callable[[int, AnswerSet], bool] | None = None
-) -> list[AnswerSet]:
-    """The answers of every node, in order (each node may use earlier ones). ``limit(i, answers)`` may stop
-    the evaluation early (returns what was computed) when a node's answers are unusable."""
-    out: list[AnswerSet] = []
-    for i, node in enumerate(nodes):
-        match node:
-            case Hop():
-                src = [node.source] if isinstance(node.source, str) else out[node.source].values()
-                res = hop(kg, src, node.relation, node.inverse)
-            case WhenQ():
-                res = when(kg, node)
-            case SetOp():
-                parts = [out[k] for k in node.inputs]
-                res = intersect(parts) if node.op is SetOperation.AND else union(parts)
-            case TimeFilter():
-                ref = _reference(node, out)
-                res = (
-                    time_filter(out[node.input], node.relation, ref)
-                    if ref is not None
-                    else AnswerSet(out[node.input].kind)
-                )
-            case Pick():
-                res = pick(out[node.input], node.which)
-            case Compare():
-                res = compare(
-                    list(zip(node.candidates, (out[k] for k in node.inputs), strict=True)), node.mode
-                )
-            case _:
-                assert_never(node)
-        out.append(res)
-        if limit is not None and not limit(i, res):
-            break
-    return out
-
-
-def _reference(node: TimeFilter, out: Sequence[AnswerSet]) -> TimePoint | Interval | None:
-    if isinstance(node.time, int):
-        return out[node.time].earliest()
-    return Interval(node.time, node.end) if node.end is not None else node.time
-
-
 # --- instances -------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Instance:
@@ -216,7 +114,7 @@ class Instance:
         """The entities the question names (anchors, compared candidates), not the answers."""
         out: set[str] = set()
         for n in self.nodes:
-            if isinstance(n, Hop) and isinstance(n.source, str):
+            if isinstance(n, Projection) and isinstance(n.source, str):
                 out.add(n.source)
             elif isinstance(n, WhenQ):
                 out.update((n.subject, n.object))
@@ -247,60 +145,6 @@ class Instance:
         )
 
 
-def node_to_dict(node: Node) -> dict[str, Any]:
-    match node:
-        case Hop():
-            return {"node": "hop", "source": node.source, "relation": node.relation, "inverse": node.inverse}
-        case WhenQ():
-            gran = node.granularity.name.lower() if node.granularity is not None else None
-            return {"node": "when", "subject": node.subject, "relation": node.relation,
-                    "object": node.object, "granularity": gran}  # fmt: skip
-        case SetOp():
-            return {"node": "set", "op": str(node.op), "inputs": list(node.inputs)}
-        case TimeFilter():
-            time = node.time if isinstance(node.time, int) else node.time.iso()
-            end = node.end.iso() if node.end is not None else None
-            return {
-                "node": "time",
-                "input": node.input,
-                "relation": str(node.relation),
-                "time": time,
-                "end": end,
-            }
-        case Pick():
-            return {"node": "pick", "input": node.input, "which": str(node.which)}
-        case Compare():
-            return {"node": "compare", "inputs": list(node.inputs), "candidates": list(node.candidates),
-                    "mode": str(node.mode)}  # fmt: skip
-        case _:
-            assert_never(node)
-
-
-def node_from_dict(d: dict[str, Any]) -> Node:
-    kind = d.get("node")
-    try:
-        if kind == "hop":
-            return Hop(d["source"], str(d["relation"]), bool(d.get("inverse", False)))
-        if kind == "when":
-            gran = Granularity.parse(d["granularity"]) if d.get("granularity") else None
-            return WhenQ(str(d["subject"]), str(d["relation"]), str(d["object"]), gran)
-        if kind == "set":
-            return SetOp(SetOperation(d["op"]), tuple(int(i) for i in d["inputs"]))
-        if kind == "time":
-            t = d["time"]
-            time = t if isinstance(t, int) else parse_time(str(t))
-            end = parse_time(str(d["end"])) if d.get("end") else None
-            return TimeFilter(int(d["input"]), TemporalRelation(d["relation"]), time, end)
-        if kind == "pick":
-            return Pick(int(d["input"]), Extreme(d["which"]))
-        if kind == "compare":
-            return Compare(tuple(int(i) for i in d["inputs"]), tuple(str(c) for c in d["candidates"]),
-                           CompareMode(d["mode"]))  # fmt: skip
-    except (KeyError, ValueError, TypeError) as exc:
-        raise DataError(f"bad pattern node {d!r}: {exc}") from None
-    raise DataError(f"unknown pattern node kind {kind!r} in {d!r}")
-
-
 # --- grounding -------------------------------------------------------------------------------------------
 class GroundingConfig(BaseModel):
     """How :func:`ground` samples instances."""
@@ -325,6 +169,28 @@ class GroundingResult:
 
 
 _ID = re.compile(r"[QP]\d+")
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """The start of every candidate: fact ``fact`` read backwards (``inverse``: its subject is the answer)
+    or forwards; ``first`` is that projection, ``x`` one of its answers."""
+
+    fact: Fact
+    inverse: bool
+
+    @property
+    def first(self) -> Projection:
+        f = self.fact
+        return (
+            Projection(f.object, f.relation, True)
+            if self.inverse
+            else Projection(f.subject, f.relation, False)
+        )
+
+    @property
+    def x(self) -> str:
+        return self.fact.subject if self.inverse else self.fact.object
 
 
 class Grounder:
@@ -356,124 +222,140 @@ class Grounder:
         return f.object if f.subject == entity else f.subject
 
     @staticmethod
-    def _to(f: Fact, target: str, source: str | int | None = None) -> Hop:
+    def _to(f: Fact, target: str, source: str | int | None = None) -> Projection:
         """The hop along ``f`` that reaches ``target`` (from the other end, or from node ``source``)."""
         other = f.object if f.subject == target else f.subject
-        return Hop(other if source is None else source, f.relation, inverse=f.subject == target)
+        return Projection(other if source is None else source, f.relation, inverse=f.subject == target)
 
     def _time(self, f: Fact) -> TimePoint | None:
         if f.start is None:
             return None
         return f.start.coarsen(Granularity.MONTH) if f.start.granularity is Granularity.DAY else f.start
 
-    # one builder per pattern: nodes (last = answer) or None
+    # one builder per pattern family: nodes (last = answer) or None
     def build(self, pattern: PatternType) -> tuple[Node, ...] | None:
-        rng = self.rng
+        """A candidate instance of ``pattern`` (unchecked): a random fact ``f`` read in a random direction
+        is the first projection, then the pattern's own walk from its answer."""
         f = self._fact()
-        inv = rng.random() < 0.5
-        first = Hop(f.object, f.relation, True) if inv else Hop(f.subject, f.relation, False)
-        x = f.subject if inv else f.object  # an answer of ``first``
+        inv = self.rng.random() < 0.5
+        w = _Walk(f, inv)
         match pattern:
             case PatternType.P1:
-                return (first,)
+                return (w.first,)
             case PatternType.P2 | PatternType.P3:
-                g = self._incident(x, f)
-                if g is None:
-                    return None
-                nodes: tuple[Node, ...] = (first, Hop(0, g.relation, inverse=g.object == x))
-                if pattern is PatternType.P3:
-                    y = self._other(g, x)
-                    h = self._incident(y, g)
-                    if h is None:
-                        return None
-                    nodes += (Hop(1, h.relation, inverse=h.object == y),)
-                return nodes
+                return self._chain(pattern, w)
             case PatternType.I2 | PatternType.I3 | PatternType.IP:
-                n = 3 if pattern is PatternType.I3 else 2
-                facts = self._distinct_incident(x, n)
-                if facts is None:
-                    return None
-                nodes = (*(self._to(g, x) for g in facts), SetOp(SetOperation.AND, tuple(range(n))))
-                if pattern is PatternType.IP:
-                    h = self._incident(x, facts[0])
-                    if h is None or h in facts:
-                        return None
-                    nodes += (Hop(n, h.relation, inverse=h.object == x),)
-                return nodes
+                return self._intersection(pattern, w)
             case PatternType.PI:
-                facts = self._distinct_incident(x, 2)
-                if facts is None:
-                    return None
-                g1, g2 = facts
-                mid = self._other(g1, x)
-                f0 = self._incident(mid, g1)
-                if f0 is None or x in (f0.subject, f0.object):
-                    return None
-                return (
-                    self._to(f0, mid),
-                    self._to(g1, x, 0),
-                    self._to(g2, x),
-                    SetOp(SetOperation.AND, (1, 2)),
-                )
+                return self._projection_intersection(w)
             case PatternType.U2:
-                same = self.kg.facts(relation=f.relation)
-                g = rng.choice(same)
-                if (g.object if inv else g.subject) == first.source or not self._usable(g):
-                    return None
-                second = Hop(g.object, g.relation, True) if inv else Hop(g.subject, g.relation, False)
-                return (first, second, SetOp(SetOperation.OR, (0, 1)))
+                return self._union(w)
             case PatternType.COMPARE:
-                others = [
-                    g for g in self.kg.facts(relation=f.relation, object=f.object) if g.subject != f.subject
-                ]
-                if not others:
-                    return None
-                b = rng.choice(others).subject
-                mode = rng.choice([CompareMode.EARLIER, CompareMode.LATER])
-                a_q, b_q = WhenQ(f.subject, f.relation, f.object), WhenQ(b, f.relation, f.object)
-                return (a_q, b_q, Compare((0, 1), (f.subject, b), mode))
+                return self._compare(w)
             case PatternType.TIME:
                 grans = [None, Granularity.YEAR] + ([Granularity.MONTH] if f.start and f.start.day else [])
-                return (WhenQ(f.subject, f.relation, f.object, rng.choice(grans)),)
+                return (WhenQ(f.subject, f.relation, f.object, self.rng.choice(grans)),)
             case PatternType.IN | PatternType.BETWEEN:
-                t = self._time(f)
-                if t is None:
-                    return None
-                if pattern is PatternType.IN:
-                    return (first, TimeFilter(0, TemporalRelation.IN, t))
-                end = _shift(t, rng.randint(1, 3))
-                return (first, TimeFilter(0, TemporalRelation.IN, t, end))
+                return self._in_time(pattern, w)
             case PatternType.FIRST | PatternType.LAST:
                 which = Extreme.FIRST if pattern is PatternType.FIRST else Extreme.LAST
-                if rng.random() < 0.25:
+                if self.rng.random() < 0.25:
                     return (WhenQ(f.subject, f.relation, f.object), Pick(0, which))
-                return (first, Pick(0, which))
+                return (w.first, Pick(0, which))
             case PatternType.BEFORE | PatternType.AFTER | PatternType.AFTER_FIRST | PatternType.BEFORE_LAST:
-                # the anchor event is another fact of the same relation and fixed entity
-                fixed = f.object if inv else f.subject
-                peers = (
-                    self.kg.facts(relation=f.relation, object=fixed)
-                    if inv
-                    else self.kg.facts(subject=fixed, relation=f.relation)
-                )
-                peers = [g for g in peers if g != f and self._usable(g)]
-                if not peers:
-                    return None
-                a = rng.choice(peers)
-                anchor = WhenQ(a.subject, a.relation, a.object)
-                rel = (
-                    TemporalRelation.BEFORE
-                    if pattern in (PatternType.BEFORE, PatternType.BEFORE_LAST)
-                    else TemporalRelation.AFTER
-                )
-                nodes = (anchor, first, TimeFilter(1, rel, 0))
-                if pattern is PatternType.AFTER_FIRST:
-                    nodes += (Pick(2, Extreme.FIRST),)
-                elif pattern is PatternType.BEFORE_LAST:
-                    nodes += (Pick(2, Extreme.LAST),)
-                return nodes
+                return self._anchored(pattern, w)
             case _:
                 assert_never(pattern)
+
+    def _chain(self, pattern: PatternType, w: _Walk) -> tuple[Node, ...] | None:
+        x = w.x
+        g = self._incident(x, w.fact)
+        if g is None:
+            return None
+        nodes: tuple[Node, ...] = (w.first, Projection(0, g.relation, inverse=g.object == x))
+        if pattern is PatternType.P3:
+            y = self._other(g, x)
+            h = self._incident(y, g)
+            if h is None:
+                return None
+            nodes += (Projection(1, h.relation, inverse=h.object == y),)
+        return nodes
+
+    def _intersection(self, pattern: PatternType, w: _Walk) -> tuple[Node, ...] | None:
+        x = w.x
+        n = 3 if pattern is PatternType.I3 else 2
+        facts = self._distinct_incident(x, n)
+        if facts is None:
+            return None
+        nodes: tuple[Node, ...] = (*(self._to(g, x) for g in facts), SetOp(SetOperation.AND, tuple(range(n))))
+        if pattern is PatternType.IP:
+            h = self._incident(x, facts[0])
+            if h is None or h in facts:
+                return None
+            nodes += (Projection(n, h.relation, inverse=h.object == x),)
+        return nodes
+
+    def _projection_intersection(self, w: _Walk) -> tuple[Node, ...] | None:
+        x = w.x
+        facts = self._distinct_incident(x, 2)
+        if facts is None:
+            return None
+        g1, g2 = facts
+        mid = self._other(g1, x)
+        f0 = self._incident(mid, g1)
+        if f0 is None or x in (f0.subject, f0.object):
+            return None
+        return (self._to(f0, mid), self._to(g1, x, 0), self._to(g2, x), SetOp(SetOperation.AND, (1, 2)))
+
+    def _union(self, w: _Walk) -> tuple[Node, ...] | None:
+        f, inv = w.fact, w.inverse
+        g = self.rng.choice(self.kg.facts(relation=f.relation))
+        if (g.object if inv else g.subject) == w.first.source or not self._usable(g):
+            return None
+        second = Projection(g.object, g.relation, True) if inv else Projection(g.subject, g.relation, False)
+        return (w.first, second, SetOp(SetOperation.OR, (0, 1)))
+
+    def _compare(self, w: _Walk) -> tuple[Node, ...] | None:
+        f = w.fact
+        others = [g for g in self.kg.facts(relation=f.relation, object=f.object) if g.subject != f.subject]
+        if not others:
+            return None
+        b = self.rng.choice(others).subject
+        mode = self.rng.choice([CompareMode.EARLIER, CompareMode.LATER])
+        a_q, b_q = WhenQ(f.subject, f.relation, f.object), WhenQ(b, f.relation, f.object)
+        return (a_q, b_q, Compare((0, 1), (f.subject, b), mode))
+
+    def _in_time(self, pattern: PatternType, w: _Walk) -> tuple[Node, ...] | None:
+        t = self._time(w.fact)
+        if t is None:
+            return None
+        if pattern is PatternType.IN:
+            return (w.first, TimeFilter(0, TemporalRelation.IN, t))
+        end = _shift(t, self.rng.randint(1, 3))
+        return (w.first, TimeFilter(0, TemporalRelation.IN, t, end))
+
+    def _anchored(self, pattern: PatternType, w: _Walk) -> tuple[Node, ...] | None:
+        """Before/after an anchor event: another fact of the same relation and fixed entity."""
+        f, inv = w.fact, w.inverse
+        fixed = f.object if inv else f.subject
+        peers = (
+            self.kg.facts(relation=f.relation, object=fixed)
+            if inv
+            else self.kg.facts(subject=fixed, relation=f.relation)
+        )
+        peers = [g for g in peers if g != f and self._usable(g)]
+        if not peers:
+            return None
+        a = self.rng.choice(peers)
+        anchor = WhenQ(a.subject, a.relation, a.object)
+        before = pattern in (PatternType.BEFORE, PatternType.BEFORE_LAST)
+        rel = TemporalRelation.BEFORE if before else TemporalRelation.AFTER
+        nodes: tuple[Node, ...] = (anchor, w.first, TimeFilter(1, rel, 0))
+        if pattern is PatternType.AFTER_FIRST:
+            nodes += (Pick(2, Extreme.FIRST),)
+        elif pattern is PatternType.BEFORE_LAST:
+            nodes += (Pick(2, Extreme.LAST),)
+        return nodes
 
     def _distinct_incident(self, x: str, n: int) -> list[Fact] | None:
         facts = [g for g in self.kg.incident(x) if self._usable(g)]
@@ -496,7 +378,7 @@ class Grounder:
         def usable(i: int, answers: AnswerSet) -> bool:
             if not answers:
                 return False
-            feeds_hop = any(isinstance(n, Hop) and n.source == i for n in nodes[i + 1 :])
+            feeds_hop = any(isinstance(n, Projection) and n.source == i for n in nodes[i + 1 :])
             feeds_time = any(isinstance(n, TimeFilter | Pick) and n.input == i for n in nodes[i + 1 :])
             if feeds_hop:
                 return len(answers) <= cfg.max_fanout
@@ -525,7 +407,7 @@ class Grounder:
                 return None
             if isinstance(node, TimeFilter) and isinstance(node.time, int):
                 anchor, cands = nodes[node.time], nodes[node.input]
-                if isinstance(anchor, WhenQ) and isinstance(cands, Hop):
+                if isinstance(anchor, WhenQ) and isinstance(cands, Projection):
                     named = {anchor.subject, anchor.object} - {cands.source}
                     if named & set(final.values()):
                         return None  # "who visited X after Y did?" answered by Y itself
