@@ -34,19 +34,9 @@ from ...prompts.lpkg import (
     official_planner_messages,
     planner_messages,
 )
-from ...query.generate.pattern_nodes import (
-    Compare,
-    Node,
-    Pick,
-    Projection,
-    SetOp,
-    SetOperation,
-    TimeFilter,
-    WhenQ,
-)
-from ...query.generate.patterns import Instance, PatternType
-from ...query.program.answer_sets import CompareMode, ValueKind
-from ...time import Extreme, TemporalRelation, TimePoint
+from ...query.generate.pattern_nodes import Projection, WhenQ
+from ...query.generate.patterns import SKELETONS, Instance, PatternType
+from ...query.program.answer_sets import ValueKind
 from .official import is_official_file, official_block, read_official
 from .plan import Plan, parse_plan
 from .verbalize import gold_plan
@@ -180,36 +170,6 @@ def load_demos(path: str | Path | None, k: int, *, seed: int = 0) -> list[Demo]:
 
 
 # --- baselines ------------------------------------------------------------------------------------------
-_T0, _T1 = TimePoint(2000), TimePoint(2001)
-_BEFORE, _AFTER = TemporalRelation.BEFORE, TemporalRelation.AFTER
-_P = Projection
-#: a node skeleton per pattern (dummy names): the structure of its gold plan
-SKELETONS: dict[PatternType, tuple[Node, ...]] = {
-    PatternType.P1: (_P("a", "r"),),
-    PatternType.P2: (_P("a", "r"), _P(0, "r")),
-    PatternType.P3: (_P("a", "r"), _P(0, "r"), _P(1, "r")),
-    PatternType.I2: (_P("a", "r"), _P("b", "r"), SetOp(SetOperation.AND, (0, 1))),
-    PatternType.I3: (_P("a", "r"), _P("b", "r"), _P("c", "r"), SetOp(SetOperation.AND, (0, 1, 2))),
-    PatternType.U2: (_P("a", "r"), _P("b", "r"), SetOp(SetOperation.OR, (0, 1))),
-    PatternType.IP: (_P("a", "r"), _P("b", "r"), SetOp(SetOperation.AND, (0, 1)), _P(2, "r")),
-    PatternType.PI: (_P("a", "r"), _P(0, "r"), _P("b", "r"), SetOp(SetOperation.AND, (1, 2))),
-    PatternType.COMPARE: (
-        WhenQ("a", "r", "o"), WhenQ("b", "r", "o"), Compare((0, 1), ("a", "b"), CompareMode.EARLIER),
-    ),
-    PatternType.TIME: (WhenQ("a", "r", "o"),),
-    PatternType.IN: (_P("a", "r"), TimeFilter(0, TemporalRelation.IN, _T0)),
-    PatternType.BEFORE: (WhenQ("a", "r", "o"), _P("o", "r", True), TimeFilter(1, _BEFORE, 0)),
-    PatternType.AFTER: (WhenQ("a", "r", "o"), _P("o", "r", True), TimeFilter(1, _AFTER, 0)),
-    PatternType.FIRST: (_P("a", "r"), Pick(0, Extreme.FIRST)),
-    PatternType.LAST: (_P("a", "r"), Pick(0, Extreme.LAST)),
-    PatternType.BETWEEN: (_P("a", "r"), TimeFilter(0, TemporalRelation.IN, _T0, _T1)),
-    PatternType.AFTER_FIRST: (
-        WhenQ("a", "r", "o"), _P("o", "r", True), TimeFilter(1, _AFTER, 0), Pick(2, Extreme.FIRST),
-    ),
-    PatternType.BEFORE_LAST: (
-        WhenQ("a", "r", "o"), _P("o", "r", True), TimeFilter(1, _BEFORE, 0), Pick(2, Extreme.LAST),
-    ),
-}  # fmt: skip
 
 
 def skeleton_plan(pattern: PatternType, question: str) -> Plan:

@@ -16,16 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import assert_never
 
-from ...query.generate.pattern_nodes import (
-    Compare,
-    Node,
-    Pick,
-    Projection,
-    SetOp,
-    SetOperation,
-    TimeFilter,
-    WhenQ,
-)
+from ...query.generate import pattern_nodes as pn
 from ...query.generate.patterns import Instance
 from ...query.generate.verbalize import PatternVerbalizer, ask, ask_when
 from ...time import TemporalRelation, TimePoint
@@ -70,33 +61,33 @@ class TemplateVerbalizer(PatternVerbalizer):
         names = plan_names(inst.nodes)
         out = []
         for node in inst.nodes:
-            if isinstance(node, Projection):
+            if isinstance(node, pn.Projection):
                 src = (
                     self.name(node.source) if isinstance(node.source, str) else "{" + names[node.source] + "}"
                 )
                 out.append(ask(self.phrase(node.relation), src, node.inverse, v))
-            elif isinstance(node, WhenQ):
+            elif isinstance(node, pn.WhenQ):
                 r = self.phrase(node.relation)
                 out.append(ask_when(r, self.name(node.subject), self.name(node.object), node.granularity, v))
         return out
 
 
 # --- gold plans ------------------------------------------------------------------------------------------
-def plan_names(nodes: tuple[Node, ...]) -> list[str]:
+def plan_names(nodes: tuple[pn.Node, ...]) -> list[str]:
     """The plan variable of each node: ``Ans_k`` for the k-th sub-question (and for a comparison, as in the
     paper), ``Inter_Results``/``Union_Results``/``Temp_Results`` numbered per kind."""
     names: list[str] = []
     counts = {"ans": 0, "inter": 0, "union": 0, "temp": 0}
     for node in nodes:
         match node:
-            case Projection() | WhenQ() | Compare():
+            case pn.Projection() | pn.WhenQ() | pn.Compare():
                 counts["ans"] += 1
                 names.append(f"Ans_{counts['ans']}")
-            case SetOp():
-                key = "inter" if node.op is SetOperation.AND else "union"
+            case pn.SetOp():
+                key = "inter" if node.op is pn.SetOperation.AND else "union"
                 counts[key] += 1
                 names.append(f"{'Inter' if key == 'inter' else 'Union'}_Results{counts[key]}")
-            case TimeFilter() | Pick():
+            case pn.TimeFilter() | pn.Pick():
                 counts["temp"] += 1
                 names.append(f"Temp_Results{counts['temp']}")
             case _:
@@ -114,7 +105,7 @@ def gold_plan(inst: Instance, sub_questions: list[str] | tuple[str, ...]) -> Pla
     for i, node in enumerate(inst.nodes):
         var = names[i]
         match node:
-            case Projection() | WhenQ():
+            case pn.Projection() | pn.WhenQ():
                 k = var.split("_")[1]
                 text = next(subs)
                 earlier = set(names[:i])
@@ -125,15 +116,15 @@ def gold_plan(inst: Instance, sub_questions: list[str] | tuple[str, ...]) -> Pla
                     SearchStep(f"Info_{k}", qvar[i]),
                     AnswerStep(var, qvar[i], f"Info_{k}"),
                 ]
-            case SetOp():
+            case pn.SetOp():
                 steps.append(SetStep(var, node.op, tuple(names[k] for k in node.inputs)))
-            case Compare():
+            case pn.Compare():
                 steps.append(
                     CompareStep(
                         var, tuple(qvar[k] for k in node.inputs), tuple(names[k] for k in node.inputs)
                     )
                 )
-            case TimeFilter():
+            case pn.TimeFilter():
                 time: Ref | TimePoint = Ref(names[node.time]) if isinstance(node.time, int) else node.time
                 if node.end is not None:
                     op = Call.BETWEEN
@@ -144,7 +135,7 @@ def gold_plan(inst: Instance, sub_questions: list[str] | tuple[str, ...]) -> Pla
                 else:
                     op = Call.DURING
                 steps.append(TimeStep(var, op, names[node.input], time, node.end))
-            case Pick():
+            case pn.Pick():
                 steps.append(PickStep(var, node.which, names[node.input]))
             case _:
                 assert_never(node)

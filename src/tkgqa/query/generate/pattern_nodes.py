@@ -17,16 +17,8 @@ from ...errors import DataError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...time import Extreme, Granularity, Interval, TemporalRelation, TimePoint, parse_time
-from ..program.answer_sets import (
-    AnswerSet,
-    CompareMode,
-    ValueKind,
-    compare,
-    intersect,
-    pick,
-    time_filter,
-    union,
-)
+from ..program import answer_sets as ops
+from ..program.answer_sets import AnswerSet, CompareMode, ValueKind
 
 
 class SetOperation(StrEnum):
@@ -128,18 +120,18 @@ def evaluate(
                 res = when(kg, node)
             case SetOp():
                 parts = [out[k] for k in node.inputs]
-                res = intersect(parts) if node.op is SetOperation.AND else union(parts)
+                res = ops.intersect(parts) if node.op is SetOperation.AND else ops.union(parts)
             case TimeFilter():
                 ref = _reference(node, out)
                 res = (
-                    time_filter(out[node.input], node.relation, ref)
+                    ops.time_filter(out[node.input], node.relation, ref)
                     if ref is not None
                     else AnswerSet(out[node.input].kind)
                 )
             case Pick():
-                res = pick(out[node.input], node.which)
+                res = ops.pick(out[node.input], node.which)
             case Compare():
-                res = compare(
+                res = ops.compare(
                     list(zip(node.candidates, (out[k] for k in node.inputs), strict=True)), node.mode
                 )
             case _:

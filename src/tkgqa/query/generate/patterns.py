@@ -32,42 +32,8 @@ from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...time import Extreme, Granularity, TemporalRelation, TimePoint
 from ..program.answer_sets import AnswerSet, CompareMode, ValueKind
-from .pattern_nodes import (
-    Compare,
-    Node,
-    Pick,
-    Projection,
-    SetOp,
-    SetOperation,
-    TimeFilter,
-    WhenQ,
-    evaluate,
-    node_from_dict,
-    node_to_dict,
-)
-
-__all__ = [
-    "LPKG_PATTERNS",
-    "TEMPORAL_PATTERNS",
-    "Compare",
-    "Grounder",
-    "GroundingConfig",
-    "GroundingResult",
-    "Instance",
-    "Node",
-    "PatternType",
-    "Pick",
-    "Projection",
-    "SetOp",
-    "SetOperation",
-    "TimeFilter",
-    "WhenQ",
-    "asks_time",
-    "evaluate",
-    "ground",
-    "node_from_dict",
-    "node_to_dict",
-]
+from . import pattern_nodes
+from .pattern_nodes import Compare, Node, Pick, Projection, SetOp, SetOperation, TimeFilter, WhenQ
 
 
 class PatternType(StrEnum):
@@ -128,7 +94,7 @@ class Instance:
     def to_dict(self) -> dict[str, Any]:
         return {
             "pattern": str(self.pattern),
-            "nodes": [node_to_dict(n) for n in self.nodes],
+            "nodes": [pattern_nodes.node_to_dict(n) for n in self.nodes],
             "answers": list(self.answers),
             "kind": str(self.kind),
             "evidence": [f.to_dict() for f in self.evidence],
@@ -138,11 +104,43 @@ class Instance:
     def from_dict(cls, data: dict[str, Any]) -> Instance:
         return cls(
             PatternType(data["pattern"]),
-            tuple(node_from_dict(n) for n in data["nodes"]),
+            tuple(pattern_nodes.node_from_dict(n) for n in data["nodes"]),
             tuple(str(a) for a in data["answers"]),
             ValueKind(data.get("kind", "entity")),
             tuple(Fact.from_dict(f) for f in data.get("evidence", [])),
         )
+
+
+_T0, _T1 = TimePoint(2000), TimePoint(2001)
+_BEFORE, _AFTER = TemporalRelation.BEFORE, TemporalRelation.AFTER
+_P = Projection
+#: The node structure of each pattern, with placeholder names and times (what a plan of that shape does).
+SKELETONS: dict[PatternType, tuple[Node, ...]] = {
+    PatternType.P1: (_P("a", "r"),),
+    PatternType.P2: (_P("a", "r"), _P(0, "r")),
+    PatternType.P3: (_P("a", "r"), _P(0, "r"), _P(1, "r")),
+    PatternType.I2: (_P("a", "r"), _P("b", "r"), SetOp(SetOperation.AND, (0, 1))),
+    PatternType.I3: (_P("a", "r"), _P("b", "r"), _P("c", "r"), SetOp(SetOperation.AND, (0, 1, 2))),
+    PatternType.U2: (_P("a", "r"), _P("b", "r"), SetOp(SetOperation.OR, (0, 1))),
+    PatternType.IP: (_P("a", "r"), _P("b", "r"), SetOp(SetOperation.AND, (0, 1)), _P(2, "r")),
+    PatternType.PI: (_P("a", "r"), _P(0, "r"), _P("b", "r"), SetOp(SetOperation.AND, (1, 2))),
+    PatternType.COMPARE: (
+        WhenQ("a", "r", "o"), WhenQ("b", "r", "o"), Compare((0, 1), ("a", "b"), CompareMode.EARLIER),
+    ),
+    PatternType.TIME: (WhenQ("a", "r", "o"),),
+    PatternType.IN: (_P("a", "r"), TimeFilter(0, TemporalRelation.IN, _T0)),
+    PatternType.BEFORE: (WhenQ("a", "r", "o"), _P("o", "r", True), TimeFilter(1, _BEFORE, 0)),
+    PatternType.AFTER: (WhenQ("a", "r", "o"), _P("o", "r", True), TimeFilter(1, _AFTER, 0)),
+    PatternType.FIRST: (_P("a", "r"), Pick(0, Extreme.FIRST)),
+    PatternType.LAST: (_P("a", "r"), Pick(0, Extreme.LAST)),
+    PatternType.BETWEEN: (_P("a", "r"), TimeFilter(0, TemporalRelation.IN, _T0, _T1)),
+    PatternType.AFTER_FIRST: (
+        WhenQ("a", "r", "o"), _P("o", "r", True), TimeFilter(1, _AFTER, 0), Pick(2, Extreme.FIRST),
+    ),
+    PatternType.BEFORE_LAST: (
+        WhenQ("a", "r", "o"), _P("o", "r", True), TimeFilter(1, _BEFORE, 0), Pick(2, Extreme.LAST),
+    ),
+}  # fmt: skip
 
 
 # --- grounding -------------------------------------------------------------------------------------------
@@ -388,7 +386,7 @@ class Grounder:
                 )
             return True
 
-        sets = evaluate(self.kg, nodes, limit=usable)
+        sets = pattern_nodes.evaluate(self.kg, nodes, limit=usable)
         if len(sets) != len(nodes):
             return None
         final = sets[-1]
