@@ -19,21 +19,8 @@ from typing import assert_never
 from ...query.generate import pattern_nodes as pn
 from ...query.generate.patterns import Instance
 from ...query.generate.verbalize import PatternVerbalizer, ask, ask_when
-from ...time import TemporalRelation, TimePoint
-from .plan import (
-    AnswerStep,
-    Call,
-    CompareStep,
-    FinishStep,
-    PickStep,
-    Plan,
-    Ref,
-    SearchStep,
-    SetStep,
-    Step,
-    Text,
-    TimeStep,
-)
+from ...time import TemporalRelation
+from . import plan as pl
 
 
 @dataclass(frozen=True)
@@ -43,7 +30,7 @@ class Verbalized:
 
     question: str
     sub_questions: tuple[str, ...]
-    plan: Plan
+    plan: pl.Plan
 
 
 class TemplateVerbalizer(PatternVerbalizer):
@@ -95,11 +82,11 @@ def plan_names(nodes: tuple[pn.Node, ...]) -> list[str]:
     return names
 
 
-def gold_plan(inst: Instance, sub_questions: list[str] | tuple[str, ...]) -> Plan:
+def gold_plan(inst: Instance, sub_questions: list[str] | tuple[str, ...]) -> pl.Plan:
     """The plan of ``inst`` in the paper's planning templates, with ``sub_questions`` (one per search node,
     placeholders ``{Ans_j}`` for fed answers) filled in."""
     names = plan_names(inst.nodes)
-    steps: list[Step] = []
+    steps: list[pl.Step] = []
     subs = iter(sub_questions)
     qvar: dict[int, str] = {}
     for i, node in enumerate(inst.nodes):
@@ -112,32 +99,35 @@ def gold_plan(inst: Instance, sub_questions: list[str] | tuple[str, ...]) -> Pla
                 refs = tuple(dict.fromkeys(r for r in re.findall(r"\{(\w+)\}", text) if r in earlier))
                 qvar[i] = f"Sub_Question_{k}"
                 steps += [
-                    Text(qvar[i], text, refs, fstring=bool(refs)),
-                    SearchStep(f"Info_{k}", qvar[i]),
-                    AnswerStep(var, qvar[i], f"Info_{k}"),
+                    pl.Text(qvar[i], text, refs, fstring=bool(refs)),
+                    pl.SearchStep(f"Info_{k}", qvar[i]),
+                    pl.AnswerStep(var, qvar[i], f"Info_{k}"),
                 ]
             case pn.SetOp():
-                steps.append(SetStep(var, node.op, tuple(names[k] for k in node.inputs)))
+                steps.append(pl.SetStep(var, node.op, tuple(names[k] for k in node.inputs)))
             case pn.Compare():
                 steps.append(
-                    CompareStep(
+                    pl.CompareStep(
                         var, tuple(qvar[k] for k in node.inputs), tuple(names[k] for k in node.inputs)
                     )
                 )
             case pn.TimeFilter():
-                time: Ref | TimePoint = Ref(names[node.time]) if isinstance(node.time, int) else node.time
-                if node.end is not None:
-                    op = Call.BETWEEN
-                elif node.relation is TemporalRelation.BEFORE:
-                    op = Call.BEFORE
-                elif node.relation is TemporalRelation.AFTER:
-                    op = Call.AFTER
-                else:
-                    op = Call.DURING
-                steps.append(TimeStep(var, op, names[node.input], time, node.end))
+                time = pl.Ref(names[node.time]) if isinstance(node.time, int) else node.time
+                steps.append(pl.TimeStep(var, _time_call(node), names[node.input], time, node.end))
             case pn.Pick():
-                steps.append(PickStep(var, node.which, names[node.input]))
+                steps.append(pl.PickStep(var, node.which, names[node.input]))
             case _:
                 assert_never(node)
-    steps.append(FinishStep("Final_Answer", names[-1]))
-    return Plan(tuple(steps))
+    steps.append(pl.FinishStep("Final_Answer", names[-1]))
+    return pl.Plan(tuple(steps))
+
+
+def _time_call(node: pn.TimeFilter) -> pl.Call:
+    """The plan call of a time filter: a range is ``between``, else its temporal relation."""
+    if node.end is not None:
+        return pl.Call.BETWEEN
+    if node.relation is TemporalRelation.BEFORE:
+        return pl.Call.BEFORE
+    if node.relation is TemporalRelation.AFTER:
+        return pl.Call.AFTER
+    return pl.Call.DURING

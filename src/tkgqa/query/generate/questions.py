@@ -29,19 +29,7 @@ from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...time import Extreme, Granularity, TemporalRelation, TimePoint
 from ..program.executor import Executor
-from ..program.nodes import (
-    Const,
-    Entities,
-    Exclude,
-    Filter,
-    Match,
-    Program,
-    ReferenceTime,
-    Rows,
-    Select,
-    TimeOf,
-    Times,
-)
+from ..program.nodes import Const, Entities, Exclude, Filter, Match, Program, Rows, Select, TimeOf, Times
 from .verbalize import base_form, past_tense, time_text
 
 
@@ -310,7 +298,7 @@ class QuestionGenerator:
         op = self.rng.choice((TemporalRelation.BEFORE, TemporalRelation.AFTER))
         rel = past_tense(self._label(f.relation))
         rows = Match(None, f.relation, f.object)
-        ref = TimeOf(Match(f.subject, f.relation, f.object), ReferenceTime.FIRST)
+        ref = TimeOf(Match(f.subject, f.relation, f.object))
         program = Entities(Exclude(Filter(rows, op, ref), (f.subject,)))
         text = f"Who {rel} {self._label(f.object)} {op.value} {self._label(f.subject)} did?"
         return text, program, [f.object, f.subject]
@@ -338,7 +326,7 @@ class QuestionGenerator:
         if not self._single_reference(f):
             return None
         rel = base_form(self._label(f.relation))
-        ref = TimeOf(Match(f.subject, f.relation, f.object), ReferenceTime.FIRST)
+        ref = TimeOf(Match(f.subject, f.relation, f.object))
         rows = Exclude(Filter(Match(None, f.relation, f.object), op, ref), (f.subject,))
         program = Entities(Select(rows, which))
         lead = "After" if op is TemporalRelation.AFTER else "Before"
@@ -360,7 +348,7 @@ class QuestionGenerator:
         if not self._single_reference(f):
             return None
         gran = self._gran()
-        ref = TimeOf(Match(f.subject, f.relation, f.object), ReferenceTime.FIRST, gran)
+        ref = TimeOf(Match(f.subject, f.relation, f.object), granularity=gran)
         program = Entities(Exclude(Filter(rows, TemporalRelation.IN, ref), (f.subject,)))
         unit = {Granularity.DAY: "day", Granularity.MONTH: "month", Granularity.YEAR: "year"}[gran]
         prep = "on" if gran is Granularity.DAY else "in"
