@@ -34,8 +34,7 @@ from ...prompts.lpkg import (
     official_planner_messages,
     planner_messages,
 )
-from ...query.generate.pattern_nodes import Projection, WhenQ
-from ...query.generate.patterns import SKELETONS, Instance, PatternType
+from ...query.generate.patterns import SKELETONS, Instance, PatternType, Projection, WhenQ
 from ...query.program.answer_sets import ValueKind
 from .official import is_official_file, official_block, read_official
 from .plan import Plan, parse_plan

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import assert_never
 
-from ...query.generate import pattern_nodes as pn
+from ...query.generate import patterns as pn
 from ...query.generate.patterns import Instance
 from ...query.generate.verbalize import PatternVerbalizer, ask, ask_when
 from ...time import TemporalRelation

@@ -19,8 +19,8 @@ from typing import assert_never
 from ...kg.base import KGStore
 from ...time import MONTH_NAMES, Extreme, Granularity, TemporalRelation, TimePoint
 from ..program.answer_sets import CompareMode
-from .pattern_nodes import Compare, Node, Pick, Projection, SetOp, SetOperation, TimeFilter, WhenQ
-from .patterns import Instance, PatternType
+from . import patterns
+from .patterns import Compare, Node, PatternType, Pick, Projection, SetOp, SetOperation, TimeFilter, WhenQ
 
 # --- verbs ----------------------------------------------------------------------------------------------
 _IRREGULAR = {
@@ -218,7 +218,7 @@ class PatternVerbalizer:
         src = self.name(node.source) if isinstance(node.source, str) else self._np(nodes, node.source)
         return clause(self.phrase(node.relation), src, node.inverse)
 
-    def question(self, inst: Instance, v: int = 0) -> str:
+    def question(self, inst: patterns.Instance, v: int = 0) -> str:
         nodes = inst.nodes
         lead = ["What are the entities", "Which entities are the ones", "Name the entities"][
             self.rng.randrange(3)
