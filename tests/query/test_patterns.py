@@ -19,6 +19,7 @@ from tkgqa.query.program.answer_sets import (
     time_filter,
     union,
 )
+from tkgqa.query.program.executor import Executor
 from tkgqa.time import Extreme, Interval, TemporalRelation, TimePoint, parse_time
 
 
@@ -128,6 +129,28 @@ def test_grounding_is_seeded_deduplicated_and_answers_are_correct(demo_kg: Tempo
         assert pt.evaluate(demo_kg, inst.nodes)[-1].values() == list(inst.answers)
         assert Instance.from_dict(inst.to_dict()) == inst
         assert inst.entities()
+
+
+_PROGRAM_PATTERNS = (
+    PatternType.P1, PatternType.TIME, PatternType.IN, PatternType.FIRST, PatternType.LAST, PatternType.BEFORE,
+    PatternType.AFTER, PatternType.AFTER_FIRST, PatternType.BEFORE_LAST,
+)  # fmt: skip
+
+
+def test_pattern_gold_agrees_with_the_typed_program(demo_kg: TemporalKG) -> None:
+    """Where the typed program's grammar covers a pattern, the executor's answers are the gold answer set."""
+    res = ground(demo_kg, GroundingConfig(per_pattern=8, seed=1))
+    covered = 0
+    for inst in res.instances:
+        program = pt.as_program(inst)
+        if inst.pattern not in _PROGRAM_PATTERNS:
+            assert program is None
+            continue
+        assert program is not None, inst
+        gold = {a if inst.kind is ValueKind.TIME else demo_kg.label(a) for a in inst.answers}
+        assert set(Executor(demo_kg).run(program).answers) == gold, (inst, program)
+        covered += 1
+    assert covered >= len(_PROGRAM_PATTERNS)
 
 
 def test_grounding_config_limits(demo_kg: TemporalKG) -> None:

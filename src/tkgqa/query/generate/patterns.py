@@ -30,6 +30,7 @@ from ...kg.fact import Fact
 from ...time import Extreme, Granularity, Interval, TemporalRelation, TimePoint, parse_time
 from ..program import answer_sets as ops
 from ..program.answer_sets import AnswerSet, CompareMode, ValueKind
+from ..program.nodes import Const, Entities, Filter, Match, Program, Select, TimeOf, Times
 
 
 class PatternType(StrEnum):
@@ -286,6 +287,51 @@ def node_from_dict(d: dict[str, Any]) -> Node:
     except (KeyError, ValueError, TypeError) as exc:
         raise DataError(f"bad pattern node {d!r}: {exc}") from None
     raise DataError(f"unknown pattern node kind {kind!r} in {d!r}")
+
+
+# --- as a typed program ---------------------------------------------------------------------------------
+def _rows(node: Node) -> Match | None:
+    """The rows of a search node that starts from named entities (a fed projection has none)."""
+    match node:
+        case WhenQ():
+            return Match(node.subject, node.relation, node.object)
+        case Projection() if isinstance(node.source, str):
+            if node.inverse:
+                return Match(None, node.relation, node.source)
+            return Match(node.source, node.relation, None)
+        case _:
+            return None
+
+
+def as_program(inst: Instance) -> Program | None:
+    """The instance as the one typed program (:mod:`tkgqa.query.program.nodes`), where its grammar covers
+    the pattern: ``1p``, ``t?``, ``in``, ``first``/``last``, ``before``/``after``, ``after_first``/
+    ``before_last`` (the :class:`~tkgqa.query.program.executor.Executor` gives the same answer set as
+    :func:`evaluate`); ``None`` for chains, set operations, ``between`` and ``compare``."""
+    nodes = inst.nodes
+    first = _rows(nodes[0])
+    if first is None:
+        return None
+    match inst.pattern, nodes[1:]:
+        case PatternType.P1 | PatternType.TIME, ():
+            return Times(first, nodes[0].granularity) if isinstance(nodes[0], WhenQ) else Entities(first)
+        case PatternType.IN, (TimeFilter(time=TimePoint() as t, end=None),):
+            return Entities(Filter(first, TemporalRelation.IN, Const(t)))
+        case PatternType.FIRST | PatternType.LAST, (Pick(which=which),):
+            picked = Select(first, which)
+            return Times(picked) if isinstance(nodes[0], WhenQ) else Entities(picked)
+        case PatternType.BEFORE | PatternType.AFTER | PatternType.AFTER_FIRST | PatternType.BEFORE_LAST, (
+            Projection() as candidates,
+            TimeFilter(relation=relation),
+            *rest,
+        ):
+            rows = _rows(candidates)
+            if rows is None:
+                return None
+            kept = Filter(rows, relation, TimeOf(first))
+            return Entities(Select(kept, rest[0].which) if rest and isinstance(rest[0], Pick) else kept)
+        case _:
+            return None
 
 
 _T0, _T1 = TimePoint(2000), TimePoint(2001)
