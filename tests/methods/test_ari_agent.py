@@ -250,12 +250,12 @@ def test_symbolic_policy_on_the_tiny_kg(kg: TemporalKG) -> None:
     from tkgqa.methods.ari.agent import run_episode
     from tkgqa.methods.ari.environment import ARIEnvironment
     from tkgqa.methods.ari.symbolic_policy import SymbolicPolicy
-    from tkgqa.query.linking import QuestionLinker
+    from tkgqa.query.link import QuestionLinker
     from tkgqa.query.program.nodes import Entities, Filter, Match, Select, TimeOf
     from tkgqa.retrieval.similarity import Similarity
 
     question = q("Who last visited Freedonia before Carol?")
-    linked = QuestionLinker(kg).link(question)
+    linked = QuestionLinker.anchors().link(question, kg)
     env = ARIEnvironment(kg, linked.anchors, Similarity(question.text, None))
     ref = TimeOf(Match("Carol", "Make a visit", "Freedonia"), ReferenceTime.FIRST)
     program = Entities(

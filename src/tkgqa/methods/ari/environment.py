@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from ...kg.base import KGStore
-from ...query.linking import QuestionAnchors
+from ...query.link import QuestionAnchors
 from ...retrieval.similarity import Similarity
 from ...time import Granularity, TimePoint
 from .actions import (

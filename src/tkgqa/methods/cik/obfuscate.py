@@ -170,11 +170,11 @@ def obfuscate_setting(
     """``Q′`` over ``K_all ∪ K′`` (``merge``) or ``K′``: each question's entities are linked on the original
     KG first (unless the dataset gives them), then text, entities, answers (labels and ids) and context facts
     are rewritten in ``K′`` spelling (:func:`obfuscate_question`)."""
-    from ...query.grounding import QuestionEntities
+    from ...query.link import QuestionLinker
 
     avoid = set(kg.entities) if merge else set()
     k_prime, mapping = obfuscate_kg(kg, avoid=avoid)
-    linker = QuestionEntities(max_entities)
+    linker = QuestionLinker(max_entities)
     vocab = entity_label_words(kg)
     out: list[Question] = []
     linked = 0
