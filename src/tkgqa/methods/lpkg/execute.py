@@ -41,7 +41,7 @@ from ...llm import LLMBackend, Usage, error_usage
 from ...prompts.base import PromptSpec, run_prompt
 from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
 from ...query import Executor, QuestionLinker, Reasoner
-from ...query.generate.patterns import SetOperation, asks_time
+from ...query.generate.patterns import SetOperation
 from ...query.program.answer_sets import (
     AnswerSet,
     CompareMode,
@@ -55,6 +55,7 @@ from ...query.program.answer_sets import (
 )
 from ...query.program.nodes import Exclude as ExcludeRows
 from ...query.program.nodes import Fallback, Filter, Match, Program, Rows, Select, TimeOf, Times
+from ...query.text.frame import asks_time
 from ...time import Interval, TemporalRelation, TimePoint, parse_time
 from ..base import StepEvent, StepKind, report_step
 from .plan import (

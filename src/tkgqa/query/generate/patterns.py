@@ -43,6 +43,7 @@ from ..program.answer_sets import (
     time_filter,
     union,
 )
+from ..text.frame import asks_time as asks_time  # the one time-question reader (re-exported)
 
 
 class PatternType(StrEnum):
@@ -570,14 +571,3 @@ def _shift(t: TimePoint, k: int) -> TimePoint:
         return TimePoint(t.year + k)
     months = t.year * 12 + t.month - 1 + k
     return TimePoint(months // 12, months % 12 + 1)
-
-
-_TIME_QUESTION = re.compile(
-    r"^\s*(?:when\b|(?:in|on|at|during)?\s*(?:what|which)\s+(?:year|month|day|date|time)\b|how long\b)",
-    re.IGNORECASE,
-)
-
-
-def asks_time(question: str) -> bool:
-    """Whether ``question`` asks for a time ("When …", "In which year …", "On what date …")."""
-    return bool(_TIME_QUESTION.match(question))
