@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ...datasets.base import Question
 from ...kg import Fact, KGStore, TemporalKG
-from ...time import try_parse_time
+from ...time import MONTHS, try_parse_time
 
 _WORD = re.compile(r"[^\W\d_]+")
 _KEEP_WORDS = (
@@ -36,12 +36,8 @@ _KEEP_WORDS = (
 )
 _KEEP = frozenset(_KEEP_WORDS.split())
 # Time words of a question stay as they are ("in May 2009" is a time, not "Theresa May").
-_TIME_WORDS_TEXT = (
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec "
-    "monday tuesday wednesday thursday friday saturday sunday"
-)
-_TIME_WORDS = frozenset(_TIME_WORDS_TEXT.split())
+_WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
+_TIME_WORDS = frozenset(MONTHS) | _WEEKDAYS
 
 
 def obfuscate_word(word: str) -> str:
