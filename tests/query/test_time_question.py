@@ -48,14 +48,8 @@ def test_opening_words(text: str, asked: bool, gran: Granularity | None) -> None
     assert asked_granularity(text) == gran
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("When", True),
-        ("In the month when", True),
-        ("Who visited Iraq after the Danish ministry, when", False),
-        ("", False),
-    ],
-)
-def test_interrogative_when(text: str, expected: bool) -> None:
-    assert interrogative_when(text) is expected
+def test_interrogative_when() -> None:
+    assert interrogative_when("When")
+    assert interrogative_when("In the month when")
+    assert not interrogative_when("Who visited Iraq after the Danish ministry, when")
+    assert not interrogative_when("")

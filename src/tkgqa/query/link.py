@@ -174,8 +174,8 @@ class QuestionLinker:
         anchors = QuestionAnchors(
             entities=tuple(entities),
             times=tuple(dict.fromkeys([*given_times, *found.times])),
-            out_relations={e: _relations(kg, e, True) for e in entities},
-            in_relations={e: _relations(kg, e, False) for e in entities},
+            out_relations={e: entity_relations(kg, e, True) for e in entities},
+            in_relations={e: entity_relations(kg, e, False) for e in entities},
         )
         return LinkedQuestion(anchors, found.masked, found.entities)
 
@@ -194,7 +194,7 @@ def _annotated(question: Question, kg: KGStore) -> list[str]:
     return [e for e in question.entities if kg.has_entity(e)]
 
 
-def _relations(kg: KGStore, entity: str, as_subject: bool) -> tuple[str, ...]:
+def entity_relations(kg: KGStore, entity: str, as_subject: bool) -> tuple[str, ...]:
     """The entity's relations as subject (or object), most frequent first."""
     facts = kg.facts(subject=entity) if as_subject else kg.facts(object=entity)
     counts: dict[str, int] = {}
