@@ -293,13 +293,7 @@ class KGRewrite:
     @property
     def constraint(self) -> TimeConstraint:
         """φ_t's constraint: before/after the anchor's time, else *equal* (in) it."""
-        match self.relation:
-            case TemporalRelation.BEFORE:
-                return TimeConstraint("before", self.time)
-            case TemporalRelation.AFTER:
-                return TimeConstraint("after", self.time)
-            case _:
-                return TimeConstraint("equal", self.time)
+        return TimeConstraint.relative_to(self.relation, self.time)
 
     def trace(self) -> dict[str, Any]:
         return {
