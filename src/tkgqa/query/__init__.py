@@ -2,12 +2,12 @@
 
 What lives here, and every method consumes (methods never import each other):
 
-* question analysis — tokens (:mod:`.words`), entity mentions (:class:`MentionIndex`), the one question-time
-  reader (:func:`find_times`, :data:`TIME_CUES`), the relation lexicon, question linking
-  (the one linker, :class:`QuestionLinker` in :mod:`.link`);
+* question text (:mod:`.text`) — tokens, entity mentions (:class:`MentionIndex`), the one question-time
+  reader (:func:`find_times`, :data:`TIME_CUES`), whether a time is asked (:mod:`.text.frame`), the relation
+  lexicon; question linking by the one linker (:class:`QuestionLinker`, :mod:`.link`);
 * the time semantics (:class:`~tkgqa.time.TemporalRelation`, :func:`~tkgqa.time.holds`, defined in
   :mod:`tkgqa.time.semantics` and re-exported here);
-* the one answer normaliser (:func:`normalize_answer`) and answer coverage of fact sets;
+* the one answer normaliser (:func:`normalize_answer`) and answer coverage of fact sets (:mod:`.coverage`);
 * the typed program (:mod:`.program`), its executor and the offline :class:`Reasoner` (question → program);
 * per-KG resource caching (:class:`PerKG`) and per-question context KGs (:func:`context_kg`).
 """
