@@ -68,6 +68,7 @@ from .queries import (
 from .resolve import OptionValue, answer_payload, open_kg, redact, uses_llm
 from .runs_routes import add_runs_routes
 from .stream import StepChannel, stream_job
+from .ui_routes import add_ui_routes
 
 log = logging.getLogger("tkgqa.service")
 
@@ -255,6 +256,7 @@ def create_app(
     _add_routes(app, state)
     add_kg_routes(app, state)
     add_runs_routes(app, state)
+    add_ui_routes(app, state)
     _add_static(app)
     _document_auth(app, settings)
     return app
@@ -420,7 +422,7 @@ def _add_routes(app: FastAPI, state: ServiceState) -> None:
             raise ConfigError("the question is empty: type a question, e.g. 'Who visited China in 2014?'")
         spec = state.policy.method(body.method)
         llm = state.policy.llm(body.llm) if uses_llm(spec) else None  # never to methods without an LLM
-        options = state.policy.check_options(body.options)
+        options = state.policy.check_options(body.options, spec)
         kg = state.live.at(body.as_of)
         question = Question(qid="api", text=text)
         channel = StepChannel()
