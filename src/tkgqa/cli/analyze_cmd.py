@@ -112,11 +112,11 @@ def _run(
 def _obfuscated(qs: list[Question], store: KGStore | None) -> tuple[list[Question], KGStore | None]:
     """K′/Q′: question entities linked on the original KG first, then every label obfuscated."""
     from ..methods.cik.obfuscate import entity_label_words, obfuscate_kg, obfuscate_question
-    from ..query.grounding import QuestionEntities
+    from ..query.link import QuestionLinker
 
     if store is None:
         raise ConfigError("--obfuscate needs a shared KG (not per-question contexts)")
-    linker = QuestionEntities()
+    linker = QuestionLinker()
     new_kg, mapping = obfuscate_kg(store)
     vocab = entity_label_words(store)
     linked = [q.model_copy(update={"entities": linker(q, store)}) for q in qs]

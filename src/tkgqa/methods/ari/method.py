@@ -14,8 +14,8 @@ from ...datasets.base import Question
 from ...errors import ConfigError, DataError
 from ...kg.base import KGStore
 from ...llm import LLMBackend, llm_context, resolve_llm_arg, usage_dict
-from ...query import PerKG, Reasoner
-from ...query.linking import LinkedQuestion, QuestionLinker
+from ...query import Reasoner
+from ...query.link import LinkedQuestion, QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
 from ..base import METHODS, Answer, Method, llm_required, merge_config, parse_options
@@ -76,9 +76,7 @@ class ARIMethod(Method):
         self._adopt_memory_embedder()
         self._embedder: Embedder | None = None
         self._embedder_ready = False
-        self._linkers: PerKG[QuestionLinker] = PerKG(
-            lambda kg: QuestionLinker(kg, self.config.max_entities), size=4
-        )
+        self._linker = QuestionLinker.anchors(self.config.max_entities)
         self._symbolic: Reasoner | None = None
 
     # --- resources ----------------------------------------------------------------------------------
@@ -126,13 +124,13 @@ class ARIMethod(Method):
             out["fallbacks"] = notes
         return out
 
-    def linker(self, kg: KGStore) -> QuestionLinker:
-        return self._linkers.get(kg)
+    def link(self, question: Question, kg: KGStore) -> LinkedQuestion:
+        return self._linker.link(question, kg)
 
     def environment(
         self, question: Question, kg: KGStore, linked: LinkedQuestion | None = None
     ) -> ARIEnvironment:
-        linked = linked or self.linker(kg).link(question)
+        linked = linked or self.link(question, kg)
         c = self.config
         assert c.action_space is not None and c.filter_mode is not None
         settings = FilterSettings(
@@ -214,7 +212,7 @@ class ARIMethod(Method):
         self, question: Question, kg: KGStore
     ) -> tuple[Episode, LinkedQuestion, int | None, str | None]:
         self._check_overlap(question)
-        linked = self.linker(kg).link(question)
+        linked = self.link(question, kg)
         cluster, methodology = self.methodology(linked)
         env = self.environment(question, kg, linked)
         policy = self.make_policy(question, kg)

@@ -18,7 +18,7 @@ from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...llm.base import LLMBackend
 from ...prompts.baselines import build_kg_rag_messages
-from ...query import PerKG, QuestionLinker
+from ...query import QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
 from ..base import METHODS, Answer, Method, MethodConfig, merge_config
@@ -54,13 +54,8 @@ class KGRAG(Method):
             overrides["llm"] = llm
         self.config: KGRAGConfig = merge_config(KGRAGConfig, config, overrides)
         self.llm = _llm_for(self.name, self.config, llm)
-        self._linkers: PerKG[QuestionLinker] = PerKG(
-            lambda kg: QuestionLinker(kg, self.config.max_entities), size=4
-        )
+        self._linker = QuestionLinker.anchors(self.config.max_entities)
         self._embedder: Embedder | None = None
-
-    def _linker(self, kg: KGStore) -> QuestionLinker:
-        return self._linkers.get(kg)
 
     def _similarity(self, text: str) -> Similarity:
         if self._embedder is None and self.config.embedder != "lexical":
@@ -74,7 +69,7 @@ class KGRAG(Method):
 
     def retrieve(self, question: Question, kg: KGStore) -> list[Fact]:
         """At most ``max_facts`` facts around the question's entities, in time order."""
-        anchors = self._linker(kg).link(question).anchors
+        anchors = self._linker.link(question, kg).anchors
         sim = self._similarity(question.text)
         relations = anchors.relations()
         rel_scores = dict(zip(relations, sim.scores([kg.label(r) for r in relations]), strict=True))

@@ -26,7 +26,7 @@ from ...kg import KGStore
 from ...llm import LLMBackend, Usage, charge, error_usage, llm_context, resolve_llm_arg, usage_dict
 from ...prompts.base import run_prompt
 from ...prompts.cik import ESG_PROMPT, ROG_PROMPT
-from ...query.grounding import QuestionEntities
+from ...query.link import QuestionLinker
 from ...retrieval.temporal import TimeConstraint, parse_time_constraint
 from ..base import (
     METHODS,
@@ -138,7 +138,7 @@ class CIKMethod(Method):
         self.requested: CIKConfig = merge_config(CIKConfig, config, updates)
         self.config: CIKConfig = self.requested.effective()
         self.llm = resolve_llm_arg(llm)
-        self.linker = QuestionEntities(self.config.max_entities)
+        self.linker = QuestionLinker(self.config.max_entities)
 
     def describe(self) -> dict[str, Any]:
         """The method, its effective settings (``config``), the preset, the deviations from the paper in

@@ -40,8 +40,8 @@ from ...kg.memory import TemporalKG
 from ...llm import LLMBackend, Usage, error_usage
 from ...prompts.base import PromptSpec, run_prompt
 from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
-from ...query import Executor, QuestionEntities, Reasoner
-from ...query.generate.patterns import SetOperation, asks_time
+from ...query import Executor, QuestionLinker, Reasoner
+from ...query.generate.patterns import SetOperation
 from ...query.program.answer_sets import (
     AnswerSet,
     CompareMode,
@@ -55,6 +55,7 @@ from ...query.program.answer_sets import (
 )
 from ...query.program.nodes import Exclude as ExcludeRows
 from ...query.program.nodes import Fallback, Filter, Match, Program, Rows, Select, TimeOf, Times
+from ...query.text.frame import asks_time
 from ...time import Interval, TemporalRelation, TimePoint, parse_time
 from ..base import StepEvent, StepKind, report_step
 from .plan import (
@@ -136,7 +137,7 @@ def match_facts(kg: KGStore, program: Program, limit: int) -> list[Fact]:
 class KGSearch:
     """Entity-linked operator lookup (see the module docstring)."""
 
-    def __init__(self, reasoner: Reasoner, linker: QuestionEntities, *, max_info: int = 5000) -> None:
+    def __init__(self, reasoner: Reasoner, linker: QuestionLinker, *, max_info: int = 5000) -> None:
         self.reasoner = reasoner
         self.linker = linker
         self.max_info = max_info
@@ -156,7 +157,7 @@ class KGSearch:
 class RetrieverSearch:
     """The ``k`` best facts by a :class:`~tkgqa.retrieval.Retriever` (around the linked entities if any)."""
 
-    def __init__(self, embedder: str, linker: QuestionEntities, *, k: int = 30) -> None:
+    def __init__(self, embedder: str, linker: QuestionLinker, *, k: int = 30) -> None:
         from ...retrieval import Retriever  # optional dependency path (numpy only for "hashing")
 
         self.retriever = Retriever(embedder)
@@ -364,7 +365,7 @@ class PlanExecutor:
         self,
         searcher: Searcher,
         reader: Reader,
-        linker: QuestionEntities,
+        linker: QuestionLinker,
         *,
         max_fanout: int = 10,
         trace_facts: int = 5,

@@ -34,7 +34,7 @@ from ...errors import ConfigError
 from ...kg.base import KGStore
 from ...llm import LLMBackend, llm_context, resolve_llm_arg, usage_dict
 from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_ANSWER_PROMPT, Demo
-from ...query import ParserOptions, QuestionEntities, Reasoner
+from ...query import ParserOptions, QuestionLinker, Reasoner
 from ..base import METHODS, Answer, Method, Preset, merge_config, parse_options
 from .config import CompareHow, DemoSource, LPKGConfig, PlanFormat, QAPrompt, deviations, unspecified
 from .execute import (
@@ -106,7 +106,7 @@ class LPKGMethod(Method):
             demos_later=self._kg_demos,
         )
         self.reasoner = Reasoner(ParserOptions())
-        self.linker = QuestionEntities()
+        self.linker = QuestionLinker()
         self.executor = PlanExecutor(
             self._searcher(),
             self._reader(reader_mode),

@@ -1,7 +1,7 @@
 """TimeR4 Figure 3 offline: answer coverage@n of each retrieval stage.
 
 For each question, whether a gold answer (label-normalised entity, or time at its own granularity; see
-:func:`tkgqa.query.grounding.answer_covered`) appears among the first ``n`` facts retrieved by FKS,
+:func:`tkgqa.query.coverage.answer_covered`) appears among the first ``n`` facts retrieved by FKS,
 TKS and TKS + φ_t rerank, for n ∈ {5, 10, 15, 20}. The rewrite stage runs as the method is configured
 (:class:`~tkgqa.methods.timer4.rewrite.RewriteMode`; by default the LLM rewrite with an LLM, the offline KG
 rewrite without): TKS retrieves with the rewritten question, the rerank uses the constraint the KG rewrite
@@ -20,7 +20,7 @@ from typing import Any
 
 from ...datasets.base import Question
 from ...kg import KGStore
-from ...query.grounding import coverage_at
+from ...query.coverage import coverage_at
 from .method import TimeR4
 
 COVERAGE_NS = (5, 10, 15, 20)

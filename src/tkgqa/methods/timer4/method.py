@@ -52,7 +52,7 @@ from ...kg.neighborhood import neighbors
 from ...llm import LLMBackend, Usage, charge, error_usage, llm_context, resolve_llm_arg, usage_dict
 from ...prompts.base import Prompt, run_prompt
 from ...prompts.timer4 import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
-from ...query import ParserOptions, QuestionEntities, Reasoner
+from ...query import ParserOptions, QuestionLinker, Reasoner
 from ...retrieval import BM25Retriever, Retriever, ScoredFact, TimeConstraint
 from ...retrieval.temporal import fuse, time_scores
 from ...retrieval.training import find_trained_retriever, trained_retriever_dir, trained_retrievers
@@ -117,7 +117,7 @@ class TimeR4(Method):
         self.requested: TimeR4Config = merge_config(TimeR4Config, config, updates)
         self.config: TimeR4Config = self.requested.effective()
         self.llm = resolve_llm_arg(llm)
-        self.linker = QuestionEntities()
+        self.linker = QuestionLinker()
         self._fks: Retriever | None = None
         self._tks: dict[str, Retriever] = {}
         self._reasoner: Reasoner | None = None
