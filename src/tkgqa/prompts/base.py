@@ -1,12 +1,13 @@
 """Prompt convention: a prompt is a pure ``build(context) -> list[Message]`` plus a ``parse(text) -> T``.
 
 Method authors either implement :class:`PromptSpec` or wrap two functions in :class:`Prompt`, then call
-:func:`run_prompt`, which handles the LLM call, parsing and one retry on a parse error.
+:func:`~tkgqa.prompts.ask.ask`, which handles the LLM call, parsing, the re-ask on a parse error and the
+outcome (a parsed value or a refusal with a reason). A request built elsewhere is a :class:`Bound`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
@@ -44,6 +45,19 @@ class Prompt(Generic[T]):
 
     def parse(self, text: str) -> T:
         return self.parser(text)
+
+
+@dataclass(frozen=True)
+class Bound(Generic[T]):
+    """A :class:`PromptSpec` already built for one call: its ``messages`` and a ``parse`` that may close over
+    what they listed (the choices, the fact ids shown)."""
+
+    name: str
+    messages: Sequence[Message]
+    parse: Callable[[str], T]
+
+    def build(self, context: Context | None = None) -> list[Message]:
+        return list(self.messages)
 
 
 def run_prompt(
