@@ -34,6 +34,7 @@ from typing import Any, Generic, TypeVar
 
 from ..errors import ContextWindowError, LLMError, ParseError
 from ..llm import LLMBackend, Usage, charge, complete_parsed, error_usage
+from ..llm.parsing import error_reason
 from .base import Context, PromptSpec
 
 T = TypeVar("T")
@@ -142,12 +143,14 @@ class Asker:
     """The LLM calls of one question: :func:`ask` with defaults, each outcome's usage summed in ``usage``.
 
     ``charge``: charge the running total to a propagating :class:`~tkgqa.errors.LLMError` (R3 leaves it off:
-    its error rows carry the failed call's own usage, as they always have)."""
+    its error rows carry the failed call's own usage, as they always have). ``describe``: how a refused
+    reply is told in an ask's ``rejected`` list."""
 
     llm: LLMBackend
     max_tokens: int | None = None
     retries: int = 1
     charge: bool = True
+    describe: Callable[[ParseError], str] = error_reason
     usage: Usage = field(default_factory=Usage)
 
     def ask(
@@ -157,14 +160,14 @@ class Asker:
         *,
         retries: int | None = None,
         rejected: list[str] | None = None,
-        describe: Callable[[ParseError], str] = str,
         **kw: Any,
     ) -> Parsed[T] | Refused:
         """:func:`ask` (``retries``/``max_tokens`` default to the asker's); ``rejected`` collects
-        ``describe(error)`` of each reply the parser refused."""
+        the :attr:`describe` of each reply the parser refused."""
         if self.max_tokens is not None:
             kw.setdefault("max_tokens", self.max_tokens)
         if rejected is not None:
+            describe = self.describe
             kw["on_reject"] = lambda exc: rejected.append(describe(exc))
         outcome = ask(
             self.llm,
