@@ -86,6 +86,16 @@ class Refused:
         """The error as the traces show it: ``str(error)``, at most 300 characters."""
         return str(self.error)[:300]
 
+    @property
+    def brief(self) -> str:
+        """The error without the raw reply :class:`~tkgqa.errors.ParseError` appends (:func:`without_raw`)."""
+        return without_raw(self.error)
+
+
+def without_raw(exc: BaseException) -> str:
+    """``str(exc)`` without the ``; raw text: …`` part a :class:`~tkgqa.errors.ParseError` appends."""
+    return str(exc).split("; raw text:", 1)[0]
+
 
 Outcome = Parsed[T] | Refused
 

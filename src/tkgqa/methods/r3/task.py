@@ -10,7 +10,7 @@ from typing import Any
 
 from ...datasets.base import Question
 from ...llm import LLMBackend
-from ...prompts.ask import Asker
+from ...prompts.ask import Asker, without_raw
 from ...prompts.r3 import Verdict
 
 
@@ -63,7 +63,7 @@ class Task:
 
 
 def short_error(exc: BaseException, limit: int = 300) -> str:
-    text = str(exc).split("; raw text:", 1)[0]
+    text = without_raw(exc)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
