@@ -148,6 +148,16 @@ def ask(
     return Parsed(got.value, got.text, got.usage, got.attempts)
 
 
+def run_prompt(
+    llm: LLMBackend, prompt: PromptSpec[T], context: Context, *, retries: int = 1, **request_kw: Any
+) -> Parsed[T]:
+    """:func:`ask` for a caller that treats a refused reply as an exception: its ParseError is raised."""
+    outcome = ask(llm, prompt, context, retries=retries, **request_kw)
+    if isinstance(outcome, Refused):
+        raise outcome.error
+    return outcome
+
+
 @dataclass
 class Asker:
     """The LLM calls of one question: :func:`ask` with defaults, each outcome's usage summed in ``usage``.

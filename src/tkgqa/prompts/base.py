@@ -11,8 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from ..llm.base import LLMBackend, Message
-from ..llm.parsing import ParsedResponse, complete_parsed
+from ..llm.base import Message
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -58,10 +57,3 @@ class Bound(Generic[T]):
 
     def build(self, context: Context | None = None) -> list[Message]:
         return list(self.messages)
-
-
-def run_prompt(
-    llm: LLMBackend, prompt: PromptSpec[T], context: Context, *, retries: int = 1, **request_kw: Any
-) -> ParsedResponse[T]:
-    """Build the messages, call ``llm`` and parse (retrying on parse errors, see ``complete_parsed``)."""
-    return complete_parsed(llm, prompt.build(context), prompt.parse, retries=retries, **request_kw)
