@@ -22,7 +22,6 @@ from enum import StrEnum
 
 from ..errors import ParseError
 from ..llm.base import Message
-from .base import Bound
 
 
 class Verdict(StrEnum):
@@ -209,11 +208,6 @@ def build_entity_messages(question: str) -> list[Message]:
     ]
 
 
-def entity_prompt(question: str) -> Bound[list[str]]:
-    """``LLM_E(q)``: the question's entity names."""
-    return Bound("r3.entities", build_entity_messages(question), parse_entities)
-
-
 def parse_entities(text: str, *, max_entities: int = 8) -> list[str]:
     """Entity names, one per line after ``Selected entity/entities:`` (bullets and numbers stripped);
     ``None`` → empty list."""
@@ -365,15 +359,6 @@ def build_relation_messages(question: str, rule: str, relations: Sequence[str]) 
         Message.system(PRUNE_SYSTEM.replace("fact ids, e.g. F2, F7", "relations, copied from the list")),
         Message.user(f"Question: {question}\nGeneral rule: {rule}\nRelations of the facts:\n{names}\n"),
     ]
-
-
-def relation_prompt(question: str, rule: str, relations: Sequence[str]) -> Bound[list[str]]:
-    """The LLM's pick among ``relations`` (only listed ones)."""
-    return Bound(
-        "r3.relations",
-        build_relation_messages(question, rule, relations),
-        lambda t: parse_relation_selection(t, relations),
-    )
 
 
 def parse_fact_selection(text: str, valid: Collection[str]) -> list[str]:
@@ -535,13 +520,6 @@ def build_need_messages(
     ]
 
 
-def need_prompt(
-    question: str, rules: Sequence[tuple[str, str]], facts: Sequence[tuple[str, str]]
-) -> Bound[str | None]:
-    """The information still missing (``None``: nothing)."""
-    return Bound("r3.need", build_need_messages(question, rules, facts), parse_need)
-
-
 def parse_need(text: str) -> str | None:
     """The information need, or ``None`` for "nothing"."""
     s = text.strip().strip("\"'`*").strip()
@@ -562,17 +540,6 @@ def build_next_entity_messages(
             f"Previously chosen entities: {', '.join(chosen) or '(none)'}\n"
         ),
     ]
-
-
-def next_entity_prompt(
-    question: str, need: str, facts: Sequence[tuple[str, str]], chosen: Sequence[str]
-) -> Bound[str]:
-    """The entity to expand next (not one of ``chosen``)."""
-    return Bound(
-        "r3.next_entity",
-        build_next_entity_messages(question, need, facts, chosen),
-        lambda t: parse_next_entity(t, chosen),
-    )
 
 
 def parse_next_entity(text: str, chosen: Collection[str] = ()) -> str:
@@ -610,18 +577,6 @@ def build_option_messages(
             f"Request: {request}\nPremises:\n{numbered}\nOption: {option}\nFacts:\n{listed(facts)}\n"
         ),
     ]
-
-
-def option_prompt(
-    request: str, premises: Sequence[str], option: str, facts: Sequence[tuple[str, str]]
-) -> Bound[list[PremiseCheck]]:
-    """The premise checks of one option (citing only the listed ``facts``)."""
-    valid = {i for i, _ in facts}
-    return Bound(
-        "r3.option",
-        build_option_messages(request, premises, option, facts),
-        lambda t: parse_premise_checks(t, len(premises), valid),
-    )
 
 
 _PREMISE_LINE = re.compile(

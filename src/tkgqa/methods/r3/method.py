@@ -37,7 +37,7 @@ from .entities import EntityFinder, EntityReport
 from .facts import Pruning, Ranker
 from .grounding import run_summary
 from .preference import OptionResult, PreferenceMatcher
-from .prompting import Prompter
+from .prompting import Prompter, entity_prompt
 from .search import SearchResult, TreeSearch
 from .task import Task, TaskKind, calls_of, describe_llm, short_error
 
@@ -119,7 +119,7 @@ class R3Method(Method):
         unlinked: list[str] = []
         error = ""
         if source != EntitySource.LINKER and calls is not None:
-            found = calls.ask(P.entity_prompt(question.text), retries=self.config.retries)
+            found = calls.ask(entity_prompt(question.text), retries=self.config.retries)
             if isinstance(found, Refused):
                 error = short_error(found.error)
             else:

@@ -29,7 +29,7 @@ from ...prompts import r3 as P
 from ...prompts.ask import Asker, Refused
 from .config import ChoiceRule, PremiseJudge, R3Config
 from .facts import FactPool, Ranker
-from .prompting import Prompter
+from .prompting import Prompter, option_prompt
 from .task import Option, Task, short_error
 
 
@@ -154,7 +154,7 @@ class PreferenceMatcher:
             ]
             return result
         assert self.calls is not None
-        prompt = P.option_prompt(self.question.text, premises, option.text, self.pool.lines(result.facts))
+        prompt = option_prompt(self.question.text, premises, option.text, self.pool.lines(result.facts))
         checks = self.calls.ask(prompt, retries=self.cfg.grounding_retries, rejected=result.rejected)
         if isinstance(checks, Refused):
             result.error = short_error(checks.error)

@@ -100,3 +100,48 @@ class Prompter:
             messages,
             lambda t: PP.parse_paper_answer(t, fact_ids, rule_ids, fact_texts=texts, require_fact=need),
         )
+
+
+# --- the prompts that look the same in every style ---------------------------------------------------
+def entity_prompt(question: str) -> Bound[list[str]]:
+    """``LLM_E(q)``: the question's entity names."""
+    return Bound("r3.entities", P.build_entity_messages(question), P.parse_entities)
+
+
+def relation_prompt(question: str, rule: str, relations: Sequence[str]) -> Bound[list[str]]:
+    """The LLM's pick among ``relations`` (only listed ones)."""
+    return Bound(
+        "r3.relations",
+        P.build_relation_messages(question, rule, relations),
+        lambda t: P.parse_relation_selection(t, relations),
+    )
+
+
+def need_prompt(
+    question: str, rules: Sequence[tuple[str, str]], facts: Sequence[tuple[str, str]]
+) -> Bound[str | None]:
+    """The information still missing (``None``: nothing)."""
+    return Bound("r3.need", P.build_need_messages(question, rules, facts), P.parse_need)
+
+
+def next_entity_prompt(
+    question: str, need: str, facts: Sequence[tuple[str, str]], chosen: Sequence[str]
+) -> Bound[str]:
+    """The entity to expand next (not one of ``chosen``)."""
+    return Bound(
+        "r3.next_entity",
+        P.build_next_entity_messages(question, need, facts, chosen),
+        lambda t: P.parse_next_entity(t, chosen),
+    )
+
+
+def option_prompt(
+    request: str, premises: Sequence[str], option: str, facts: Sequence[tuple[str, str]]
+) -> Bound[list[P.PremiseCheck]]:
+    """The premise checks of one option (citing only the listed ``facts``)."""
+    valid = {i for i, _ in facts}
+    return Bound(
+        "r3.option",
+        P.build_option_messages(request, premises, option, facts),
+        lambda t: P.parse_premise_checks(t, len(premises), valid),
+    )
