@@ -13,12 +13,13 @@ from ...prompts.ask import Refused, ask
 from ...prompts.base import Context, PromptSpec
 from ...prompts.baselines import LLM_ONLY_PROMPT
 from ..base import METHODS, Answer, Method, MethodConfig, llm_required, merge_config
+from ..client import client_option
 
 
 class LLMOnlyConfig(MethodConfig):
     llm: str | None = None
     retries: int = Field(default=1, ge=0)
-    max_tokens: int = Field(default=64, ge=4)
+    max_tokens: int = client_option(64, ge=4, le=32_768)
 
 
 def ask_for_answers(
