@@ -117,3 +117,19 @@ def test_a_bound_prompt_is_a_prompt_spec_and_run_prompt_raises_a_refusal() -> No
     with pytest.raises(ParseError) as caught:
         run_prompt(FakeLLM(["x", "y"]), bound, {})
     assert caught.value.raw == "y"
+
+
+def test_a_refusal_becomes_an_abstention_with_its_reason_raw_text_and_trace_entry() -> None:
+    from tkgqa.methods.base import abstain_refused, listed_answer
+
+    out = ask(FakeLLM(["x", "y"]), NUMBER, {"what": "days"}, reason="could not parse the answer")
+    assert isinstance(out, Refused)
+    trace: list[dict[str, object]] = []
+    answer = abstain_refused(out, trace, out.usage, None, entry={"step": "answer"})
+    assert answer.abstained and answer.reason == "could not parse the answer" and answer.raw_output == "y"
+    assert trace == [{"step": "answer", "error": out.message}]
+    assert answer.usage["llm_calls"] == 2 and answer.usage["parse_failures"] == 2
+    empty = listed_answer([], "none", [], Usage(calls=1), None, empty="the model listed no answer")
+    assert empty.abstained and empty.reason == "the model listed no answer" and empty.raw_output == "none"
+    found = listed_answer(["Paris"], "Paris", [], Usage(calls=1), None, empty="unused")
+    assert not found.abstained and found.answers == ["Paris"] and found.usage["llm_calls"] == 1
