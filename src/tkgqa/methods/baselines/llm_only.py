@@ -12,7 +12,7 @@ from ...llm import LLMBackend, llm_context, resolve_llm_arg, usage_dict
 from ...prompts.ask import Refused, ask
 from ...prompts.base import Context, PromptSpec
 from ...prompts.baselines import LLM_ONLY_PROMPT
-from ..base import METHODS, Answer, Method, MethodConfig, llm_required, merge_config
+from ..base import METHODS, Answer, Method, MethodConfig, abstain_refused, llm_required, merge_config
 from ..client import client_option
 
 
@@ -37,10 +37,7 @@ def ask_for_answers(
     with llm_context(method=method.name, question_id=question.qid):
         outcome = ask(llm, prompt, context, retries=retries, max_tokens=max_tokens)
     if isinstance(outcome, Refused):
-        trace.append({"type": "parse_failure", "error": outcome.message})
-        return Answer.abstain(
-            outcome.reason, trace=trace, usage=usage_dict(outcome.usage, llm), raw_output=outcome.raw
-        )
+        return abstain_refused(outcome, trace, outcome.usage, llm, entry={"type": "parse_failure"})
     trace.append({"type": "answer", "answers": outcome.value, "attempts": outcome.attempts})
     return Answer(outcome.value, trace=trace, usage=usage_dict(outcome.usage, llm), raw_output=outcome.text)
 
