@@ -19,6 +19,8 @@ from ..datasets.base import Question
 from ..errors import ConfigError, TKGQAError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
+from ..llm import LLMBackend, Usage, usage_dict
+from ..prompts.ask import Refused
 from ..registry import Registry
 from ._builtin import BUILTIN_METHODS
 
@@ -335,3 +337,44 @@ def resolve_method(spec: str | type | Method, /, **options: Any) -> Method:
         if not takes_spec:
             return METHODS.resolve(name, **{**parse_options(arg, method=name.strip()), **options})
     return METHODS.resolve(spec, **options)
+
+
+# --- the answer step of LLM methods, from the one ask helper's outcome (:mod:`tkgqa.prompts.ask`) ---------
+def abstain_refused(
+    refused: Refused,
+    trace: list[dict[str, Any]],
+    usage: Usage,
+    llm: LLMBackend | None,
+    *,
+    entry: dict[str, Any],
+    evidence: Sequence[Fact] = (),
+) -> Answer:
+    """Abstain with ``refused.reason``: ``entry`` plus the error appended to ``trace``; ``usage`` is the
+    question's (the refusal's own included where the caller counts it)."""
+    trace.append({**entry, "error": refused.message})
+    return Answer.abstain(
+        refused.reason,
+        trace,
+        usage=usage_dict(usage, llm),
+        raw_output=refused.raw,
+        evidence=list(evidence),
+    )
+
+
+def listed_answer(
+    answers: list[str],
+    text: str,
+    trace: list[dict[str, Any]],
+    usage: Usage,
+    llm: LLMBackend | None,
+    *,
+    empty: str,
+    evidence: Sequence[Fact] = (),
+) -> Answer:
+    """``answers`` (read from the reply ``text``), or an abstention with reason ``empty`` when there are
+    none."""
+    if not answers:
+        return Answer.abstain(
+            empty, trace, usage=usage_dict(usage, llm), raw_output=text, evidence=list(evidence)
+        )
+    return Answer(answers, list(evidence), trace, usage_dict(usage, llm), raw_output=text)

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import ConfigError, ContextWindowError, ParseError
-from ...llm import LLMBackend, Message, complete_parsed, error_usage
-from ...prompts.ari import build_action_messages, format_examples, format_history, parse_written_action
+from ...errors import ConfigError
+from ...llm import LLMBackend, Message
+from ...prompts.ari import build_action_messages, format_examples, format_history, written_action_prompt
+from ...prompts.ask import Refused, ask
 from ...prompts.baselines import build_schema_block
 from ..base import METHODS
 from .actions import ANSWER, Action
 from .config import ARIConfig
 from .method import ARIMethod
-from .policies import Decision, LLMPolicy, Policy, PromptStyle, StepView
+from .policies import Decision, LLMPolicy, Policy, PromptStyle, StepView, refused_decision
 
 
 def _agent_overrides(overrides: dict[str, Any], **fixed: Any) -> dict[str, Any]:
@@ -75,19 +76,11 @@ class CoTPolicy(LLMPolicy):
         if not texts:
             return Decision(None, error="no executable actions")
 
-        try:
-            parsed = complete_parsed(
-                self.llm,
-                self.messages(view),
-                lambda text: parse_written_action(text, texts),
-                retries=self.retries,
-                max_tokens=self.max_tokens,
-            )
-        except ParseError as exc:
-            usage = error_usage(exc)
-            return Decision(None, raw=exc.raw, usage=usage, parse_failed=True, error=str(exc)[:300])
-        except ContextWindowError as exc:  # the prompt outgrew the model; any other LLMError propagates
-            return Decision(None, usage=error_usage(exc), error=f"context window: {exc}"[:300])
+        prompt = written_action_prompt(self.messages(view), texts)
+        # window: the prompt outgrew the model, the step stops; any other LLMError propagates
+        parsed = ask(self.llm, prompt, retries=self.retries, window=True, max_tokens=self.max_tokens)
+        if isinstance(parsed, Refused):
+            return refused_decision(parsed)
         choice = parsed.value
         if choice.index is not None:
             return Decision(

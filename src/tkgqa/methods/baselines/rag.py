@@ -17,7 +17,7 @@ from ...errors import ConfigError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...llm.base import LLMBackend
-from ...prompts.baselines import build_kg_rag_messages
+from ...prompts.baselines import KG_RAG_PROMPT
 from ...query import QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
@@ -94,9 +94,16 @@ class KGRAG(Method):
     def answer(self, question: Question, kg: KGStore) -> Answer:
         facts = self.retrieve(question, kg)
         trace: list[dict[str, Any]] = [{"type": "retrieval", "facts": [verbalize(kg, f) for f in facts]}]
-        messages = build_kg_rag_messages(question.text, [verbalize(kg, f) for f in facts])
+        context = {"question": question.text, "facts": [verbalize(kg, f) for f in facts]}
         found = ask_for_answers(
-            self, self.llm, question, messages, self.config.retries, self.config.max_tokens, trace
+            self,
+            self.llm,
+            question,
+            KG_RAG_PROMPT,
+            context,
+            self.config.retries,
+            self.config.max_tokens,
+            trace,
         )
         if found.abstained:
             return found

@@ -45,12 +45,13 @@ from typing import Any
 import numpy as np
 
 from ...datasets.base import Question
-from ...errors import ConfigError, ContextWindowError, LLMError, ParseError
+from ...errors import ConfigError
 from ...kg import KGStore
 from ...kg.fact import Fact
 from ...kg.neighborhood import neighbors
-from ...llm import LLMBackend, Usage, charge, error_usage, llm_context, resolve_llm_arg, usage_dict
-from ...prompts.base import Prompt, run_prompt
+from ...llm import LLMBackend, Usage, llm_context, resolve_llm_arg, usage_dict
+from ...prompts.ask import Refused, ask
+from ...prompts.base import Prompt
 from ...prompts.timer4 import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
 from ...query import ParserOptions, QuestionLinker, Reasoner
 from ...retrieval import BM25Retriever, Retriever, ScoredFact, TimeConstraint
@@ -63,6 +64,8 @@ from ..base import (
     Method,
     StepEvent,
     StepKind,
+    abstain_refused,
+    listed_answer,
     llm_required,
     merge_config,
     parse_options,
@@ -409,13 +412,11 @@ class TimeR4(Method):
             )
             for f in facts[: cfg.rewrite_facts]
         ]
-        try:
-            with llm_context(stage=STAGE_REWRITE):
-                parsed = run_prompt(
-                    self.llm, REWRITE_PROMPT, {"question": text, "facts": shown}, max_tokens=96
-                )
-        except (ParseError, ContextWindowError) as exc:  # keep the question; other LLM errors propagate
-            return RewriteOutcome(text, None, None, {**step, "error": str(exc)[:300]}, error_usage(exc))
+        with llm_context(stage=STAGE_REWRITE):
+            context = {"question": text, "facts": shown}
+            parsed = ask(self.llm, REWRITE_PROMPT, context, window=True, max_tokens=96)
+        if isinstance(parsed, Refused):  # keep the question; other LLM errors propagate
+            return RewriteOutcome(text, None, None, {**step, "error": parsed.message}, parsed.usage)
         check = check_rewrite(text, parsed.value)
         accepted = check.accepted
         out = parsed.value if accepted else text
@@ -453,33 +454,16 @@ class TimeR4(Method):
         usage: Usage,
     ) -> Answer:
         """The answer step (§4.6): ``prompt`` over ``context``; ``usage``: what earlier steps spent."""
-        try:
-            with llm_context(stage=STAGE_ANSWER):
-                parsed = run_prompt(llm, prompt, context, max_tokens=self.config.max_tokens)
-        except LLMError as exc:  # the backend failed: an error, carrying the earlier steps' usage
-            charge(exc, usage)
-            raise
-        except ParseError as exc:
-            usage = usage + error_usage(exc)
-            trace.append({"step": "reason", "error": str(exc)[:300]})
-            return Answer.abstain(
-                "could not parse the answer list",
-                trace,
-                usage=usage_dict(usage, llm),
-                raw_output=exc.raw,
-                evidence=evidence,
-            )
+        with llm_context(stage=STAGE_ANSWER):
+            reason = "could not parse the answer list"
+            tokens = self.config.max_tokens
+            parsed = ask(llm, prompt, context, reason=reason, spent=usage, max_tokens=tokens)
         usage = usage + parsed.usage
+        if isinstance(parsed, Refused):
+            return abstain_refused(parsed, trace, usage, llm, entry={"step": "reason"}, evidence=evidence)
         trace.append({"step": "reason", "answers": parsed.value})
-        if not parsed.value:
-            return Answer.abstain(
-                "the model listed no answer",
-                trace,
-                usage=usage_dict(usage, llm),
-                raw_output=parsed.text,
-                evidence=evidence,
-            )
-        return Answer(parsed.value, evidence, trace, usage_dict(usage, llm), raw_output=parsed.text)
+        empty = "the model listed no answer"
+        return listed_answer(parsed.value, parsed.text, trace, usage, llm, empty=empty, evidence=evidence)
 
     def _answer(self, question: Question, kg: KGStore, llm: LLMBackend) -> Answer:
         cfg = self.config
