@@ -13,21 +13,22 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import ConfigError, ContextWindowError, ParseError
-from ...llm import LLMBackend, Message, complete_parsed, error_usage
+from ...llm import Message, complete_parsed, error_usage
 from ...prompts.ari import build_action_messages, format_examples, format_history, parse_written_action
 from ...prompts.baselines import build_schema_block
 from ..base import METHODS
 from .actions import ANSWER, Action
-from .config import ARIConfig
 from .method import ARIMethod
 from .policies import Decision, LLMPolicy, Policy, PromptStyle, StepView
 
 
-def _agent_overrides(overrides: dict[str, Any], **fixed: Any) -> dict[str, Any]:
+def _agent_overrides(method: ARIMethod, overrides: dict[str, Any], **fixed: Any) -> dict[str, Any]:
+    """An LLM agent without methodologies: policy ``llm`` only (another is an error), no memory."""
     policy = overrides.pop("policy", None) or "llm"
     if policy != "llm":
         raise ConfigError(f"this baseline is an LLM agent; policy {policy!r} is not available (use 'ari')")
     overrides.pop("memory", None)
+    method.memory = None
     return {**overrides, "no_guidance": True, **fixed}
 
 
@@ -38,11 +39,9 @@ class ReActKB(ARIMethod):
     name = "react_kb"
     style = PromptStyle(react=True)
 
-    def __init__(
-        self, config: ARIConfig | None = None, *, llm: str | LLMBackend | None = None, **overrides: Any
-    ) -> None:
+    def prepare(self, overrides: dict[str, Any]) -> dict[str, Any]:
         overrides.setdefault("choice_mode", "free")  # ReAct writes a thought before the action
-        super().__init__(config, llm=llm, **_agent_overrides(overrides))
+        return _agent_overrides(self, overrides)
 
 
 class CoTPolicy(LLMPolicy):
@@ -104,14 +103,11 @@ class CoTKB(ARIMethod):
     name = "cot_kb"
     style = PromptStyle(reasons_in_examples=True, show_candidates=False)
 
-    def __init__(
-        self, config: ARIConfig | None = None, *, llm: str | LLMBackend | None = None, **overrides: Any
-    ) -> None:
+    def prepare(self, overrides: dict[str, Any]) -> dict[str, Any]:
         overrides.setdefault("n_examples", 3)
-        overrides.setdefault(
-            "examples", "ours"
-        )  # examples with their reasoning (the paper's 9 are not given)
-        super().__init__(config, llm=llm, **_agent_overrides(overrides, choice_mode="free"))
+        # examples with their reasoning (the paper's 9 are not given)
+        overrides.setdefault("examples", "ours")
+        return _agent_overrides(self, overrides, choice_mode="free")
 
     def make_policy(self, question: Any, kg: Any) -> Policy:
         assert self.llm is not None

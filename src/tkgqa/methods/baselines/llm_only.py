@@ -9,9 +9,9 @@ from pydantic import Field
 from ...datasets.base import Question
 from ...errors import ParseError
 from ...kg.base import KGStore
-from ...llm import LLMBackend, Message, complete_parsed, error_usage, llm_context, resolve_llm_arg, usage_dict
+from ...llm import LLMBackend, Message, complete_parsed, error_usage, llm_context, usage_dict
 from ...prompts.baselines import build_llm_only_messages, parse_answer_list
-from ..base import METHODS, Answer, Method, MethodConfig, llm_required, merge_config
+from ..base import METHODS, Answer, Method, MethodConfig, llm_required
 
 
 class LLMOnlyConfig(MethodConfig):
@@ -46,25 +46,23 @@ def ask_for_answers(
     return Answer(parsed.value, trace=trace, usage=usage_dict(parsed.usage, llm), raw_output=parsed.text)
 
 
-def _llm_for(name: str, config: Any, llm: str | LLMBackend | None) -> LLMBackend:
-    backend = llm if isinstance(llm, LLMBackend) else resolve_llm_arg(llm or config.llm)
-    if backend is None:
-        raise llm_required(name)
-    return backend
+def require_llm(method: Method) -> LLMBackend:
+    """The method's LLM, or the one error that says how to give one."""
+    if method.llm is None:
+        raise llm_required(method.name)
+    return method.llm
 
 
 @METHODS.register("llm_only")
 class LLMOnly(Method):
     name = "llm_only"
 
-    def __init__(
-        self, config: LLMOnlyConfig | None = None, *, llm: str | LLMBackend | None = None, **overrides: Any
-    ) -> None:
-        overrides.pop("policy", None)  # the harness passes policy to every method; there is none here
-        if isinstance(llm, str):
-            overrides["llm"] = llm
-        self.config: LLMOnlyConfig = merge_config(LLMOnlyConfig, config, overrides)
-        self.llm = _llm_for(self.name, self.config, llm)
+    config_class = LLMOnlyConfig
+    config: LLMOnlyConfig
+    llm: LLMBackend
+
+    def setup(self) -> None:
+        self.llm = require_llm(self)
 
     def answer(self, question: Question, kg: KGStore) -> Answer:
         messages = build_llm_only_messages(question.text)

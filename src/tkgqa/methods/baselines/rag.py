@@ -16,13 +16,13 @@ from ...datasets.base import Question
 from ...errors import ConfigError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
-from ...llm.base import LLMBackend
+from ...llm import LLMBackend
 from ...prompts.baselines import build_kg_rag_messages
 from ...query import PerKG, QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
-from ..base import METHODS, Answer, Method, MethodConfig, merge_config
-from .llm_only import _llm_for, ask_for_answers
+from ..base import METHODS, Answer, Method, MethodConfig
+from .llm_only import ask_for_answers, require_llm
 
 
 class KGRAGConfig(MethodConfig):
@@ -45,14 +45,12 @@ def verbalize(kg: KGStore, fact: Fact) -> str:
 class KGRAG(Method):
     name = "kg_rag"
 
-    def __init__(
-        self, config: KGRAGConfig | None = None, *, llm: str | LLMBackend | None = None, **overrides: Any
-    ) -> None:
-        overrides.pop("policy", None)
-        if isinstance(llm, str):
-            overrides["llm"] = llm
-        self.config: KGRAGConfig = merge_config(KGRAGConfig, config, overrides)
-        self.llm = _llm_for(self.name, self.config, llm)
+    config_class = KGRAGConfig
+    config: KGRAGConfig
+    llm: LLMBackend
+
+    def setup(self) -> None:
+        self.llm = require_llm(self)
         self._linkers: PerKG[QuestionLinker] = PerKG(
             lambda kg: QuestionLinker(kg, self.config.max_entities), size=4
         )

@@ -122,6 +122,7 @@ class LPKGConfig(PresetConfig):
     ours_side: ClassVar[Mapping[str, str]] = _OURS_SIDE
 
     preset: Preset = Preset.PAPER
+    llm: str | None = Field(default=None, description="LLM spec (ICL planner, QA reader, Compare)")
     planner: str = "icl"
     k: int | None = Field(default=None, ge=0, le=16, description="in-context demonstrations")
     demos: str | None = Field(default=None, description="planning-data JSONL for the demonstrations")
@@ -144,6 +145,12 @@ class LPKGConfig(PresetConfig):
     threads: int | None = Field(default=None, ge=1)
     fallback: bool = True
     seed: int = 0
+
+    def deviations(self) -> list[str]:
+        return deviations(self)
+
+    def unspecified(self) -> list[str]:
+        return unspecified(self)
 
 
 def _shown(name: str, value: Any) -> str:
@@ -185,3 +192,10 @@ def unspecified(effective: LPKGConfig) -> list[str]:
         "verbalisation); `tkgqa lpkg data --llm SPEC --patterns paper` writes LLM-verbalised ones for "
         "demos=PATH",
     ]
+
+
+#: Bare words of ``"lpkg:…"``: the presets (another bare word is the planner: ``"lpkg:random"``).
+SPEC_FLAGS: dict[str, tuple[str, Any]] = {
+    "paper": ("preset", Preset.PAPER),
+    "ours": ("preset", Preset.OURS),
+}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from ...datasets.base import Question
 from ...errors import ParseError
@@ -111,7 +111,3 @@ class Calls:
                 rejected.extend(errors)
         self.usage = self.usage + parsed.usage
         return parsed
-
-
-def describe_llm(llm: LLMBackend | None) -> Any:
-    return None if llm is None else getattr(llm, "cache_namespace", lambda: None)()
