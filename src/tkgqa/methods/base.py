@@ -404,7 +404,7 @@ class Method(ABC):
         out: dict[str, Any] = {
             "method": self.name,
             "config": self.config.model_dump(mode="json"),
-            "requested": self.requested.model_dump(mode="json", exclude_unset=True),
+            "requested": self.requested.model_dump(mode="json"),
         }
         if self.takes_llm():
             out["llm"] = None if self.llm is None else self.llm.cache_namespace()
