@@ -399,13 +399,12 @@ class Method(ABC):
 
     def describe(self) -> dict[str, Any]:
         """What ``report.json`` records: the method, its effective settings (``config``), the settings as
-        given (``requested``), its LLM, and for a method with presets the preset, the deviations from the
-        paper in force and the settings the paper leaves open."""
-        out: dict[str, Any] = {
-            "method": self.name,
-            "config": self.config.model_dump(mode="json"),
-            "requested": self.requested.model_dump(mode="json"),
-        }
+        given (``requested``, when a preset left some unset), its LLM, and for a method with presets the
+        preset, the deviations from the paper in force and the settings the paper leaves open."""
+        out: dict[str, Any] = {"method": self.name, "config": self.config.model_dump(mode="json")}
+        requested = getattr(self, "requested", self.config)  # a plugin's own constructor may set only config
+        if requested != self.config:
+            out["requested"] = requested.model_dump(mode="json")
         if self.takes_llm():
             out["llm"] = None if self.llm is None else self.llm.cache_namespace()
         if isinstance(self.config, PresetConfig):
