@@ -342,6 +342,9 @@ class Method(ABC):
     spec_flags: ClassVar[Mapping[str, tuple[str, Any]]] = {}
     #: the setting a bare word of ``spec`` that is no flag sets (``"ari:oracle"`` → ``policy``), if any
     spec_positional: ClassVar[str | None] = None
+    #: whether the method cannot be built without an LLM (one that can answer some questions without
+    #: checks in :meth:`setup` or :meth:`answer`)
+    needs_llm: ClassVar[bool] = False
 
     config: MethodConfig
     requested: MethodConfig
@@ -363,6 +366,8 @@ class Method(ABC):
         self.requested = merge_config(self.config_class, config, self.prepare(given))
         self.config = self.requested.effective()
         self.llm = self.resolve_llm(llm)
+        if self.needs_llm and self.llm is None:
+            raise llm_required(self.name)
         self.setup()
 
     def resolve_llm(self, given: str | LLMBackend | None) -> LLMBackend | None:
@@ -374,8 +379,12 @@ class Method(ABC):
 
     @classmethod
     def parse_spec(cls, spec: str | None) -> dict[str, Any]:
-        """The settings written in ``spec`` (the text after ``name:``), not yet validated."""
-        return parse_options(spec, method=cls.name, flags=cls.spec_flags, positional=cls.spec_positional)
+        """The settings written in ``spec`` (the text after ``name:``), not yet validated. A method with
+        presets also reads the bare words ``paper`` and ``ours`` (``"cik:ours"``)."""
+        flags = dict(cls.spec_flags)
+        if issubclass(cls.config_class, PresetConfig):
+            flags = {**{p.value: ("preset", p) for p in Preset}, **flags}
+        return parse_options(spec, method=cls.name, flags=flags, positional=cls.spec_positional)
 
     @classmethod
     def takes_llm(cls) -> bool:

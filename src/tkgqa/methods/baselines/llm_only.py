@@ -11,7 +11,7 @@ from ...errors import ParseError
 from ...kg.base import KGStore
 from ...llm import LLMBackend, Message, complete_parsed, error_usage, llm_context, usage_dict
 from ...prompts.baselines import build_llm_only_messages, parse_answer_list
-from ..base import METHODS, Answer, Method, MethodConfig, llm_required
+from ..base import METHODS, Answer, Method, MethodConfig
 
 
 class LLMOnlyConfig(MethodConfig):
@@ -46,23 +46,14 @@ def ask_for_answers(
     return Answer(parsed.value, trace=trace, usage=usage_dict(parsed.usage, llm), raw_output=parsed.text)
 
 
-def require_llm(method: Method) -> LLMBackend:
-    """The method's LLM, or the one error that says how to give one."""
-    if method.llm is None:
-        raise llm_required(method.name)
-    return method.llm
-
-
 @METHODS.register("llm_only")
 class LLMOnly(Method):
     name = "llm_only"
 
     config_class = LLMOnlyConfig
+    needs_llm = True
     config: LLMOnlyConfig
     llm: LLMBackend
-
-    def setup(self) -> None:
-        self.llm = require_llm(self)
 
     def answer(self, question: Question, kg: KGStore) -> Answer:
         messages = build_llm_only_messages(question.text)

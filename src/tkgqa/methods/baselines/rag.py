@@ -22,7 +22,7 @@ from ...query import PerKG, QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
 from ..base import METHODS, Answer, Method, MethodConfig
-from .llm_only import ask_for_answers, require_llm
+from .llm_only import ask_for_answers
 
 
 class KGRAGConfig(MethodConfig):
@@ -46,11 +46,11 @@ class KGRAG(Method):
     name = "kg_rag"
 
     config_class = KGRAGConfig
+    needs_llm = True
     config: KGRAGConfig
     llm: LLMBackend
 
     def setup(self) -> None:
-        self.llm = require_llm(self)
         self._linkers: PerKG[QuestionLinker] = PerKG(
             lambda kg: QuestionLinker(kg, self.config.max_entities), size=4
         )

@@ -207,8 +207,6 @@ SPEC_FLAGS: dict[str, tuple[str, Any]] = {
     "tree": ("elide_times", True),
     "lexical": ("path_policy", "lexical"),
     "keep_all_tails": ("longest_per_tail", False),
-    "paper": ("preset", "paper"),
-    "ours": ("preset", "ours"),
     "fallback": ("fallback", True),
     "no_fallback": ("fallback", False),
 }

@@ -124,11 +124,9 @@ class CIKMethod(Method):
     given, ``config`` the effective one (the preset's values filled in)."""
 
     name = "cik"
-
     config_class = CIKConfig
     spec_flags = SPEC_FLAGS
     config: CIKConfig
-    requested: CIKConfig
 
     def setup(self) -> None:
         self.linker = QuestionEntities(self.config.max_entities)

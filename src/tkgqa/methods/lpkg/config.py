@@ -192,10 +192,3 @@ def unspecified(effective: LPKGConfig) -> list[str]:
         "verbalisation); `tkgqa lpkg data --llm SPEC --patterns paper` writes LLM-verbalised ones for "
         "demos=PATH",
     ]
-
-
-#: Bare words of ``"lpkg:…"``: the presets (another bare word is the planner: ``"lpkg:random"``).
-SPEC_FLAGS: dict[str, tuple[str, Any]] = {
-    "paper": ("preset", Preset.PAPER),
-    "ours": ("preset", Preset.OURS),
-}

@@ -36,7 +36,7 @@ from ...llm import llm_context, usage_dict
 from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_ANSWER_PROMPT, Demo
 from ...query import ParserOptions, QuestionEntities, Reasoner
 from ..base import METHODS, Answer, Method, Preset
-from .config import SPEC_FLAGS, CompareHow, DemoSource, LPKGConfig, PlanFormat, QAPrompt
+from .config import CompareHow, DemoSource, LPKGConfig, PlanFormat, QAPrompt
 from .execute import (
     Execution,
     KGSearch,
@@ -65,10 +65,8 @@ class LPKGMethod(Method):
     name = "lpkg"
 
     config_class = LPKGConfig
-    spec_flags = SPEC_FLAGS
-    spec_positional = "planner"  # "lpkg:random", "lpkg:finetuned:NAME"
+    spec_positional = "planner"  # "lpkg:random", "lpkg:finetuned:NAME"; "lpkg:ours" is the preset
     config: LPKGConfig
-    requested: LPKGConfig
 
     def setup(self) -> None:
         cfg = self.config

@@ -185,8 +185,6 @@ SPEC_FLAGS: dict[str, tuple[str, Any]] = {
     "embedding_judge": ("judge", "embedding"),
     "no_citation_required": ("require_citation", False),
     "citation_required": ("require_citation", True),
-    "paper": ("preset", "paper"),
-    "ours": ("preset", "ours"),
     "authors_demos": ("demos", "authors"),
     "ours_demos": ("demos", "ours"),
     "first_option": ("choice_rule", "first"),

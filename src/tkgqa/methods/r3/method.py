@@ -47,11 +47,9 @@ class R3Method(Method):
     :class:`~.config.R3Config` (``spec``: ``"r3:truncation,max_depth=0"``)."""
 
     name = "r3"
-
     config_class = R3Config
     spec_flags = SPEC_FLAGS
     config: R3Config
-    requested: R3Config
 
     def setup(self) -> None:
         self.finder = EntityFinder(self.config.max_entities, self.config.link_min_score)

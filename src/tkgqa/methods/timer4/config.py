@@ -224,8 +224,6 @@ def unspecified(effective: TimeR4Config) -> list[str]:
 
 #: Bare words of ``"timer4:…"`` (``"timer4:no_rewrite,no_rerank"``): the presets and the ablations.
 SPEC_FLAGS: dict[str, tuple[str, Any]] = {
-    "paper": ("preset", Preset.PAPER),
-    "ours": ("preset", Preset.OURS),
     "no_fact_retrieval": ("fact_retrieval", False),
     "wo_fact_retrieval": ("fact_retrieval", False),
     "no_rewrite": ("rewrite", RewriteMode.OFF),

@@ -105,7 +105,6 @@ class TimeR4Method(Method):
     config_class = TimeR4Config
     spec_flags = SPEC_FLAGS
     config: TimeR4Config
-    requested: TimeR4Config
 
     def setup(self) -> None:
         self.linker = QuestionEntities()
