@@ -112,10 +112,11 @@ class CoTKB(ARIMethod):
     def make_policy(self, question: Any, kg: Any) -> Policy:
         assert self.llm is not None
         c = self.config
-        assert c.n_examples is not None and c.examples is not None and c.retries is not None
-        style = PromptStyle(
-            n_examples=c.n_examples, examples=c.examples, reasons_in_examples=True, show_candidates=False
-        )
+        assert c.retries is not None
         return CoTPolicy(
-            self.llm, choice_mode="free", retries=c.retries, max_tokens=c.max_tokens, style=style
+            self.llm,
+            choice_mode="free",
+            retries=c.retries,
+            max_tokens=c.max_tokens,
+            style=self.prompt_style(),
         )

@@ -7,6 +7,7 @@ and the settings the paper leaves open."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -143,22 +144,21 @@ class ARIMethod(Method):
             parsed = self._symbolic.parse(question, kg)
             return SymbolicPolicy(parsed.program, reason=parsed.reason, allow_free_answer=c.allow_free_answer)
         assert self.llm is not None
-        assert c.n_examples is not None and c.examples is not None
         assert c.choice_mode is not None and c.retries is not None
-        style = PromptStyle(
-            n_examples=c.n_examples,
-            examples=c.examples,
-            reasons_in_examples=self.style.reasons_in_examples,
-            react=self.style.react,
-            show_candidates=self.style.show_candidates,
-        )
         return LLMPolicy(
             self.llm,
             choice_mode=c.choice_mode,
             allow_free_answer=c.allow_free_answer,
             retries=c.retries,
             max_tokens=c.max_tokens,
-            style=style,
+            style=self.prompt_style(),
+        )
+
+    def prompt_style(self) -> PromptStyle:
+        """The class's prompt style with the config's examples (how many, which set)."""
+        assert self.config.n_examples is not None and self.config.examples is not None
+        return dataclasses.replace(
+            self.style, n_examples=self.config.n_examples, examples=self.config.examples
         )
 
     def methodology(self, linked: LinkedQuestion) -> tuple[int | None, str | None]:
