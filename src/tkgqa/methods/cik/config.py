@@ -201,12 +201,8 @@ def unspecified(effective: CIKConfig) -> list[str]:
 
 #: Bare words of ``"cik:…"`` (``"cik:nocompress"``, ``"cik:ours"``).
 SPEC_FLAGS: dict[str, tuple[str, Any]] = {
-    "nocompress": ("compress", False),
-    "no_compress": ("compress", False),
-    "keep_times": ("elide_times", False),
-    "tree": ("elide_times", True),
-    "lexical": ("path_policy", "lexical"),
-    "keep_all_tails": ("longest_per_tail", False),
-    "fallback": ("fallback", True),
-    "no_fallback": ("fallback", False),
-}
+    **dict.fromkeys(("nocompress", "no_compress"), ("compress", False)),
+    "keep_times": ("elide_times", False), "tree": ("elide_times", True),
+    "lexical": ("path_policy", "lexical"), "keep_all_tails": ("longest_per_tail", False),
+    "fallback": ("fallback", True), "no_fallback": ("fallback", False),
+}  # fmt: skip
