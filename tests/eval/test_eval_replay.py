@@ -53,8 +53,10 @@ def responder(request: LLMRequest) -> str:
     return "[]"
 
 
-def timer4(llm: Any) -> TimeR4:
-    return TimeR4Method(llm=llm, embedder="hashing", cache_embeddings=False, rewrite="llm", tks_embedder="fks")
+def timer4(llm: Any) -> TimeR4Method:
+    return TimeR4Method(
+        llm=llm, embedder="hashing", cache_embeddings=False, rewrite="llm", tks_embedder="fks"
+    )
 
 
 def comparable(rows: list[dict[str, Any]]) -> list[str]:
