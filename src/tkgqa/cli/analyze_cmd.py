@@ -126,10 +126,10 @@ def _obfuscated(qs: list[Question], store: KGStore | None) -> tuple[list[Questio
 def _timer4(
     qs: list[Question], store: KGStore | None, llm: str | None, options: dict[str, Any]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    from ..methods.timer4 import TimeR4
+    from ..methods.timer4 import TimeR4Method
     from ..methods.timer4.coverage import question_coverage, summarize
 
-    method = TimeR4(llm=llm, **options)
+    method = TimeR4Method(llm=llm, **options)
     rows = _run(
         _question_kgs(qs, store), len(qs), "timer4 coverage", lambda q, kg: question_coverage(method, q, kg)
     )

@@ -8,11 +8,11 @@ from pydantic import Field
 
 from ...datasets.base import Question
 from ...kg.base import KGStore
-from ...llm import LLMBackend, llm_context, resolve_llm_arg, usage_dict
+from ...llm import LLMBackend, llm_context, usage_dict
 from ...prompts.ask import Refused, ask
 from ...prompts.base import Context, PromptSpec
 from ...prompts.baselines import LLM_ONLY_PROMPT
-from ..base import METHODS, Answer, Method, MethodConfig, abstain_refused, llm_required, merge_config
+from ..base import METHODS, Answer, Method, MethodConfig, abstain_refused
 from ..client import client_option
 
 
@@ -42,25 +42,14 @@ def ask_for_answers(
     return Answer(outcome.value, trace=trace, usage=usage_dict(outcome.usage, llm), raw_output=outcome.text)
 
 
-def _llm_for(name: str, config: Any, llm: str | LLMBackend | None) -> LLMBackend:
-    backend = llm if isinstance(llm, LLMBackend) else resolve_llm_arg(llm or config.llm)
-    if backend is None:
-        raise llm_required(name)
-    return backend
-
-
 @METHODS.register("llm_only")
 class LLMOnly(Method):
     name = "llm_only"
 
-    def __init__(
-        self, config: LLMOnlyConfig | None = None, *, llm: str | LLMBackend | None = None, **overrides: Any
-    ) -> None:
-        overrides.pop("policy", None)  # the harness passes policy to every method; there is none here
-        if isinstance(llm, str):
-            overrides["llm"] = llm
-        self.config: LLMOnlyConfig = merge_config(LLMOnlyConfig, config, overrides)
-        self.llm = _llm_for(self.name, self.config, llm)
+    config_class = LLMOnlyConfig
+    needs_llm = True
+    config: LLMOnlyConfig
+    llm: LLMBackend
 
     def answer(self, question: Question, kg: KGStore) -> Answer:
         context = {"question": question.text}

@@ -16,14 +16,14 @@ from ...datasets.base import Question
 from ...errors import ConfigError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
-from ...llm.base import LLMBackend
+from ...llm import LLMBackend
 from ...prompts.baselines import KG_RAG_PROMPT
 from ...query import QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
-from ..base import METHODS, Answer, Method, MethodConfig, merge_config
+from ..base import METHODS, Answer, Method, MethodConfig
 from ..client import client_option
-from .llm_only import _llm_for, ask_for_answers
+from .llm_only import ask_for_answers
 
 
 class KGRAGConfig(MethodConfig):
@@ -46,14 +46,12 @@ def verbalize(kg: KGStore, fact: Fact) -> str:
 class KGRAG(Method):
     name = "kg_rag"
 
-    def __init__(
-        self, config: KGRAGConfig | None = None, *, llm: str | LLMBackend | None = None, **overrides: Any
-    ) -> None:
-        overrides.pop("policy", None)
-        if isinstance(llm, str):
-            overrides["llm"] = llm
-        self.config: KGRAGConfig = merge_config(KGRAGConfig, config, overrides)
-        self.llm = _llm_for(self.name, self.config, llm)
+    config_class = KGRAGConfig
+    needs_llm = True
+    config: KGRAGConfig
+    llm: LLMBackend
+
+    def setup(self) -> None:
         self._linker = QuestionLinker.anchors(self.config.max_entities)
         self._embedder: Embedder | None = None
 

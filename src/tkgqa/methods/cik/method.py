@@ -23,7 +23,7 @@ from typing import Any, assert_never
 from ...datasets.base import Question
 from ...kg import KGStore
 from ...kg.fact import Fact
-from ...llm import LLMBackend, Usage, llm_context, resolve_llm_arg, usage_dict
+from ...llm import LLMBackend, Usage, llm_context, usage_dict
 from ...prompts.ask import Refusal, Refused, ask
 from ...prompts.cik import ESG_PROMPT, ROG_PROMPT
 from ...query.link import QuestionLinker
@@ -37,11 +37,9 @@ from ..base import (
     abstain_refused,
     listed_answer,
     llm_required,
-    merge_config,
-    parse_options,
     report_step,
 )
-from .config import CIKConfig, Delta2Rule, TimePruning, deviations, unspecified
+from .config import SPEC_FLAGS, CIKConfig, Delta2Rule, TimePruning
 from .evidence import RenderedEvidence, render_compressed, render_plain
 from .paths import (
     EntityRelations,
@@ -128,31 +126,12 @@ class CIKMethod(Method):
     given, ``config`` the effective one (the preset's values filled in)."""
 
     name = "cik"
+    config_class = CIKConfig
+    spec_flags = SPEC_FLAGS
+    config: CIKConfig
 
-    def __init__(
-        self,
-        llm: str | LLMBackend | None = None,
-        config: CIKConfig | None = None,
-        spec: str | None = None,
-        **overrides: Any,
-    ) -> None:
-        updates = {**parse_options(spec, method="cik", flags=_SPEC_FLAGS), **overrides}
-        self.requested: CIKConfig = merge_config(CIKConfig, config, updates)
-        self.config: CIKConfig = self.requested.effective()
-        self.llm = resolve_llm_arg(llm)
+    def setup(self) -> None:
         self.linker = QuestionLinker(self.config.max_entities)
-
-    def describe(self) -> dict[str, Any]:
-        """The method, its effective settings (``config``), the preset, the deviations from the paper in
-        force and the settings the paper leaves open (our choices)."""
-        llm = None if self.llm is None else getattr(self.llm, "cache_namespace", lambda: None)()
-        return {
-            **super().describe(),
-            "llm": llm,
-            "preset": self.config.preset.value,
-            "deviations": deviations(self.config),
-            "unspecified_by_paper": unspecified(self.config),
-        }
 
     def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Run-level counts for ``report.json`` (path selection failures, fallbacks, δ2, token limits)."""
@@ -382,17 +361,3 @@ class CIKMethod(Method):
         trace.append({"step": "answer", "raw": raw, "answers": answers})
         empty = "the model found no answer in the evidence"
         return listed_answer(answers, outcome.text, trace, usage, llm, empty=empty, evidence=evidence)
-
-
-_SPEC_FLAGS: dict[str, tuple[str, Any]] = {
-    "nocompress": ("compress", False),
-    "no_compress": ("compress", False),
-    "keep_times": ("elide_times", False),
-    "tree": ("elide_times", True),
-    "lexical": ("path_policy", "lexical"),
-    "keep_all_tails": ("longest_per_tail", False),
-    "paper": ("preset", "paper"),
-    "ours": ("preset", "ours"),
-    "fallback": ("fallback", True),
-    "no_fallback": ("fallback", False),
-}

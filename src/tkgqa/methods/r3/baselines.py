@@ -15,32 +15,26 @@ from typing import Any, ClassVar
 from ...datasets.base import Question
 from ...kg.base import KGStore
 from ...kg.fact import Fact
-from ...llm import LLMBackend, Message, llm_context, resolve_llm_arg, usage_dict
+from ...llm import Message, llm_context, usage_dict
 from ...prompts import r3_baselines as B
 from ...prompts.ask import Asker, Refused
-from ..base import METHODS, Answer, Method, llm_required, merge_config
+from ..base import METHODS, Answer, Method, llm_required
 from .config import BaselineConfig
 from .entities import EntityFinder
 from .facts import FactPool, Pruning, Ranker, prune, subgraph
-from .task import Task, TaskKind, calls_of, describe_llm, short_error
+from .task import Task, TaskKind, calls_of, short_error
 
 
 class _Baseline(Method):
     name: ClassVar[str] = "baseline"
     default_shots: ClassVar[int] = 0
 
-    def __init__(
-        self, llm: str | LLMBackend | None = None, config: BaselineConfig | None = None, **overrides: Any
-    ) -> None:
-        overrides.pop("policy", None)
-        overrides.setdefault("shots", self.default_shots)
-        if isinstance(llm, str):
-            overrides["llm"] = llm
-        self.config: BaselineConfig = merge_config(BaselineConfig, config, overrides)
-        self.llm = llm if isinstance(llm, LLMBackend) else resolve_llm_arg(self.config.llm)
+    config_class = BaselineConfig
+    config: BaselineConfig
 
-    def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "llm": describe_llm(self.llm)}
+    def prepare(self, overrides: dict[str, Any]) -> dict[str, Any]:
+        overrides.setdefault("shots", self.default_shots)
+        return overrides
 
     def _facts(self, question: Question, kg: KGStore, task: Task, pool: FactPool) -> list[str]:
         return []
@@ -118,10 +112,7 @@ class KAPING(_Baseline):
 
     name = "kaping"
 
-    def __init__(
-        self, llm: str | LLMBackend | None = None, config: BaselineConfig | None = None, **overrides: Any
-    ) -> None:
-        super().__init__(llm, config, **overrides)
+    def setup(self) -> None:
         self.finder = EntityFinder(self.config.max_entities)
         self._ranker: Ranker | None = None
 

@@ -27,11 +27,11 @@ from typing import Any
 from ...datasets.base import Question
 from ...errors import ParseError
 from ...kg.base import KGStore
-from ...llm import LLMBackend, Usage, llm_context, resolve_llm_arg, usage_dict
+from ...llm import Usage, llm_context, usage_dict
 from ...prompts import r3 as P
 from ...prompts.ask import Asker, Refused
-from ..base import METHODS, Answer, Method, llm_required, merge_config, parse_options
-from .config import SPEC_FLAGS, EntitySource, PremiseJudge, PromptStyle, R3Config, deviations, unspecified
+from ..base import METHODS, Answer, Method, llm_required
+from .config import SPEC_FLAGS, EntitySource, PremiseJudge, PromptStyle, R3Config
 from .demos import DemoSource, load_demos
 from .entities import EntityFinder, EntityReport
 from .facts import Pruning, Ranker
@@ -39,7 +39,7 @@ from .grounding import run_summary
 from .preference import OptionResult, PreferenceMatcher
 from .prompting import Prompter, entity_prompt
 from .search import SearchResult, TreeSearch
-from .task import Task, TaskKind, calls_of, describe_llm, short_error
+from .task import Task, TaskKind, calls_of, short_error
 
 
 @METHODS.register("r3")
@@ -48,21 +48,11 @@ class R3Method(Method):
     :class:`~.config.R3Config` (``spec``: ``"r3:truncation,max_depth=0"``)."""
 
     name = "r3"
+    config_class = R3Config
+    spec_flags = SPEC_FLAGS
+    config: R3Config
 
-    def __init__(
-        self,
-        llm: str | LLMBackend | None = None,
-        config: R3Config | None = None,
-        spec: str | None = None,
-        **overrides: Any,
-    ) -> None:
-        overrides.pop("policy", None)  # the harness passes a policy to every method; R3 has none
-        updates = {**parse_options(spec, method="r3", flags=SPEC_FLAGS), **overrides}
-        if isinstance(llm, str):
-            updates["llm"] = llm
-        self.requested: R3Config = merge_config(R3Config, config, updates)
-        self.config: R3Config = self.requested.effective()
-        self.llm = llm if isinstance(llm, LLMBackend) else resolve_llm_arg(self.config.llm)
+    def setup(self) -> None:
         self.finder = EntityFinder(self.config.max_entities, self.config.link_min_score)
         self._ranker: Ranker | None = None
         self._notes: list[str] = []
@@ -75,16 +65,8 @@ class R3Method(Method):
             self._notes.append(f"demos=ours: {self.demos.reason}")
 
     def describe(self) -> dict[str, Any]:
-        """The method, its effective settings, the preset, the deviations from the paper in force, what the
-        paper leaves open, the demonstrations used (files, hashes) and any fallback."""
-        out: dict[str, Any] = {
-            **super().describe(),
-            "llm": describe_llm(self.llm),
-            "preset": self.config.preset.value,
-            "deviations": deviations(self.config),
-            "unspecified_by_paper": unspecified(self.config),
-            "demonstrations": self.demos.to_dict(),
-        }
+        """:meth:`Method.describe`, the demonstrations used (files, hashes) and any fallback."""
+        out: dict[str, Any] = {**super().describe(), "demonstrations": self.demos.to_dict()}
         if self._notes:
             out["fallbacks"] = list(self._notes)
         return out

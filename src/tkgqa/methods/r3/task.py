@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from ...datasets.base import Question
 from ...llm import LLMBackend
@@ -71,7 +70,3 @@ def calls_of(llm: LLMBackend, max_tokens: int) -> Asker:
     """The LLM calls of one question: usage summed, refused replies re-asked; an
     :class:`~tkgqa.errors.LLMError` (the backend failed) propagates with the failed call's own usage."""
     return Asker(llm, max_tokens=max_tokens, charge=False, describe=short_error)
-
-
-def describe_llm(llm: LLMBackend | None) -> Any:
-    return None if llm is None else getattr(llm, "cache_namespace", lambda: None)()

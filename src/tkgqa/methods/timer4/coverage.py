@@ -21,7 +21,7 @@ from typing import Any
 from ...datasets.base import Question
 from ...kg import KGStore
 from ...query.coverage import coverage_at
-from .method import TimeR4
+from .method import TimeR4Method
 
 COVERAGE_NS = (5, 10, 15, 20)
 STAGES = ("fks", "tks", "tks_rerank")
@@ -41,7 +41,7 @@ class QuestionCoverage:
 
 
 def question_coverage(
-    method: TimeR4, question: Question, kg: KGStore, ns: Sequence[int] = COVERAGE_NS
+    method: TimeR4Method, question: Question, kg: KGStore, ns: Sequence[int] = COVERAGE_NS
 ) -> QuestionCoverage:
     k = max(ns)
     ids = method.scope(question, kg)[0]
@@ -72,7 +72,7 @@ def question_coverage(
 
 
 def summarize(
-    rows: Sequence[QuestionCoverage], ns: Sequence[int] = COVERAGE_NS, *, method: TimeR4 | None = None
+    rows: Sequence[QuestionCoverage], ns: Sequence[int] = COVERAGE_NS, *, method: TimeR4Method | None = None
 ) -> dict[str, Any]:
     """The ``coverage.json`` body for TimeR4: ``{stage: {"5": frac, …}}`` plus run details."""
     out: dict[str, Any] = {

@@ -49,7 +49,7 @@ from ...errors import ConfigError
 from ...kg import KGStore
 from ...kg.fact import Fact
 from ...kg.neighborhood import neighbors
-from ...llm import LLMBackend, Usage, llm_context, resolve_llm_arg, usage_dict
+from ...llm import LLMBackend, Usage, llm_context, usage_dict
 from ...prompts.ask import Refused, ask
 from ...prompts.base import Prompt
 from ...prompts.timer4 import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
@@ -67,19 +67,16 @@ from ..base import (
     abstain_refused,
     listed_answer,
     llm_required,
-    merge_config,
-    parse_options,
     report_step,
 )
 from .config import (
+    SPEC_FLAGS,
     FactSource,
     PhiNorm,
-    Preset,
     RewritePolicy,
     Scope,
     TimeR4Config,
     deviations,
-    unspecified,
 )
 from .given_facts import AUTHORS_REASON_PROMPT, dataset_facts
 from .rewrite import RewriteAnchor, RewriteMode, RewriteOutcome, check_rewrite, kg_rewrite, needs_rewrite
@@ -103,23 +100,16 @@ class RetrievalStages:
 
 
 @METHODS.register("timer4")
-class TimeR4(Method):
+class TimeR4Method(Method):
     """TimeR4. ``llm``: spec or backend (needed by :meth:`answer`, not by :meth:`retrieve`). ``requested``
     is the configuration as given, ``config`` the effective one (the preset's values filled in)."""
 
     name = "timer4"
+    config_class = TimeR4Config
+    spec_flags = SPEC_FLAGS
+    config: TimeR4Config
 
-    def __init__(
-        self,
-        llm: str | LLMBackend | None = None,
-        config: TimeR4Config | None = None,
-        spec: str | None = None,
-        **overrides: Any,
-    ) -> None:
-        updates = {**parse_options(spec, method="timer4", flags=_SPEC_FLAGS), **overrides}
-        self.requested: TimeR4Config = merge_config(TimeR4Config, config, updates)
-        self.config: TimeR4Config = self.requested.effective()
-        self.llm = resolve_llm_arg(llm)
+    def setup(self) -> None:
         self.linker = QuestionLinker()
         self._fks: Retriever | None = None
         self._tks: dict[str, Retriever] = {}
@@ -127,28 +117,23 @@ class TimeR4(Method):
         self._bm25: weakref.WeakKeyDictionary[Any, tuple[int, BM25Retriever]] = weakref.WeakKeyDictionary()
         self._spans: weakref.WeakKeyDictionary[Any, tuple[int, int] | None] = weakref.WeakKeyDictionary()
 
+    def deviations(self) -> list[str]:
+        """The config's deviations with whether a trained time-aware retriever was found under
+        ``TKGQA_HOME``, and the offline rewrite ``rewrite=auto`` falls back to without an LLM."""
+        out = deviations(self.config, tks_trained=bool(trained_retrievers()))
+        if (
+            self.config.rewrite is RewriteMode.AUTO
+            and self.rewrite_mode() is RewriteMode.KG
+            and self.config.facts is FactSource.RETRIEVE
+        ):
+            out.append("rewrite=auto without an LLM: the offline KG rewrite (ours; paper: the LLM, Fig. 5)")
+        return out
+
     def describe(self) -> dict[str, Any]:
-        """The method, its effective settings, the preset, the deviations from the paper in force, the
-        settings the paper leaves open, and the trained time-aware retrievers found under ``TKGQA_HOME``
+        """:meth:`Method.describe` and the trained time-aware retrievers found under ``TKGQA_HOME``
         (``tks_trained``: dataset → path; which one each question used is in its trace and in
         ``method_metrics``)."""
-        llm = None if self.llm is None else getattr(self.llm, "cache_namespace", lambda: None)()
-        found = trained_retrievers()
-        return {
-            **super().describe(),
-            "llm": llm,
-            "preset": Preset(self.config.preset).value,
-            "deviations": deviations(self.config, tks_trained=bool(found))
-            + (
-                ["rewrite=auto without an LLM: the offline KG rewrite (ours; paper: the LLM, Fig. 5)"]
-                if self.config.rewrite is RewriteMode.AUTO
-                and self.rewrite_mode() is RewriteMode.KG
-                and self.config.facts is FactSource.RETRIEVE
-                else []
-            ),
-            "unspecified_by_paper": unspecified(self.config),
-            "tks_trained": {k: str(v) for k, v in found.items()},
-        }
+        return {**super().describe(), "tks_trained": {k: str(v) for k, v in trained_retrievers().items()}}
 
     def report_metrics(self, rows: Any) -> dict[str, Any]:
         """Counts over an evaluation's rows for ``report.json``: rewritten questions, reranked ones, and the
@@ -512,23 +497,3 @@ STAGE_ANSWER = "answer"
 
 def _stage(index: int, label: str, count: int | None) -> None:
     report_step(StepEvent("timer4", StepKind.STAGE, index, label[:200], count=count))
-
-
-_SPEC_FLAGS: dict[str, tuple[str, Any]] = {
-    "paper": ("preset", Preset.PAPER),
-    "ours": ("preset", Preset.OURS),
-    "no_fact_retrieval": ("fact_retrieval", False),
-    "wo_fact_retrieval": ("fact_retrieval", False),
-    "no_rewrite": ("rewrite", RewriteMode.OFF),
-    "wo_rewrite": ("rewrite", RewriteMode.OFF),
-    "kg_rewrite": ("rewrite", RewriteMode.KG),
-    "llm_rewrite": ("rewrite", RewriteMode.LLM),
-    "no_temporal_retrieval": ("temporal_retrieval", False),
-    "wo_temporal_retrieval": ("temporal_retrieval", False),
-    "no_rerank": ("rerank", False),
-    "wo_rerank": ("rerank", False),
-    "always_rewrite": ("rewrite_policy", RewritePolicy.ALWAYS),
-    "detect_rewrite": ("rewrite_policy", RewritePolicy.DETECT),
-    "hybrid": ("hybrid", True),
-    "rerank_extremes": ("rerank_extremes", True),
-}
