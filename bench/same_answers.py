@@ -8,7 +8,7 @@ for every job in :data:`JOBS` — the symbolic reasoner, ARI's oracle and symbol
 direct planners (symbolic reader), TimeR4's and CIK's coverage analyses and R3's offline embedding judge — on
 the demo questions and the shared MultiTQ gold sample (skipped with a note when ``../shared/data`` is absent).
 
-``diff`` compares every job's ``results.jsonl`` (coverage: ``coverage.jsonl`` or the rows it writes) row by row
+``diff`` compares every job's JSONL files (``results.jsonl``; coverage: its per-question rows) row by row
 after dropping what changes from run to run (latency, timings, versions), and prints one line per job:
 ``same`` or the number of rows that differ with the first few differences. Exit status 1 when any differs.
 """

@@ -31,8 +31,9 @@ from tkgqa.methods.lpkg.execute import KGSearch, PlanExecutor, SymbolicReader, c
 from tkgqa.methods.lpkg.planner import load_demos
 from tkgqa.outcomes import ResultRow
 from tkgqa.prompts.lpkg import finetune_messages, parse_lpkg_answer
-from tkgqa.query import QuestionEntities, Reasoner
-from tkgqa.query.generate.patterns import GroundingConfig, PatternType, ground
+from tkgqa.query import QuestionLinker, Reasoner
+from tkgqa.query.generate.grounding import GroundingConfig, ground
+from tkgqa.query.generate.patterns import PatternType
 from tkgqa.query.program.answer_sets import CompareMode
 from tkgqa.testing import FakeLLM
 
@@ -207,7 +208,7 @@ def examples(request: pytest.FixtureRequest) -> list:  # type: ignore[type-arg]
 def test_gold_plans_of_generated_questions_execute_to_the_gold_answers(
     demo_kg: TemporalKG, examples: list
 ) -> None:  # type: ignore[type-arg]
-    reasoner, linker = Reasoner(), QuestionEntities()
+    reasoner, linker = Reasoner(), QuestionLinker()
     executor = PlanExecutor(KGSearch(reasoner, linker), SymbolicReader(reasoner), linker)
     hits = 0
     for ex in examples:

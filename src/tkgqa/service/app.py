@@ -68,6 +68,7 @@ from .queries import (
 from .resolve import OptionValue, answer_payload, open_kg, redact, uses_llm
 from .runs_routes import add_runs_routes
 from .stream import StepChannel, stream_job
+from .ui_routes import add_ui_routes
 
 log = logging.getLogger("tkgqa.service")
 
@@ -255,6 +256,7 @@ def create_app(
     _add_routes(app, state)
     add_kg_routes(app, state)
     add_runs_routes(app, state)
+    add_ui_routes(app, state)
     _add_static(app)
     _document_auth(app, settings)
     return app

@@ -16,6 +16,8 @@ from .interval import (
     within,
 )
 from .point import (
+    MONTH_NAMES,
+    MONTH_PATTERN,
     MONTHS,
     OPEN_YEARS,
     Granularity,
@@ -43,6 +45,8 @@ from .semantics import (
 
 __all__ = [
     "MONTHS",
+    "MONTH_NAMES",
+    "MONTH_PATTERN",
     "NEG_INF",
     "OPEN_YEARS",
     "POS_INF",
