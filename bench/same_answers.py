@@ -63,7 +63,8 @@ def run(out: Path, only: list[str], limit: int | None) -> int:
         if limit is not None and name.startswith("mtq_"):
             cmd += ["--limit", str(limit)]
         t0 = time.monotonic()
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        env = {**os.environ, "PYTHONHASHSEED": "0"}  # nothing may depend on hash order; pinned so a diff is fair
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
         status = "ok" if proc.returncode == 0 else f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}"
         failed += proc.returncode != 0
         print(f"{name}: {status} ({time.monotonic() - t0:.0f} s)", flush=True)
