@@ -124,7 +124,7 @@ def summary(runs: list[Path]) -> None:
 def paired(runs: list[Path], data: str | None = None, per_pattern: int | None = None) -> None:
     """Plan metrics recomputed from each run's rows, over the questions all runs answered (and, with
     ``data``/``per_pattern``, among the first ``per_pattern`` questions of each pattern there)."""
-    rows = {r.name: {str(x["qid"]): x for x in read_results(r / "results.jsonl")} for r in runs}
+    rows = {r.name: {x.qid: x for x in read_results(r / "results.jsonl")} for r in runs}
     common = set.intersection(*(set(v) for v in rows.values()))
     if data is not None and per_pattern is not None:
         common &= {q.qid for q in select(data, per_pattern)}
@@ -138,8 +138,8 @@ def paired(runs: list[Path], data: str | None = None, per_pattern: int | None = 
         m = metrics[name] = plan_metrics(sel)
         shape = m.get("plan_shape_accuracy")
         pps = m.get("plans_per_second")
-        exact = sum(bool(r.get("exact_set")) for r in sel) / len(sel)
-        hits = sum(bool(r.get("strict_hit")) for r in sel) / len(sel)
+        exact = sum(r.exact_set for r in sel) / len(sel)
+        hits = sum(r.strict_hit for r in sel) / len(sel)
         shape_s = "" if shape is None else f"{shape:.3f}"
         pps_s = "" if pps is None else f"{pps:.2f}"
         print(f"| {name} | {len(sel)} | {m['plan_parse_rate']:.3f} | {shape_s} | {m['plan_exact_set']:.3f} | "
@@ -193,11 +193,11 @@ def throughput(args: argparse.Namespace) -> None:
 
 
 def diff(run_a: Path, run_b: Path, n: int) -> None:
-    a = {str(r["qid"]): r for r in read_results(run_a / "results.jsonl")}
-    b = {str(r["qid"]): r for r in read_results(run_b / "results.jsonl")}
+    a = {r.qid: r for r in read_results(run_a / "results.jsonl")}
+    b = {r.qid: r for r in read_results(run_b / "results.jsonl")}
     both = sorted(set(a) & set(b))
-    only_a = [q for q in both if a[q]["strict_hit"] and not b[q]["strict_hit"]]
-    only_b = [q for q in both if b[q]["strict_hit"] and not a[q]["strict_hit"]]
+    only_a = [q for q in both if a[q].strict_hit and not b[q].strict_hit]
+    only_b = [q for q in both if b[q].strict_hit and not a[q].strict_hit]
     print(
         f"{len(both)} paired questions: {run_a.name} right only {len(only_a)}, "
         f"{run_b.name} right only {len(only_b)}"
@@ -205,10 +205,10 @@ def diff(run_a: Path, run_b: Path, n: int) -> None:
     for label, qids, win, lose in ((run_a.name, only_a, a, b), (run_b.name, only_b, b, a)):
         print(f"\n### right only in {label}")
         for q in qids[:n]:
-            steps = [s for s in win[q]["trace"] + lose[q]["trace"] if s.get("step") == "plan"]
+            steps = win[q].steps("plan") + lose[q].steps("plan")
             plan: dict[str, Any] = steps[0] if steps else {}
-            print(f"- {win[q]['question']} gold={win[q]['gold'][:3]} {label}={win[q]['predictions'][:2]} "
-                  f"other={lose[q]['predictions'][:2]} plan pattern={plan.get('pattern')}")  # fmt: skip
+            print(f"- {win[q].question} gold={win[q].gold[:3]} {label}={win[q].predictions[:2]} "
+                  f"other={lose[q].predictions[:2]} plan pattern={plan.get('pattern')}")  # fmt: skip
 
 
 def main() -> None:

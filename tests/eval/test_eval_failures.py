@@ -15,6 +15,7 @@ from tkgqa.eval import evaluate, read_results
 from tkgqa.kg import Fact, KGStore, TemporalKG
 from tkgqa.llm import Usage
 from tkgqa.methods import Answer, Method, MethodConfig
+from tkgqa.outcomes import ErrorKind, Outcome
 
 
 class Flaky(Method):
@@ -47,11 +48,12 @@ def test_llm_errors_are_error_rows_with_their_usage(tmp_path: Path) -> None:
     report = evaluate(Flaky({"1"}), qs(), toy_kg(), tmp_path, progress=False)
     assert report.errors == 1 and report.errors_by_type == {"LLMError": 1}
     assert report.metrics["strict_hits@1"] == pytest.approx(2 / 3)  # the error counts as a miss
-    row = {r["qid"]: r for r in read_results(tmp_path)}["1"]
-    assert not row["abstained"] and row["error_type"] == "LLMError" and "kaboom" in row["error"]
-    assert " at " not in row["error"]  # a project error needs no source location
-    assert row["usage"]["llm_calls"] == 2 and row["usage"]["prompt_tokens"] == 1000
-    assert row["usage"]["cost_usd"] > 0  # priced for the model the error names
+    row = {r.qid: r for r in read_results(tmp_path)}["1"]
+    assert not row.abstained and row.error_type == "LLMError" and "kaboom" in str(row.error)
+    assert row.error_kind is ErrorKind.LLM and row.outcome is Outcome.ERROR
+    assert " at " not in str(row.error)  # a project error needs no source location
+    assert row.usage["llm_calls"] == 2 and row.usage["prompt_tokens"] == 1000
+    assert row.usage["cost_usd"] > 0  # priced for the model the error names
     data = json.loads((tmp_path / "report.json").read_text())
     assert data["errors"] == 1 and data["errors_by_type"] == {"LLMError": 1}
     assert data["usage"]["llm_calls"] == 4 and data["usage"]["cost_usd"] > 0

@@ -20,6 +20,7 @@ from tkgqa.eval.runner import evaluate
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.llm import LLMRequest, resolve_llm
 from tkgqa.methods.timer4 import TimeR4Method
+from tkgqa.outcomes import ErrorKind, ResultRow
 from tkgqa.testing import FakeLLM
 from tkgqa.time import parse_time
 
@@ -59,11 +60,11 @@ def timer4(llm: Any) -> TimeR4Method:
     )
 
 
-def comparable(rows: list[dict[str, Any]]) -> list[str]:
+def comparable(rows: list[ResultRow]) -> list[str]:
     """The rows as JSON without latency and the replay counters (what a replay adds)."""
     out = []
-    for row in rows:
-        row = {k: v for k, v in row.items() if k != "latency_s"}
+    for result in rows:
+        row = {k: v for k, v in result.to_json().items() if k != "latency_s"}
         row["usage"] = {k: v for k, v in row["usage"].items() if not k.startswith("replay_")}
         out.append(json.dumps(row, sort_keys=True, ensure_ascii=False))
     return out
@@ -104,11 +105,11 @@ def test_replay_by_id_and_miss_is_an_error_row(tmp_path: Path) -> None:
     report = evaluate(
         timer4(resolve_llm(f"replay:{cassette}")), questions()[:3], kg(), tmp_path / "r", progress=False
     )
-    rows = {r["qid"]: r for r in read_results(tmp_path / "r")}
-    assert rows["q0"]["predictions"] == ["Bob"] and rows["q1"]["predictions"] == ["Cy"]
+    rows = {r.qid: r for r in read_results(tmp_path / "r")}
+    assert rows["q0"].predictions == ["Bob"] and rows["q1"].predictions == ["Cy"]
     miss = rows["q2"]
-    assert miss["error_type"] == "ReplayMiss" and not miss["abstained"] and miss["predictions"] == []
-    assert "no recorded reply" in miss["error"] and "'q2'" in miss["error"]
+    assert miss.error_kind is ErrorKind.REPLAY_MISS and not miss.abstained and miss.predictions == []
+    assert "no recorded reply" in str(miss.error) and "'q2'" in str(miss.error)
     assert report.replay == {"exact": 0, "by_id": 4, "miss": 1}
     assert report.errors == 1 and report.errors_by_type == {"ReplayMiss": 1}
 

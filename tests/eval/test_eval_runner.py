@@ -14,6 +14,7 @@ from tkgqa.errors import ConfigError
 from tkgqa.eval import compare_runs, evaluate, read_results
 from tkgqa.kg import Fact, KGStore, TemporalKG
 from tkgqa.methods import Answer, Method, MethodConfig
+from tkgqa.outcomes import ErrorKind, Outcome
 from tkgqa.time import TimePoint
 
 
@@ -152,7 +153,7 @@ def test_resume_after_interrupt_has_no_duplicates(tmp_path: Path) -> None:
     method = Lookup(TABLE, stop_at="3")
     with pytest.raises(KeyboardInterrupt):
         evaluate(method, qs, kg(), tmp_path, progress=False)
-    assert [r["qid"] for r in read_results(tmp_path)] == ["1", "2"]
+    assert [r.qid for r in read_results(tmp_path)] == ["1", "2"]
     again = Lookup(TABLE)
     report = evaluate(again, qs, kg(), tmp_path, progress=False)
     assert [s[0] for s in again.seen] == ["3", "4"]  # only the questions not yet done
@@ -174,7 +175,7 @@ def test_resume_drops_a_torn_line(tmp_path: Path) -> None:
     again = Lookup(TABLE)
     evaluate(again, questions(), kg(), tmp_path, progress=False)
     assert [s[0] for s in again.seen] == ["3", "4"]
-    assert [r["qid"] for r in read_results(tmp_path, strict=True)] == ["1", "2", "3", "4"]
+    assert [r.qid for r in read_results(tmp_path, strict=True)] == ["1", "2", "3", "4"]
 
 
 def test_resume_with_another_config_is_refused(tmp_path: Path) -> None:
@@ -191,9 +192,10 @@ def test_method_errors_become_rows(tmp_path: Path) -> None:
         report.error_examples[0]["qid"] == "2" and "RuntimeError: boom" in report.error_examples[0]["error"]
     )
     assert report.errors_by_type == {"RuntimeError": 1}
-    row = {r["qid"]: r for r in read_results(tmp_path)}["2"]
-    assert row["error"].startswith("RuntimeError: boom") and row["error_type"] == "RuntimeError"
-    assert not row["strict_hit"] and not row["abstained"] and row["reason"] == ""  # not an abstention
+    row = {r.qid: r for r in read_results(tmp_path)}["2"]
+    assert str(row.error).startswith("RuntimeError: boom") and row.error_type == "RuntimeError"
+    assert row.error_kind is ErrorKind.OTHER and row.outcome is Outcome.ERROR
+    assert not row.strict_hit and not row.abstained and row.reason == ""  # not an abstention
     md = (tmp_path / "report.md").read_text()
     assert "1 of 4 questions FAILED with errors (RuntimeError × 1" in md.split("| metric |")[0]
 

@@ -22,6 +22,7 @@ from tkgqa.eval.scoring import (
     set_scores,
     strict_hit,
 )
+from tkgqa.outcomes import ResultRow
 
 
 @pytest.mark.parametrize(
@@ -111,8 +112,8 @@ def test_set_scores() -> None:
     assert set_scores([], gold).f1 == 0.0
 
 
-def row(hit: bool, **fields: object) -> dict[str, object]:
-    return {"strict_hit": hit, "lenient_hit": hit, "f1": float(hit), **fields}
+def row(hit: bool, **fields: object) -> ResultRow:
+    return ResultRow.from_json({"strict_hit": hit, "lenient_hit": hit, "f1": float(hit), **fields})
 
 
 def test_breakdown_multitq() -> None:

@@ -7,6 +7,7 @@ import pytest
 from tkgqa.datasets import Question
 from tkgqa.eval.support import SupportChecker, kg_supported, question_times
 from tkgqa.kg import Fact, TemporalKG
+from tkgqa.outcomes import ResultRow
 from tkgqa.time import TimePoint
 
 
@@ -209,7 +210,7 @@ def test_report_keeps_both_support_numbers() -> None:
             "supported_loose": False,
         },
     ]
-    report = build_report(rows)
+    report = build_report([ResultRow.from_json(r) for r in rows])
     assert report.supported["n"] == 1 and report.supported["strict_hits@1"] == 1.0
     assert report.supported_loose["n"] == 2 and report.supported_loose["strict_hits@1"] == 0.5
     assert "loose (one question entity linked suffices)" in render_markdown(report)

@@ -35,6 +35,7 @@ from tkgqa.methods.cik import (
 )
 from tkgqa.methods.cik.obfuscate import entity_label_words
 from tkgqa.methods.cik.pruning import lifetime_window, longest_per_relation_tail
+from tkgqa.outcomes import ResultRow
 from tkgqa.prompts.cik import parse_relation_paths, parse_rog_answer
 from tkgqa.retrieval.temporal import TimeConstraint
 from tkgqa.testing import FakeLLM
@@ -324,7 +325,7 @@ def test_cik_invalid_path_is_a_failed_path_selection(football: TemporalKG, home:
     assert step["path_failed"] == ["Darren_Anderton"] and step["fallback"] == []
     assert step["paths"][0]["dropped"] == [[1, "not a relation"]] and step["counts"]["retrieved"] == 0
     assert len(llm.requests) == 1  # Π_rog never asked
-    summary = CIKMethod().report_metrics([{"trace": answer.trace, "reason": answer.reason}])
+    summary = CIKMethod().report_metrics([ResultRow(trace=answer.trace, reason=answer.reason)])
     assert summary["path_selection_failed"] == summary["abstained_path_selection_failed"] == 1
     assert summary["fallback_used"] == 0
 
@@ -338,7 +339,7 @@ def test_cik_invalid_path_falls_back_to_one_hop_when_asked(football: TemporalKG,
     assert step["counts"]["retrieved"] == 4  # every 1-hop fact
     assert not answer.abstained
     assert any("fallback=true" in d for d in method.describe()["deviations"])
-    summary = CIKMethod().report_metrics([{"trace": answer.trace, "reason": answer.reason}])
+    summary = CIKMethod().report_metrics([ResultRow(trace=answer.trace, reason=answer.reason)])
     assert summary["fallback_used"] == summary["path_selection_failed"] == 1
     assert summary["abstained_path_selection_failed"] == 0
 

@@ -30,6 +30,7 @@ from tkgqa.methods.cik import (
 )
 from tkgqa.methods.cik.config import PRESETS, deviations
 from tkgqa.methods.cik.pruning import lifetime_window
+from tkgqa.outcomes import ResultRow
 from tkgqa.testing import FakeLLM
 from tkgqa.time import parse_time
 
@@ -234,5 +235,5 @@ def test_esg_prompt_over_the_context_is_a_counted_token_limit(home: Path) -> Non
     assert (
         answer.abstained and "context window" in answer.reason and answer.reason.startswith("path selection")
     )
-    summary = CIKMethod().report_metrics([{"trace": answer.trace, "reason": answer.reason}])
+    summary = CIKMethod().report_metrics([ResultRow(trace=answer.trace, reason=answer.reason)])
     assert summary["abstained_token_limit"] == summary["abstained_path_selection_failed"] == 1

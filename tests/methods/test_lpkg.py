@@ -29,6 +29,7 @@ from tkgqa.methods.lpkg.data import (
 )
 from tkgqa.methods.lpkg.execute import KGSearch, PlanExecutor, SymbolicReader, compare_mode, final_labels
 from tkgqa.methods.lpkg.planner import load_demos
+from tkgqa.outcomes import ResultRow
 from tkgqa.prompts.lpkg import finetune_messages, parse_lpkg_answer
 from tkgqa.query import QuestionLinker, Reasoner
 from tkgqa.query.generate.grounding import GroundingConfig, ground
@@ -187,7 +188,7 @@ def test_multitq_question_types_map_to_patterns() -> None:
         {"qtype": "equal", "dataset": "multitq", "trace": [_plan_step("2p")]},
         {"qtype": "Explicit", "trace": [{"step": "plan", "parsed": False}]},
     ]  # fmt: skip
-    m = plan_metrics(rows)
+    m = plan_metrics([ResultRow.from_json(r) for r in rows])
     assert m["plan_shape_judged"] == 2 and m["plan_shape_accuracy"] == 0.5
     assert m["per_type"]["Explicit"]["plan_shape_accuracy"] is None
 

@@ -24,6 +24,7 @@ from tkgqa.methods import resolve_method
 from tkgqa.methods.lpkg import LPKGMethod, parse_plan
 from tkgqa.methods.lpkg.data import kg_demos
 from tkgqa.methods.lpkg.official import official_block, read_official, split_official
+from tkgqa.outcomes import ResultRow
 from tkgqa.prompts.lpkg import (
     AUTHORS_ANSWER_TEMPLATE,
     OFFICIAL_HEADER,
@@ -311,9 +312,10 @@ def test_clqa_breakdowns_carry_set_recall_and_precision() -> None:
         {"qtype": "2i", "strict_hit": 0, "lenient_hit": 0, "f1": 0.0, "recall": 0.0, "precision": 0.0,
          "exact_set": False},
     ]  # fmt: skip
-    b = breakdown(rows, "clqa")
+    results = [ResultRow.from_json(r) for r in rows]
+    b = breakdown(results, "clqa")
     assert b["overall"]["recall"] == 0.5 and b["qtype"]["2i"]["precision"] == pytest.approx(1 / 6)
-    assert "recall" not in breakdown(rows, "multitq")["overall"]
+    assert "recall" not in breakdown(results, "multitq")["overall"]
 
 
 def test_an_empty_kg_yields_no_demonstrations_and_says_what_to_pass() -> None:

@@ -18,6 +18,7 @@ from tkgqa.methods import resolve_method
 from tkgqa.methods.base import Answer
 from tkgqa.methods.r3 import grounding_of, grounding_score
 from tkgqa.methods.r3.grounding import triples_in_text
+from tkgqa.outcomes import ResultRow
 from tkgqa.query import context_kg
 from tkgqa.testing import FakeLLM
 
@@ -73,7 +74,8 @@ def test_grounding_score_of_text_citations() -> None:
     abstained = Answer.abstain("no idea")
     gs = [grounding_of(a, kg) for a in (real, invented, uncited, abstained)]
     assert [g.grounded for g in gs] == [True, False, False, False]
-    assert grounding_of({"predictions": ["yes"], "raw_output": real.raw_output, "trace": []}, kg).grounded
+    row = ResultRow(predictions=["yes"], raw_output=real.raw_output)
+    assert grounding_of(row, kg).grounded
     score = grounding_score(gs)
     assert score == {"n": 4, "answered": 3, "grounded": 1, "score_answered": 1 / 3, "score_all": 0.25}
 
@@ -147,7 +149,7 @@ def test_eval_over_a_crlt_file_with_grounding(tmp_path: Path) -> None:
     report = evaluate(method, ds, None, tmp_path / "run", progress=False, check_support=False)
     assert report.n == 1 and report.errors == 0
     rows = read_results(tmp_path / "run" / "results.jsonl")
-    assert rows[0]["strict_hit"] and rows[0]["predictions"] == ["yes"]
+    assert rows[0].strict_hit and rows[0].predictions == ["yes"]
     from tkgqa.kg.loaders import load_kg
 
     assert ds.kg_path is not None

@@ -16,6 +16,7 @@ from tkgqa.kg import Fact, TemporalKG
 from tkgqa.methods.timer4 import PhiNorm, Preset, Scope, TimeR4Method
 from tkgqa.methods.timer4.config import TKS_PARTLY, TKS_UNTRAINED
 from tkgqa.methods.timer4.training_data import generated_pairs, mine_dataset_pairs
+from tkgqa.outcomes import ResultRow
 from tkgqa.retrieval import ScoredFact, TimeConstraint
 from tkgqa.retrieval.training import find_trained_retriever, trained_retriever_dir, trained_retrievers
 from tkgqa.testing import FakeLLM
@@ -120,7 +121,7 @@ def test_tks_says_when_it_is_untrained(kg: TemporalKG, home: Path) -> None:
     tks = next(s for s in answer.trace if s["step"] == "tks")
     assert tks["retriever"].startswith("fks (untrained: no trained retriever at")
     assert str(trained_retriever_dir("praise-set")) in tks["retriever"]
-    metrics = m.report_metrics([{"trace": answer.trace}])
+    metrics = m.report_metrics([ResultRow(trace=answer.trace)])
     assert metrics["tks_untrained"] == 1
     assert method(tks_embedder="fks").tks_for(q, kg)[1] == "fks (temporal_retrieval off)"
     assert find_trained_retriever("praise-set") is None and trained_retrievers() == {}

@@ -43,8 +43,8 @@ def test_a_lone_surrogate_in_a_question_is_recorded_and_resumed(tmp_path: Path) 
     questions = [*QUESTIONS, bad]
     report = run_eval(tmp_path, questions)
     assert report.n == 5 and report.errors == 0
-    row = next(r for r in read_results(tmp_path) if r["qid"] == "q\ufffd")
-    assert row["question"] == "Who visited \ufffd China in November 2014?"
+    row = next(r for r in read_results(tmp_path) if r.qid == "q\ufffd")
+    assert row.question == "Who visited \ufffd China in November 2014?"
     again = run_eval(tmp_path, questions)
     assert again.selection["resumed"] == 5 and again.n == 5  # nothing answered twice, no crash
 
@@ -74,7 +74,7 @@ def test_reading_results_never_raises_on_junk(
     path = tmp_path_factory.mktemp("res") / "results.jsonl"
     good = json.dumps({"qid": "a", "strict_hit": True}).encode()
     path.write_bytes(b"\n".join([good, *junk, good.replace(b'"a"', b'"b"')]) + b"\n")
-    qids = {str(r["qid"]) for r in read_results(path)}
+    qids = {r.qid for r in read_results(path)}
     assert {"a", "b"} <= qids
     compare_runs(path, path)
 

@@ -154,6 +154,25 @@ def test_two_runs_are_diffed_per_question(tmp_path: Path) -> None:
     assert missing.status_code == 404 and outside.status_code == 404
 
 
+def test_a_run_written_before_rows_had_every_key_still_browses(tmp_path: Path) -> None:
+    make_run(tmp_path, "a")
+    old = make_run(tmp_path, "old")
+    keep = ("qid", "question", "predictions", "gold", "strict_hit", "abstained", "reason")
+    rows = [json.loads(x) for x in (old / "results.jsonl").read_text().splitlines()[:3]]
+    rows = [{k: r[k] for k in keep if k in r} for r in rows]
+    rows[2].update(predictions=[], abstained=True, reason="the program found no answer in the KG")
+    (old / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with TestClient(create_app(settings=ServiceSettings(runs_dir=str(tmp_path)))) as c:
+        report = c.get("/api/runs/old").json()
+        page = c.get("/api/runs/old/results", params={"outcome": "abstained"}).json()
+        diff = c.get("/api/runs/a/diff/old").json()
+    assert report["counts"]["all"] == 3 and report["counts"]["abstained"] == 1
+    view = page["results"][0]
+    assert view["reason"] == "the program found no answer in the KG"
+    assert view["usage"] == {} and view["kg"] is None and view["latency_ms"] == 0.0
+    assert diff["n_common"] == 3 and {q["b"]["outcome"] for q in diff["questions"]} >= {"abstained"}
+
+
 def test_an_unrecognised_name_gets_a_did_you_mean(client: TestClient) -> None:
     body = client.post("/api/ask", json={"question": "Who visited Irak in 2014?"}).json()
     assert body["abstained"] and {"mention": "Irak", "label": "Iran"} in body["suggestions"]

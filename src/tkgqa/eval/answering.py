@@ -1,13 +1,14 @@
 """Answering and scoring one question of an evaluation (:func:`answer_one`), shared by the local runner and
-the Ray workers: the KG each question is answered over (:class:`KGs`), the row written to ``results.jsonl``.
-A method exception becomes an error row (``error``, ``error_type``), never an abstention."""
+the Ray workers: the KG each question is answered over (:class:`KGs`), the row written to ``results.jsonl``
+(:class:`~tkgqa.outcomes.ResultRow`). A method exception becomes an error row (``error``, ``error_type``),
+never an abstention."""
 
 from __future__ import annotations
 
 import time
 import traceback
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from ..datasets.base import Question
 from ..errors import TKGQAError
@@ -15,6 +16,7 @@ from ..kg.base import KGStore
 from ..kg.memory import TemporalKG
 from ..llm.helpers import error_usage_dict
 from ..methods.base import Answer, Method
+from ..outcomes import ResultRow
 from ..query import context_kg
 from ..sanitize import clean_json, clean_text, has_surrogates
 from .scoring import score_answer
@@ -85,44 +87,47 @@ class KGs:
 
 
 def _row(
-    q: Question, answer: Answer | None, kg: KGStore, latency: float, failure: Exception | None
-) -> dict[str, Any]:
+    q: Question,
+    answer: Answer | None,
+    kg: KGStore,
+    latency: float,
+    failure: Exception | None,
+    support: tuple[tuple[bool | None, str], bool | None],
+) -> ResultRow:
     predictions = [str(a) for a in answer.answers] if answer is not None else []
     raw = answer.raw_output if answer is not None else ""
     usage = dict(answer.usage) if answer is not None else {}
     if failure is not None:
         usage = error_usage_dict(failure)  # what the failed question spent, failed calls included
     score = score_answer(q, predictions, raw, kg.label)
-    return {
-        "qid": q.qid,
-        "question": q.text,
-        "dataset": q.dataset,
-        "predictions": predictions,
-        "gold": list(q.answers),
-        "gold_ids": list(q.answer_ids),
-        "rank": score.rank,
-        "strict_hit": score.strict_hit,
-        "lenient_hit": score.lenient_hit,
-        "precision": score.precision,
-        "recall": score.recall,
-        "f1": score.f1,
-        "exact_set": score.exact_set,
-        "evidence": [f.to_dict() for f in answer.evidence] if answer is not None else [],
-        "trace": answer.trace if answer is not None else [],
-        "usage": usage,
-        "latency_s": round(latency, 6),
-        "abstained": answer.abstained if answer is not None else False,
-        "reason": answer.reason if answer is not None else "",
-        "raw_output": raw,
-        "error": _error_text(failure) if failure is not None else None,
-        "error_type": type(failure).__name__ if failure is not None else None,
-        "qtype": q.qtype,
-        "answer_type": q.answer_type,
-        "time_level": q.time_level,
-        "qlabel": q.qlabel,
-        "types": list(q.types),
-        "kg": kg.name,
-    }
+    (supported, supported_reason), supported_loose = support
+    return ResultRow(
+        qid=q.qid,
+        question=q.text,
+        dataset=q.dataset,
+        predictions=predictions,
+        gold=list(q.answers),
+        gold_ids=list(q.answer_ids),
+        **asdict(score),  # rank, strict_hit, lenient_hit, precision, recall, f1, exact_set
+        evidence=[f.to_dict() for f in answer.evidence] if answer is not None else [],
+        trace=answer.trace if answer is not None else [],
+        usage=usage,
+        latency_s=round(latency, 6),
+        abstained=answer.abstained if answer is not None else False,
+        reason=answer.reason if answer is not None else "",
+        raw_output=raw,
+        error=_error_text(failure) if failure is not None else None,
+        error_type=type(failure).__name__ if failure is not None else None,
+        qtype=q.qtype,
+        answer_type=q.answer_type,
+        time_level=q.time_level,
+        qlabel=q.qlabel,
+        types=list(q.types),
+        kg=kg.name,
+        supported=supported,
+        supported_reason=supported_reason,
+        supported_loose=supported_loose,
+    )
 
 
 def _error_text(exc: BaseException) -> str:
@@ -144,7 +149,7 @@ def clean_question(q: Question) -> Question:
     )
 
 
-def answer_one(method: Method, q: Question, kgs: KGs) -> dict[str, Any]:
+def answer_one(method: Method, q: Question, kgs: KGs) -> ResultRow:
     """Answer and score one question; a method exception becomes an error row (see the module docstring)."""
     q = clean_question(q)
     kg, per_question = kgs.for_question(q)
@@ -158,7 +163,5 @@ def answer_one(method: Method, q: Question, kgs: KGs) -> dict[str, Any]:
     except Exception as exc:  # one failing question must not stop the run
         answer, failure = None, exc
     latency = time.perf_counter() - t0
-    row = _row(q, answer, kg, latency, failure)
-    row["supported"], row["supported_reason"] = kgs.supported(q, kg, per_question)
-    row["supported_loose"] = kgs.supported(q, kg, per_question, loose=True)[0]
-    return row
+    support = kgs.supported(q, kg, per_question), kgs.supported(q, kg, per_question, loose=True)[0]
+    return _row(q, answer, kg, latency, failure, support)

@@ -39,6 +39,7 @@ from .ray_session import actor_options, cluster_cpus, ray_session, run_shards
 if TYPE_CHECKING:
     from ..datasets.base import Question
     from ..methods.base import Method
+    from ..outcomes import ResultRow
     from .answering import KGs
 
 #: Named actors of an eval run are called ``tkgqa-eval-<run>-<i>`` (``ray.util.list_named_actors()``).
@@ -126,7 +127,7 @@ class EvalWorker:
             self._kgs.shared()
         return os.getpid()
 
-    def answer(self, questions: Sequence[Question]) -> list[dict[str, Any]]:
+    def answer(self, questions: Sequence[Question]) -> list[ResultRow]:
         from .answering import answer_one
 
         self.ready()
@@ -147,7 +148,7 @@ def ray_rows(
     factory: Callable[[], Method],
     questions: Sequence[Question],
     kgs: KGs,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[ResultRow]:
     """Answer ``questions`` on Ray workers; yield each finished chunk's rows as they arrive."""
     if not questions:
         return
@@ -221,7 +222,7 @@ def _drive(
     slots: Any,
     questions: Sequence[Question],
     chunk: int,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[ResultRow]:
     """The driver loop: chunks to free workers, rows back as chunks finish, dead workers' chunks redone."""
     chunks = [list(questions[i : i + chunk]) for i in range(0, len(questions), chunk)]
 

@@ -59,7 +59,7 @@ def run_calls(run: str | Path, db: str | Path | None = None) -> tuple[dict[str, 
     and distinct request the latest), in the order of ``results.jsonl``, each with its stored request."""
     folder = Path(run)
     info = _run_info(folder)
-    order = {str(r["qid"]): i for i, r in enumerate(read_results(folder))}
+    order = {r.qid: i for i, r in enumerate(read_results(folder))}
     windows = _sessions(info)
     store = LLMCache(db)
     latest: dict[tuple[str, str], dict[str, Any]] = {}

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, NotFoundError
 from ..llm.helpers import REPLAY_KEYS
+from ..outcomes import ResultRow
 from .scoring import breakdown, mcnemar
 
 RESULTS_FILE = "results.jsonl"
@@ -57,67 +58,71 @@ class Report:
         return cls(**{k: v for k, v in data.items() if k in names})
 
 
-def _mean(rows: Sequence[Mapping[str, Any]], key: str) -> float:
-    return sum(float(r.get(key) or 0.0) for r in rows) / len(rows) if rows else 0.0
+def _mean(rows: Sequence[ResultRow], value: Callable[[ResultRow], float | bool | None]) -> float:
+    return sum(float(value(r) or 0.0) for r in rows) / len(rows) if rows else 0.0
 
 
-def answered(row: Mapping[str, Any]) -> bool:
-    """The method gave at least one answer (did not abstain, did not fail)."""
-    return bool(row.get("predictions")) and not row.get("abstained") and not row.get("error")
+def _strict(r: ResultRow) -> bool:
+    return r.strict_hit
 
 
-def build_report(
-    rows: Sequence[Mapping[str, Any]],
-    *,
-    method: Mapping[str, Any] | None = None,
-    dataset: Mapping[str, Any] | None = None,
-    ks: Sequence[int] = DEFAULT_KS,
-    selection: Mapping[str, Any] | None = None,
-    warnings: Sequence[str] = (),
-    method_metrics: Mapping[str, Any] | None = None,
-) -> Report:
-    """Aggregate per-question rows (as written to ``results.jsonl``); ``warnings``: the missing inputs."""
+def _lenient(r: ResultRow) -> bool:
+    return r.lenient_hit
+
+
+def _metrics(rows: Sequence[ResultRow], ks: Sequence[int]) -> dict[str, float]:
     n = len(rows)
-    done = [r for r in rows if answered(r)]
+    done = [r for r in rows if r.answered]
     metrics: dict[str, float] = {
-        "strict_hits@1": _mean(rows, "strict_hit"),
-        "lenient_hits@1": _mean(rows, "lenient_hit"),
+        "strict_hits@1": _mean(rows, _strict),
+        "lenient_hits@1": _mean(rows, _lenient),
         "answered": len(done) / n if n else 0.0,
-        "strict_hits@1_answered": _mean(done, "strict_hit"),
+        "strict_hits@1_answered": _mean(done, _strict),
     }
     for k in ks:
         if k != 1:
             metrics[f"strict_hits@{k}"] = (
-                sum(1 for r in rows if r.get("rank") is not None and r["rank"] <= k) / n if n else 0.0
+                sum(1 for r in rows if r.rank is not None and r.rank <= k) / n if n else 0.0
             )
     metrics.update(
-        set_precision=_mean(rows, "precision"),
-        set_recall=_mean(rows, "recall"),
-        set_f1=_mean(rows, "f1"),
-        exact_set=_mean(rows, "exact_set"),
+        set_precision=_mean(rows, lambda r: r.precision),
+        set_recall=_mean(rows, lambda r: r.recall),
+        set_f1=_mean(rows, lambda r: r.f1),
+        exact_set=_mean(rows, lambda r: r.exact_set),
     )
-    checked = [r for r in rows if r.get("supported") is not None]
-    sup = [r for r in checked if r.get("supported")]
+    return metrics
+
+
+def _supported(rows: Sequence[ResultRow]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The KG-supported subset (every question entity linked) and its loose variant (one suffices)."""
+    checked = [r for r in rows if r.supported is not None]
+    sup = [r for r in checked if r.supported]
     supported = {
         "n": len(sup),
         "checked": len(checked),
         "fraction": len(sup) / len(checked) if checked else 0.0,
-        "strict_hits@1": _mean(sup, "strict_hit"),
-        "lenient_hits@1": _mean(sup, "lenient_hit"),
-        "unsupported_strict_hits@1": _mean([r for r in checked if not r.get("supported")], "strict_hit"),
+        "strict_hits@1": _mean(sup, _strict),
+        "lenient_hits@1": _mean(sup, _lenient),
+        "unsupported_strict_hits@1": _mean([r for r in checked if not r.supported], _strict),
     }
-    checked_any = [r for r in rows if r.get("supported_loose") is not None]
-    sup_any = [r for r in checked_any if r.get("supported_loose")]
-    supported_loose = {
+    checked_any = [r for r in rows if r.supported_loose is not None]
+    sup_any = [r for r in checked_any if r.supported_loose]
+    loose = {
         "n": len(sup_any),
         "checked": len(checked_any),
         "fraction": len(sup_any) / len(checked_any) if checked_any else 0.0,
-        "strict_hits@1": _mean(sup_any, "strict_hit"),
-        "lenient_hits@1": _mean(sup_any, "lenient_hit"),
+        "strict_hits@1": _mean(sup_any, _strict),
+        "lenient_hits@1": _mean(sup_any, _lenient),
     }
+    return supported, loose
+
+
+def _usage(rows: Sequence[ResultRow]) -> tuple[dict[str, float], dict[str, int]]:
+    """Usage per question and for the run, and the replay backend's counts (``{}`` when none replayed)."""
+    n = len(rows)
     usage_sum: dict[str, float] = {}
     for r in rows:
-        for key, value in (r.get("usage") or {}).items():
+        for key, value in r.usage.items():
             if isinstance(value, int | float):
                 usage_sum[key] = usage_sum.get(key, 0.0) + value
     usage = {
@@ -130,32 +135,51 @@ def build_report(
         "cached_calls": usage_sum.get("cached_calls", 0.0),  # part of llm_calls, free (llm.usage_cost)
     }
     replay = {name: int(usage_sum.get(key, 0)) for key, name in REPLAY_KEYS.items()}
-    lat = sorted(float(r.get("latency_s") or 0.0) for r in rows)
-    latency = {
+    return usage, replay if any(replay.values()) else {}
+
+
+def _latency(rows: Sequence[ResultRow]) -> dict[str, float]:
+    lat = sorted(float(r.latency_s or 0.0) for r in rows)
+    return {
         "mean_s": statistics.fmean(lat) if lat else 0.0,
         "median_s": statistics.median(lat) if lat else 0.0,
         "p95_s": lat[min(len(lat) - 1, int(0.95 * len(lat)))] if lat else 0.0,
         "total_s": sum(lat),
     }
-    errors = [r for r in rows if r.get("error")]
+
+
+def build_report(
+    rows: Sequence[ResultRow],
+    *,
+    method: Mapping[str, Any] | None = None,
+    dataset: Mapping[str, Any] | None = None,
+    ks: Sequence[int] = DEFAULT_KS,
+    selection: Mapping[str, Any] | None = None,
+    warnings: Sequence[str] = (),
+    method_metrics: Mapping[str, Any] | None = None,
+) -> Report:
+    """Aggregate per-question rows (as written to ``results.jsonl``); ``warnings``: the missing inputs."""
+    supported, supported_loose = _supported(rows)
+    usage, replay = _usage(rows)
+    errors = [r for r in rows if r.failed]
     ds = dict(dataset or {})
     return Report(
-        n=n,
-        metrics=metrics,
+        n=len(rows),
+        metrics=_metrics(rows, ks),
         breakdown=breakdown(rows, ds.get("name")),
         supported=supported,
         supported_loose=supported_loose,
         method=dict(method or {}),
         dataset=ds,
         usage=usage,
-        latency=latency,
+        latency=_latency(rows),
         errors=len(errors),
-        error_examples=[{"qid": str(r.get("qid")), "error": str(r["error"])[:300]} for r in errors[:5]],
-        errors_by_type=dict(Counter(str(r.get("error_type") or "error") for r in errors).most_common()),
+        error_examples=[{"qid": r.qid, "error": str(r.error)[:300]} for r in errors[:5]],
+        errors_by_type=dict(Counter(r.error_type or "error" for r in errors).most_common()),
         selection=dict(selection or {}),
         warnings=list(warnings),
         method_metrics=dict(method_metrics or {}),
-        replay=replay if any(replay.values()) else {},
+        replay=replay,
     )
 
 
@@ -287,11 +311,11 @@ def results_path(run: str | Path) -> Path:
     return path
 
 
-def read_results(path: str | Path, *, strict: bool = False) -> list[dict[str, Any]]:
+def read_results(path: str | Path, *, strict: bool = False) -> list[ResultRow]:
     """The rows of a ``results.jsonl`` (a run folder or the file). A torn line (an interrupted write) is
     skipped, or raises DataError when ``strict``; a repeated qid keeps its last row."""
     p = results_path(path)
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, ResultRow] = {}
     try:
         fh = p.open("rb")
     except OSError as exc:
@@ -313,19 +337,20 @@ def read_results(path: str | Path, *, strict: bool = False) -> list[dict[str, An
                 and isinstance(row.get("qid"), str | int)
                 and not isinstance(row["qid"], bool)
             ):
-                rows[str(row["qid"])] = row
+                result = ResultRow.from_json(row)
+                rows[result.qid] = result
     return list(rows.values())
 
 
 def compare_runs(run_a: str | Path, run_b: str | Path) -> dict[str, Any]:
     """McNemar test of strict Hits@1 on the questions both runs answered."""
-    a = {str(r["qid"]): r for r in read_results(run_a)}
-    b = {str(r["qid"]): r for r in read_results(run_b)}
+    a = {r.qid: r for r in read_results(run_a)}
+    b = {r.qid: r for r in read_results(run_b)}
     common = [q for q in a if q in b]
     if not common:
         raise DataError(f"runs {str(run_a)!r} and {str(run_b)!r} share no question ids")
-    hits_a = [bool(a[q].get("strict_hit")) for q in common]
-    hits_b = [bool(b[q].get("strict_hit")) for q in common]
+    hits_a = [a[q].strict_hit for q in common]
+    hits_b = [b[q].strict_hit for q in common]
     test = mcnemar(hits_a, hits_b)
     return {
         "run_a": str(run_a),

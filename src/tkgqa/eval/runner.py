@@ -43,6 +43,7 @@ from ..datasets.sampling import select_questions
 from ..errors import ConfigError, DataError, MissingInputWarning
 from ..kg.base import KGStore
 from ..methods.base import Method, resolve_method
+from ..outcomes import ResultRow
 from ..sanitize import clean_json, has_surrogates
 from .answering import KGs, answer_one, clean_question
 from .executor import LOCAL, ExecutorConfig, ExecutorKind, method_factory_for
@@ -53,11 +54,12 @@ RUN_FILE = "run.json"
 LOCK_FILE = ".tkgqa-eval.lock"
 
 
-def row_line(row: dict[str, Any]) -> str:
+def row_line(row: ResultRow) -> str:
     """One ``results.jsonl`` line; strings that cannot be UTF-8 (lone surrogates) are replaced first."""
-    line = json.dumps(row, ensure_ascii=False, default=str)
+    data = row.to_json()
+    line = json.dumps(data, ensure_ascii=False, default=str)
     if has_surrogates(line):
-        line = json.dumps(clean_json(row), ensure_ascii=False, default=str)
+        line = json.dumps(clean_json(data), ensure_ascii=False, default=str)
     return line + "\n"
 
 
@@ -68,7 +70,7 @@ def answer_rows(
     kgs: KGs,
     *,
     method_factory: Callable[[], Method] | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[ResultRow]:
     """One row per question of ``questions``, as each is finished (in any order with Ray)."""
     match executor.kind:
         case ExecutorKind.LOCAL:
@@ -214,14 +216,7 @@ def evaluate(
     questions are answered (default here); ``method_factory``: how a Ray worker builds its own ``method``
     (a picklable zero-argument callable; default: the registry for a name, else ``method`` pickled)."""
     runner = resolve_method(method) if isinstance(method, str) else method
-    if isinstance(dataset_or_questions, Dataset):
-        ds: Dataset | None = dataset_or_questions
-        all_questions = list(dataset_or_questions.questions)
-        name = dataset_or_questions.name
-    else:
-        ds = None
-        all_questions = list(dataset_or_questions)
-        name = all_questions[0].dataset if all_questions else "custom"
+    ds, all_questions, name = _source(dataset_or_questions)
     questions = [clean_question(q) for q in select_questions(all_questions, limit, sample, seed)]
     found = input_warnings(ds, kg, questions)
     kgs = KGs(kg, ds.kg_path if ds is not None else None, check_support, strict)
@@ -232,11 +227,7 @@ def evaluate(
             f"{len(found)} missing input(s) that change results (strict mode): " + " | ".join(found)
             + " — provide them, or run without --strict to go on with a warning"
         )  # fmt: skip
-    for message in found:
-        if warn is not None:
-            warn(message)
-        else:
-            warnings.warn(message, MissingInputWarning, stacklevel=2)
+    _warn(found, warn)
     out = make_run_folder(output_dir)
     with run_lock(out):
         describe = runner.describe()
@@ -244,51 +235,20 @@ def evaluate(
         _check_run_file(out, describe, name, resume, started)
         results = out / RESULTS_FILE
         previous = _prepare_results(results, resume)
-        done = {str(r["qid"]) for r in previous if not (retry_errors and r.get("error"))}
-        retried = {str(r["qid"]) for r in previous if str(r["qid"]) not in done}
+        done = {r.qid for r in previous if not (retry_errors and r.failed)}
+        retried = {r.qid for r in previous if r.qid not in done}
         remaining = [q for q in questions if q.qid not in done]
-        bar = _progress(len(remaining), runner.name, progress)
-        hits = 0
-        try:
-            with results.open("a", encoding="utf-8") as fh:
-                factory = method_factory_for(method, method_factory)  # how a Ray worker builds it
-                rows_iter = answer_rows(executor, runner, remaining, kgs, method_factory=factory)
-                for i, row in enumerate(rows_iter, 1):
-                    fh.write(row_line(row))
-                    fh.flush()
-                    hits += bool(row["strict_hit"])
-                    bar.update(1)
-                    bar.set_postfix(hits1=f"{hits / i:.3f}", refresh=False)
-        except OSError as exc:
-            raise write_failed(results, exc) from None
-        finally:
-            bar.close()
-        for message in kgs.warnings:  # malformed KG entries skipped while loading (known once loaded)
-            if warn is not None:
-                warn(message)
-            else:
-                warnings.warn(message, MissingInputWarning, stacklevel=2)
+        factory = method_factory_for(method, method_factory)  # how a Ray worker builds it
+        rows_iter = answer_rows(executor, runner, remaining, kgs, method_factory=factory)
+        _append_rows(results, rows_iter, _progress(len(remaining), runner.name, progress))
+        _warn(kgs.warnings, warn)  # malformed KG entries skipped while loading (known once loaded)
         _end_session(out, started)
+        rows = _run_rows(results, questions, retried)
         wanted = {q.qid for q in questions}
-        if retried & wanted:
-            _rewrite(results, read_results(results))  # one line per question: the retried rows replaced
-        order = {q.qid: i for i, q in enumerate(questions)}  # the report does not depend on finish order
-        rows = sorted(
-            (r for r in read_results(results) if str(r["qid"]) in wanted), key=lambda r: order[str(r["qid"])]
-        )
-        dataset_info: dict[str, Any] = {
-            "name": name,
-            "n_available": len(all_questions),
-            "kg": kgs.description or (str(ds.kg_path) if ds is not None and ds.kg_path else None),
-            "context_questions": sum(q.context is not None for q in questions),
-        }
-        if ds is not None:
-            dataset_info["meta"] = {k: v for k, v in ds.meta.items() if not isinstance(v, list | dict)}
-            dataset_info["notices"] = list(ds.notices)
         report = build_report(
             rows,
             method=describe,
-            dataset=dataset_info,
+            dataset=_dataset_info(name, ds, all_questions, questions, kgs),
             ks=ks,
             selection={
                 "limit": limit,
@@ -305,6 +265,66 @@ def evaluate(
         except OSError as exc:
             raise write_failed(out, exc) from None
         return report
+
+
+def _source(data: Dataset | Sequence[Question]) -> tuple[Dataset | None, list[Question], str]:
+    """The dataset (``None`` for bare questions), all its questions and its name."""
+    if isinstance(data, Dataset):
+        return data, list(data.questions), data.name
+    questions = list(data)
+    return None, questions, questions[0].dataset if questions else "custom"
+
+
+def _warn(messages: Sequence[str], warn: Callable[[str], None] | None) -> None:
+    """Give each message to ``warn``, else :func:`warnings.warn` (pointing at ``evaluate``'s caller)."""
+    for message in messages:
+        if warn is not None:
+            warn(message)
+        else:
+            warnings.warn(message, MissingInputWarning, stacklevel=3)
+
+
+def _append_rows(results: Path, rows: Iterator[ResultRow], bar: Any) -> None:
+    """Append each row to ``results`` as it arrives (flushed), with the progress bar's running Hits@1."""
+    hits = 0
+    try:
+        with results.open("a", encoding="utf-8") as fh:
+            for i, row in enumerate(rows, 1):
+                fh.write(row_line(row))
+                fh.flush()
+                hits += row.strict_hit
+                bar.update(1)
+                bar.set_postfix(hits1=f"{hits / i:.3f}", refresh=False)
+    except OSError as exc:
+        raise write_failed(results, exc) from None
+    finally:
+        bar.close()
+
+
+def _run_rows(results: Path, questions: Sequence[Question], retried: set[str]) -> list[ResultRow]:
+    """The rows of ``questions`` in their order (the report does not depend on finish order); a retried
+    question's old row is replaced in ``results`` first, so that it holds one line per question."""
+    wanted = {q.qid for q in questions}
+    if retried & wanted:
+        _rewrite(results, read_results(results))
+    order = {q.qid: i for i, q in enumerate(questions)}
+    return sorted((r for r in read_results(results) if r.qid in wanted), key=lambda r: order[r.qid])
+
+
+def _dataset_info(
+    name: str, ds: Dataset | None, all_questions: Sequence[Question], questions: Sequence[Question], kgs: KGs
+) -> dict[str, Any]:
+    """``report.json``'s ``dataset``: its name, size, KG, context questions, scalar metadata, notices."""
+    info: dict[str, Any] = {
+        "name": name,
+        "n_available": len(all_questions),
+        "kg": kgs.description or (str(ds.kg_path) if ds is not None and ds.kg_path else None),
+        "context_questions": sum(q.context is not None for q in questions),
+    }
+    if ds is not None:
+        info["meta"] = {k: v for k, v in ds.meta.items() if not isinstance(v, list | dict)}
+        info["notices"] = list(ds.notices)
+    return info
 
 
 def input_warnings(
@@ -326,7 +346,7 @@ def input_warnings(
     return found
 
 
-def _prepare_results(path: Path, resume: bool) -> list[dict[str, Any]]:
+def _prepare_results(path: Path, resume: bool) -> list[ResultRow]:
     """Rows already in ``path`` (resume) or an emptied file; a torn last line (an interrupted write) or a
     repeated qid is cleaned up so that appending stays valid JSONL."""
     try:
@@ -343,7 +363,7 @@ def _prepare_results(path: Path, resume: bool) -> list[dict[str, Any]]:
     return rows
 
 
-def _rewrite(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+def _rewrite(path: Path, rows: Sequence[ResultRow]) -> None:
     """Replace ``path`` with ``rows`` atomically (a failed write leaves the old file whole)."""
     tmp = path.with_name(path.name + ".tmp")
     try:

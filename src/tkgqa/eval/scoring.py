@@ -53,6 +53,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..datasets.cronquestions import complexity
+from ..outcomes import ResultRow
 from ..query.text.normalize import normalize_answer, normalize_text
 
 LabelFn = Callable[[str], str]
@@ -223,14 +224,12 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
 DEFAULT_DIMENSIONS = ("qlabel", "answer_type", "qtype", "time_level", "types")
 
 
-def _values(row: Mapping[str, Any], dim: str) -> list[str]:
+def row_values(row: ResultRow, dim: str) -> list[str]:
+    """The values of a row's breakdown dimension ``dim`` (an annotation, or CronQuestions' complexity)."""
     if dim == "complexity":
-        value = complexity(row.get("qtype"))
+        value = complexity(row.qtype)
         return [value] if value else []
-    value = row.get(dim)
-    if isinstance(value, list):
-        return [str(v) for v in value]
-    return [] if value in (None, "") else [str(value)]
+    return row.dimension(dim)
 
 
 #: Datasets scored by set recall/precision in their paper (CLQA-Wiki: LPKG §5, "in CLQA-Wiki, we use Recall
@@ -238,37 +237,41 @@ def _values(row: Mapping[str, Any], dim: str) -> list[str]:
 SET_SCORED = frozenset({"clqa"})
 
 
-def group_stats(rows: Sequence[Mapping[str, Any]], *, set_metrics: bool = False) -> dict[str, Any]:
+def group_stats(rows: Sequence[ResultRow], *, set_metrics: bool = False) -> dict[str, Any]:
     """``n`` and the mean strict/lenient Hits@1 (and set F1) of ``rows``; ``set_metrics``: also the mean set
     recall, precision and exact-set match."""
     n = len(rows)
 
-    def mean(key: str) -> float:
-        return sum(float(r.get(key) or 0.0) for r in rows) / n
+    def mean(value: Callable[[ResultRow], float]) -> float:
+        return sum(float(value(r) or 0.0) for r in rows) / n
 
     if n == 0:
         return {"n": 0, "strict_hits@1": 0.0, "lenient_hits@1": 0.0}
     out = {
         "n": n,
-        "strict_hits@1": mean("strict_hit"),
-        "lenient_hits@1": mean("lenient_hit"),
-        "f1": mean("f1"),
+        "strict_hits@1": mean(lambda r: r.strict_hit),
+        "lenient_hits@1": mean(lambda r: r.lenient_hit),
+        "f1": mean(lambda r: r.f1),
     }
     if set_metrics:
-        out.update(recall=mean("recall"), precision=mean("precision"), exact_set=mean("exact_set"))
+        out.update(
+            recall=mean(lambda r: r.recall),
+            precision=mean(lambda r: r.precision),
+            exact_set=mean(lambda r: r.exact_set),
+        )
     return out
 
 
-def breakdown(rows: Sequence[Mapping[str, Any]], dataset: str | None = None) -> dict[str, Any]:
+def breakdown(rows: Sequence[ResultRow], dataset: str | None = None) -> dict[str, Any]:
     """``{"overall": stats, dim: {value: stats}}`` for the dimensions of ``dataset``'s paper tables
     (any dataset: the dimensions its rows fill). Values are ordered as in the papers, then alphabetically."""
     sets = (dataset or "") in SET_SCORED
     out: dict[str, Any] = {"overall": group_stats(rows, set_metrics=sets)}
     dims = DIMENSIONS.get(dataset or "", DEFAULT_DIMENSIONS)
     for dim in dims:
-        groups: dict[str, list[Mapping[str, Any]]] = {}
+        groups: dict[str, list[ResultRow]] = {}
         for row in rows:
-            for value in _values(row, dim):
+            for value in row_values(row, dim):
                 groups.setdefault(value, []).append(row)
         if not groups:
             continue

@@ -21,6 +21,7 @@ from ..errors import ConfigError, TKGQAError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
 from ..llm import LLMBackend, Usage, resolve_llm_arg, usage_dict
+from ..outcomes import ResultRow
 from ..prompts.ask import Refused
 from ..registry import Registry
 from ._builtin import BUILTIN_METHODS
@@ -48,7 +49,8 @@ class Answer:
 
     @classmethod
     def abstain(cls, reason: str, trace: list[dict[str, Any]] | None = None, **kw: Any) -> Answer:
-        return cls(answers=[], abstained=True, reason=reason, trace=trace or [], **kw)
+        """An abstention; ``reason``: best an :class:`~tkgqa.outcomes.AbstainReason` (stored as text)."""
+        return cls(answers=[], abstained=True, reason=str(reason), trace=trace or [], **kw)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -423,7 +425,7 @@ class Method(ABC):
             out["unspecified_by_paper"] = self.config.unspecified()
         return out
 
-    def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:
         """Method-specific aggregates of an evaluation's ``results.jsonl`` rows, written to ``report.json`` as
         ``method_metrics`` (e.g. LPKG's plan parse rate); none by default."""
         return {}

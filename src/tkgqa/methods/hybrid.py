@@ -35,6 +35,7 @@ from ..datasets.base import Question
 from ..errors import ConfigError
 from ..kg.base import KGStore
 from ..llm.base import LLMBackend
+from ..outcomes import AbstainReason
 from .base import METHODS, Answer, Method, MethodConfig, parse_options, resolve_method
 from .client import client_option
 
@@ -172,9 +173,11 @@ class HybridMethod(Method):
         usage = merge_usage(first.usage, second.usage)
         if _answered(second):
             return dataclasses.replace(second, trace=trace, usage=usage)
-        reason = (
-            f"{self.primary.name}: {first.reason or 'no answer'}; "
-            f"{self.fallback.name}: {second.reason or 'no answer'}"
+        reason = AbstainReason.BOTH_ABSTAINED.format(
+            primary=self.primary.name,
+            primary_reason=first.reason or "no answer",
+            fallback=self.fallback.name,
+            fallback_reason=second.reason or "no answer",
         )
         return Answer.abstain(
             reason, trace=trace, usage=usage, evidence=second.evidence, raw_output=second.raw_output

@@ -35,14 +35,15 @@ from typing import Any, Generic, TypeVar
 from ..errors import ContextWindowError, LLMError, ParseError
 from ..llm import LLMBackend, Usage, charge, complete_parsed, error_usage
 from ..llm.parsing import error_reason
+from ..outcomes import AbstainReason
 from .base import Context, PromptSpec
 
 T = TypeVar("T")
 
 #: The default abstention reason of a reply that could not be read after the re-asks.
-UNPARSABLE = "unparsable model output"
+UNPARSABLE: str = AbstainReason.UNPARSABLE_OUTPUT
 #: The abstention reason of a prompt that does not fit the model's context window (``window=True``).
-CONTEXT_WINDOW = "the prompt does not fit the model's context window"
+CONTEXT_WINDOW: str = AbstainReason.CONTEXT_WINDOW
 
 _NO_CONTEXT: Mapping[str, Any] = {}
 

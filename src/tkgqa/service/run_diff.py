@@ -10,14 +10,15 @@ from typing import Any
 
 from ..errors import NotFoundError
 from ..eval.report import compare_runs, read_results
+from ..outcomes import ResultRow
 from ..sanitize import clean_json
-from .runs import Outcome, confined, outcome, run_dir, run_results
+from .runs import Outcome, confined, run_dir, run_results
 
 MAX_DIFF_QUESTIONS = 2000
 
 
-def _change(a: dict[str, Any], b: dict[str, Any]) -> str:
-    hit_a, hit_b = bool(a.get("strict_hit")), bool(b.get("strict_hit"))
+def _change(a: ResultRow, b: ResultRow) -> str:
+    hit_a, hit_b = a.strict_hit, b.strict_hit
     if hit_a and hit_b:
         return "both_right"
     if hit_a:
@@ -27,8 +28,8 @@ def _change(a: dict[str, Any], b: dict[str, Any]) -> str:
     return "both_wrong"
 
 
-def _side(row: dict[str, Any]) -> dict[str, Any]:
-    return {"outcome": outcome(row).value, "answers": [str(p) for p in (row.get("predictions") or [])][:5]}
+def _side(row: ResultRow) -> dict[str, Any]:
+    return {"outcome": row.outcome.value, "answers": [str(p) for p in row.predictions][:5]}
 
 
 def run_diff(root: Path, name_a: str, name_b: str) -> dict[str, Any]:
@@ -40,17 +41,17 @@ def run_diff(root: Path, name_a: str, name_b: str) -> dict[str, Any]:
         if confined(root, folder / "results.jsonl") is None:
             raise NotFoundError(f"run {name!r} has no results.jsonl inside the runs folder")
     summary = compare_runs(folder_a, folder_b)
-    rows_b = {str(r["qid"]): r for r in read_results(folder_b)}
+    rows_b = {r.qid: r for r in read_results(folder_b)}
     questions: list[dict[str, Any]] = []
     for a in read_results(folder_a):
-        b = rows_b.get(str(a["qid"]))
+        b = rows_b.get(a.qid)
         if b is None:
             continue
         questions.append(
             {
-                "qid": str(a["qid"]),
-                "question": str(a.get("question", "")),
-                "gold": [str(g) for g in (a.get("gold") or [])],
+                "qid": a.qid,
+                "question": a.question,
+                "gold": [str(g) for g in a.gold],
                 "a": _side(a),
                 "b": _side(b),
                 "change": _change(a, b),

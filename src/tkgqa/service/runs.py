@@ -19,10 +19,12 @@ import stat
 from collections.abc import Callable, Iterator
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any
 
 from ..errors import ConfigError, NotFoundError, TKGQAError
 from ..kg.fact import Fact
+from ..outcomes import Outcome as RowOutcome
+from ..outcomes import ResultRow
 from ..sanitize import clean_json
 from .views import labelled_fact, program_tree
 
@@ -37,22 +39,16 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 class Outcome(StrEnum):
-    """How a run answered a question (the results filter)."""
+    """The results filter: every row, or those of one :class:`tkgqa.outcomes.Outcome`."""
 
     ALL = "all"
-    CORRECT = "correct"
-    WRONG = "wrong"
-    ABSTAINED = "abstained"
-    ERROR = "error"
+    CORRECT = RowOutcome.CORRECT.value
+    WRONG = RowOutcome.WRONG.value
+    ABSTAINED = RowOutcome.ABSTAINED.value
+    ERROR = RowOutcome.ERROR.value
 
-
-def outcome(row: dict[str, Any]) -> Outcome:
-    """The :class:`Outcome` of one ``results.jsonl`` row."""
-    if row.get("error"):
-        return Outcome.ERROR
-    if row.get("abstained") or not row.get("predictions"):
-        return Outcome.ABSTAINED
-    return Outcome.CORRECT if row.get("strict_hit") else Outcome.WRONG
+    def keeps(self, row: ResultRow) -> bool:
+        return self is Outcome.ALL or row.outcome.value == self.value
 
 
 def confined(root: Path, path: Path) -> Path | None:
@@ -172,7 +168,7 @@ def run_report(root: Path, name: str) -> dict[str, Any]:
     text = md.decode("utf-8", errors="replace")[:MAX_REPORT_CHARS] if md is not None else ""
     counts = {o.value: 0 for o in Outcome}
     for row in _rows(root, folder):
-        counts[outcome(row).value] += 1
+        counts[row.outcome.value] += 1
         counts[Outcome.ALL.value] += 1
     return {
         **_summary(folder, report),
@@ -192,7 +188,7 @@ def run_chart(root: Path, name: str) -> bytes:
     return data
 
 
-def _rows(root: Path, folder: Path) -> Iterator[dict[str, Any]]:
+def _rows(root: Path, folder: Path) -> Iterator[ResultRow]:
     fd = _open_confined(root, folder / "results.jsonl")
     if fd is None:
         return
@@ -203,7 +199,7 @@ def _rows(root: Path, folder: Path) -> Iterator[dict[str, Any]]:
             except (json.JSONDecodeError, RecursionError):
                 continue  # a line cut by a crash
             if isinstance(row, dict):
-                yield row
+                yield ResultRow.from_json(row)
 
 
 def run_results(
@@ -217,14 +213,7 @@ def run_results(
     picked = []
     total = 0
     for row in _rows(root, folder):
-        match which:
-            case Outcome.ALL:
-                keep = True
-            case Outcome.CORRECT | Outcome.WRONG | Outcome.ABSTAINED | Outcome.ERROR:
-                keep = outcome(row) is which
-            case _:
-                assert_never(which)
-        if not keep:
+        if not which.keeps(row):
             continue
         total += 1
         if offset < total <= offset + limit:
@@ -232,11 +221,9 @@ def run_results(
     return {"name": name, "outcome": which.value, "total": total, "offset": offset, "results": picked}
 
 
-def _answer_view(
-    row: dict[str, Any], method: str, llm: str | None, label: Callable[[str], str]
-) -> dict[str, Any]:
+def _answer_view(row: ResultRow, method: str, llm: str | None, label: Callable[[str], str]) -> dict[str, Any]:
     facts = []
-    for f in row.get("evidence") or []:
+    for f in row.evidence:
         try:
             facts.append(labelled_fact(Fact.from_dict(f), None))
         except (KeyError, TypeError, ValueError, AttributeError, TKGQAError):
@@ -244,29 +231,26 @@ def _answer_view(
     for f in facts:
         for key in ("subject", "relation", "object"):
             f[f"{key}_label"] = label(f[key])
-    raw_trace = row.get("trace")
-    trace: list[dict[str, Any]] = (
-        [s for s in raw_trace if isinstance(s, dict)] if isinstance(raw_trace, list) else []
-    )
+    trace = row.steps()
     program = program_tree(trace, label)
     return clean_json(
         {
-            "qid": str(row.get("qid", "")),
-            "outcome": outcome(row).value,
-            "gold": row.get("gold") or [],
-            "question": row.get("question", ""),
+            "qid": row.qid,
+            "outcome": row.outcome.value,
+            "gold": row.gold,
+            "question": row.question,
             "method": method,
             "llm": llm,
-            "kg": row.get("kg") if isinstance(row.get("kg"), str) else None,
-            "answers": row.get("predictions") or [],
+            "kg": row.kg,
+            "answers": row.predictions,
             "evidence": facts,
             "grounded": bool(facts),
             "trace": trace,
-            "usage": row.get("usage") or {},
-            "abstained": bool(row.get("abstained")),
-            "reason": row.get("reason") or row.get("error") or "",
-            "missing": program["missing"] if program and not row.get("predictions") else None,
+            "usage": row.usage,
+            "abstained": row.abstained,
+            "reason": row.reason or row.error or "",
+            "missing": program["missing"] if program and not row.predictions else None,
             "program": program,
-            "latency_ms": round(float(row.get("latency_s") or 0) * 1000, 1),
+            "latency_ms": round(float(row.latency_s or 0) * 1000, 1),
         }
     )

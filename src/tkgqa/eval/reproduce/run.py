@@ -29,9 +29,10 @@ from ...datasets.core import Dataset
 from ...datasets.sampling import select_questions
 from ...errors import TKGQAError
 from ...kg.base import KGStore
-from ..report import REPORT_JSON, answered, read_results
+from ...outcomes import ResultRow
+from ..report import REPORT_JSON, read_results
 from ..runner import evaluate
-from ..scoring import _values as row_values
+from ..scoring import row_values
 from .data import DATA, dataset_dir, missing_data
 from .spec import Column, Metric, Paper, Row, Scale, Table
 from .stats import mean_interval
@@ -122,7 +123,7 @@ class RunOutcome:
     could not run."""
 
     run_dir: Path
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[ResultRow] = field(default_factory=list)
     questions: dict[str, Question] = field(default_factory=dict)
     report: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
@@ -225,15 +226,15 @@ def execute(
         return outcome
     wanted = {q.qid: q for q in chosen}
     order = {qid: i for i, qid in enumerate(wanted)}
-    rows = [r for r in read_results(outcome.run_dir) if str(r["qid"]) in wanted]
-    outcome.rows = sorted(rows, key=lambda r: order[str(r["qid"])])
+    rows = [r for r in read_results(outcome.run_dir) if r.qid in wanted]
+    outcome.rows = sorted(rows, key=lambda r: order[r.qid])
     outcome.questions = wanted
     with contextlib.suppress(OSError, ValueError):
         outcome.report = json.loads((outcome.run_dir / REPORT_JSON).read_text("utf-8"))
     return outcome
 
 
-def matches(row: Mapping[str, Any], question: Question | None, flt: Mapping[str, str]) -> bool:
+def matches(row: ResultRow, question: Question | None, flt: Mapping[str, str]) -> bool:
     """Whether a results row (and its question) falls in a column's ``filter``."""
     for key, want in flt.items():
         if key == "entities":
@@ -245,19 +246,19 @@ def matches(row: Mapping[str, Any], question: Question | None, flt: Mapping[str,
     return True
 
 
-def metric_values(rows: Sequence[Mapping[str, Any]], metric: Metric) -> list[float]:
+def metric_values(rows: Sequence[ResultRow], metric: Metric) -> list[float]:
     """The per-question values a cell averages."""
     match metric:
         case Metric.STRICT_HIT:
-            return [float(bool(r.get("strict_hit"))) for r in rows]
+            return [float(r.strict_hit) for r in rows]
         case Metric.LENIENT_HIT:
-            return [float(bool(r.get("lenient_hit"))) for r in rows]
+            return [float(r.lenient_hit) for r in rows]
         case Metric.STRICT_HIT_ANSWERED:
-            return [float(bool(r.get("strict_hit"))) for r in rows if answered(r)]
+            return [float(r.strict_hit) for r in rows if r.answered]
         case Metric.RECALL:
-            return [float(r.get("recall") or 0.0) for r in rows]
+            return [float(r.recall or 0.0) for r in rows]
         case Metric.PRECISION:
-            return [float(r.get("precision") or 0.0) for r in rows]
+            return [float(r.precision or 0.0) for r in rows]
         case _:
             assert_never(metric)
 
@@ -286,15 +287,13 @@ def fill(planned: PlannedCell, outcome: RunOutcome | None, *, llm: str | None, l
     if outcome.error:
         return _replace(cell, reason=outcome.error, run_dir=run_dir)
     key = planned.run
-    rows = [
-        r for r in outcome.rows if matches(r, outcome.questions.get(str(r["qid"])), planned.column.filter)
-    ]
+    rows = [r for r in outcome.rows if matches(r, outcome.questions.get(r.qid), planned.column.filter)]
     values = metric_values(rows, Metric(cell.metric))
     if not values:
         return _replace(cell, reason="no question of this column in the run (n = 0)", run_dir=run_dir)
     scale = 100.0 if planned.table.scale is Scale.PERCENT else 1.0
     lo, hi = mean_interval(values)
-    errors = sum(1 for r in rows if r.get("error"))
+    errors = sum(1 for r in rows if r.failed)
     reason = f"{errors} of {len(rows)} questions failed with errors (scored as misses)" if errors else ""
     if not key.llm:
         reason = "; ".join(

@@ -15,6 +15,7 @@ from ...datasets.base import Question
 from ...errors import ConfigError, DataError
 from ...kg.base import KGStore
 from ...llm import LLMBackend, llm_context, usage_dict
+from ...outcomes import AbstainReason
 from ...query import Reasoner
 from ...query.link import LinkedQuestion, QuestionLinker
 from ...retrieval.embedders import Embedder
@@ -232,9 +233,10 @@ class ARIMethod(Method):
         usage = usage_dict(ep.usage, self.llm)
         raw = next((s.raw_output for s in reversed(ep.steps) if s.raw_output), "")
         if not linked.anchors.entities:
-            return Answer.abstain("no KG entity linked in the question", trace=trace, usage=usage)
+            return Answer.abstain(AbstainReason.NO_ENTITY_LINKED, trace=trace, usage=usage)
         if not ep.answers:
-            return Answer.abstain(f"no answer ({ep.stop_reason})", trace=trace, usage=usage, raw_output=raw)
+            reason = AbstainReason.NO_ANSWER.format(stop=ep.stop_reason)
+            return Answer.abstain(reason, trace=trace, usage=usage, raw_output=raw)
         return Answer(ep.answers, evidence=ep.evidence, trace=trace, usage=usage, raw_output=raw)
 
     def record(self, question: Question, kg: KGStore) -> tuple[HistoryRecord, Answer]:

@@ -16,7 +16,7 @@ paper's preset then has no evidence from that entity and abstains when no entity
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
@@ -24,6 +24,7 @@ from ...datasets.base import Question
 from ...kg import KGStore
 from ...kg.fact import Fact
 from ...llm import LLMBackend, Usage, llm_context, usage_dict
+from ...outcomes import AbstainReason, ErrorKind, ResultRow
 from ...prompts.ask import Refusal, Refused, ask
 from ...prompts.cik import ESG_PROMPT, ROG_PROMPT
 from ...query.link import QuestionLinker
@@ -61,7 +62,7 @@ from .pruning import (
     time_aware_prune,
     truncate_hops,
 )
-from .run_summary import PATH_FAILED, run_summary
+from .run_summary import PATH_OVER_CONTEXT, run_summary
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ class CIKMethod(Method):
     def setup(self) -> None:
         self.linker = QuestionLinker(self.config.max_entities)
 
-    def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:
         """Run-level counts for ``report.json`` (path selection failures, fallbacks, δ2, token limits)."""
         return run_summary(rows)
 
@@ -293,7 +294,7 @@ class CIKMethod(Method):
         limit = self.config.prompt_token_limit
         if limit is not None and tokens > limit:
             return Answer.abstain(
-                f"evidence of {tokens} tokens exceeds the limit {limit}",
+                AbstainReason.EVIDENCE_OVER_LIMIT.format(tokens=tokens, limit=limit),
                 trace,
                 usage=usage_dict(usage, llm),
                 evidence=evidence,
@@ -312,23 +313,23 @@ class CIKMethod(Method):
         if not stages.entities:
             names = ", ".join(kg.label(e) for e in stages.missing)
             return (
-                f"There's no information in the knowledge about {names}"
+                AbstainReason.NO_INFORMATION_ABOUT.format(names=names)
                 if names
-                else "no question entity found in the KG"
+                else AbstainReason.NO_QUESTION_ENTITY
             )
         if stages.pruned:
             return None
         failed = stages.path_failed
         if not failed or any(t.n_facts for t in stages.traversals):
-            return "the evidence set is empty"
+            return AbstainReason.EVIDENCE_EMPTY
         error = stages.selection_error
-        if error.startswith("ContextWindowError"):
-            why = "the Π_esg prompt does not fit the model's context window"
+        if ErrorKind.of_text(error) is ErrorKind.CONTEXT_WINDOW:
+            why = PATH_OVER_CONTEXT
         elif error:
             why = f"Π_esg gave no usable path ({error.split(':', 1)[0]})"
         else:
             why = f"no relation path yields facts for {', '.join(kg.label(e) for e in failed)}"
-        return f"{PATH_FAILED}: {why}"
+        return AbstainReason.PATH_SELECTION_FAILED.format(why=why)
 
     def _reason(
         self,
@@ -345,7 +346,7 @@ class CIKMethod(Method):
             llm,
             ROG_PROMPT,
             context,
-            reason="could not parse the answer",
+            reason=AbstainReason.ANSWER_UNPARSED,
             spent=usage,
             window=True,
             max_tokens=self.config.max_tokens,
@@ -359,5 +360,5 @@ class CIKMethod(Method):
         answers = [rendered.map.decompress_answer(a) if rendered.map else a for a in raw]
         answers = list(dict.fromkeys(a for a in answers if a))
         trace.append({"step": "answer", "raw": raw, "answers": answers})
-        empty = "the model found no answer in the evidence"
+        empty = AbstainReason.MODEL_NO_ANSWER_IN_EVIDENCE
         return listed_answer(answers, outcome.text, trace, usage, llm, empty=empty, evidence=evidence)

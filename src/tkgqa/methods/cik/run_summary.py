@@ -3,22 +3,32 @@ through :meth:`tkgqa.methods.base.Method.report_metrics`."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
-#: The start of the reason of a question whose relation-path selection failed (paper preset: unanswered).
-PATH_FAILED = "path selection failed"
+from ...outcomes import AbstainReason, ResultRow
+
+#: Why a relation-path selection failed when the Π_esg prompt is over the model's context window (the
+#: ``why`` of :attr:`AbstainReason.PATH_SELECTION_FAILED`; a token limit too).
+PATH_OVER_CONTEXT = "the Π_esg prompt does not fit the model's context window"
 
 
-def _evidence_step(row: Mapping[str, Any]) -> Mapping[str, Any]:
-    for step in row.get("trace") or ():
-        if isinstance(step, Mapping) and step.get("step") == "evidence":
-            return step
-    return {}
+def _token_limited(reason: str) -> bool:
+    """An abstention because a prompt would not fit: the evidence over its limit, or the Π_rog or the Π_esg
+    prompt over the model's context window."""
+    kind = AbstainReason.of(reason)
+    return (kind is not None and kind.token_limit) or (
+        reason == AbstainReason.PATH_SELECTION_FAILED.format(why=PATH_OVER_CONTEXT)
+    )
 
 
-def run_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _evidence_step(row: ResultRow) -> dict[str, Any]:
+    steps = row.steps("evidence")
+    return steps[0] if steps else {}
+
+
+def run_summary(rows: Sequence[ResultRow]) -> dict[str, Any]:
     """Counts over an evaluation's rows for ``report.json`` (``method_metrics``): questions whose path
     selection failed (for some / every question entity), that used the 1-hop fallback, that abstained
     because no path yielded facts or because of a token limit (a Π_esg prompt over the model's context
@@ -28,15 +38,16 @@ def run_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     steps = [_evidence_step(r) for r in rows]
     some = [s for s in steps if s.get("path_failed")]
     every = [s for s in some if set(s.get("path_failed") or ()) >= set(s.get("entities") or ())]
-    reasons = [str(r.get("reason") or "") for r in rows]
     pruned = [int((s.get("counts") or {}).get("pruned", 0)) for s in steps if s]
     return {
         "questions": len(rows),
         "path_selection_failed": len(some),
         "path_selection_failed_all_entities": len(every),
         "fallback_used": sum(1 for s in steps if s.get("fallback")),
-        "abstained_path_selection_failed": sum(r.startswith(PATH_FAILED) for r in reasons),
-        "abstained_token_limit": sum(("context window" in r) or ("exceeds the limit" in r) for r in reasons),
+        "abstained_path_selection_failed": sum(
+            AbstainReason.of(r.reason) is AbstainReason.PATH_SELECTION_FAILED for r in rows
+        ),
+        "abstained_token_limit": sum(_token_limited(r.reason) for r in rows),
         "over_delta2": sum(1 for s in steps if s.get("over_delta2")),
         "evidence_facts_mean": fmean(pruned) if pruned else 0.0,
     }

@@ -26,13 +26,14 @@ Options (``--method lpkg --method-option KEY=VALUE`` or ``"lpkg:planner=finetune
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ...datasets.base import Question
 from ...errors import ConfigError
 from ...kg.base import KGStore
 from ...llm import llm_context, usage_dict
+from ...outcomes import AbstainReason, ResultRow
 from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_ANSWER_PROMPT, Demo
 from ...query import ParserOptions, QuestionLinker, Reasoner
 from ..base import METHODS, Answer, Method, Preset
@@ -170,12 +171,16 @@ class LPKGMethod(Method):
             }
             usage = dict(usage_dict(out.usage, self.llm if self.planner.name in {"icl", "sft"} else None))
             if plan is None:
-                return Answer.abstain(f"the plan did not parse: {out.error}", trace=[step], usage=usage,
-                                      raw_output=out.text)  # fmt: skip
+                reason = AbstainReason.PLAN_UNPARSED.format(error=out.error)
+                return Answer.abstain(reason, trace=[step], usage=usage, raw_output=out.text)
             ex = self.executor.run(plan, kg, question.text)
             trace = [step, *ex.steps]
             if not fallback and self._empty(ex):
-                reason = f"{ex.empty} is empty" if ex.empty else (ex.error or "the final answer is empty")
+                reason = (
+                    AbstainReason.PLAN_STEP_EMPTY.format(step=ex.empty)
+                    if ex.empty
+                    else (ex.error or AbstainReason.PLAN_FINAL_EMPTY)
+                )
                 first = ex
                 ex = self.executor.run(direct_plan(question.text), kg, question.text)
                 ex.usage = first.usage + ex.usage
@@ -185,7 +190,7 @@ class LPKGMethod(Method):
             usage[key] = usage.get(key, 0) + value
         labels = final_labels(ex.answers, kg)
         if not labels:
-            reason = ex.error or "the plan's final step found no answer"
+            reason = ex.error or AbstainReason.PLAN_NO_ANSWER
             return Answer.abstain(reason, trace=trace, usage=usage, raw_output=out.text)
         return Answer(labels, ex.answers.facts()[:50], trace, usage, raw_output=out.text)
 
@@ -195,6 +200,6 @@ class LPKGMethod(Method):
             return False
         return bool(ex.empty) or not len(ex.answers) or bool(ex.error)
 
-    def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:
         """Plan metrics for ``report.json`` (see :mod:`.metrics`)."""
         return plan_metrics(rows)

@@ -15,9 +15,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from ...outcomes import ResultRow
 from ...query.generate.patterns import PatternType
 
 #: MultiTQ question type → the patterns a correct plan may have
@@ -32,25 +33,23 @@ MULTITQ_PATTERNS: dict[str, frozenset[str]] = {
 _PATTERNS = frozenset(p.value for p in PatternType)
 
 
-def expected_patterns(row: Mapping[str, Any]) -> frozenset[str] | None:
-    qtype = row.get("qtype")
+def expected_patterns(row: ResultRow) -> frozenset[str] | None:
+    qtype = row.qtype
     if not isinstance(qtype, str):
         return None
     if qtype in _PATTERNS:
         return frozenset({qtype})
-    if row.get("dataset") == "multitq" or qtype in MULTITQ_PATTERNS:
+    if row.dataset == "multitq" or qtype in MULTITQ_PATTERNS:
         return MULTITQ_PATTERNS.get(qtype)
     return None
 
 
-def plan_step(row: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    for step in row.get("trace") or []:
-        if isinstance(step, Mapping) and step.get("step") == "plan":
-            return step
-    return None
+def plan_step(row: ResultRow) -> dict[str, Any] | None:
+    steps = row.steps("plan")
+    return steps[0] if steps else None
 
 
-def plan_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def plan_metrics(rows: Sequence[ResultRow]) -> dict[str, Any]:
     planned = [(r, s) for r in rows if (s := plan_step(r)) is not None]
     if not planned:
         return {}
@@ -58,13 +57,13 @@ def plan_metrics(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     judged = shape_ok = 0
     seconds = 0.0
     for row, step in planned:
-        qtype = str(row.get("qtype") or "?")
+        qtype = str(row.qtype or "?")
         entry = by_type.setdefault(qtype, {"n": 0, "parsed": 0, "judged": 0, "shape_ok": 0, "exact_set": 0,
                                            "plan_exact_set": 0, "predicted": Counter()})  # fmt: skip
         entry["n"] += 1
         entry["parsed"] += bool(step.get("parsed"))
-        entry["exact_set"] += bool(row.get("exact_set"))
-        entry["plan_exact_set"] += bool(row.get("exact_set")) and bool(step.get("parsed"))
+        entry["exact_set"] += bool(row.exact_set)
+        entry["plan_exact_set"] += bool(row.exact_set) and bool(step.get("parsed"))
         predicted = step.get("pattern") if step.get("parsed") else None
         entry["predicted"][str(predicted or "unparsed/other")] += 1
         want = expected_patterns(row)

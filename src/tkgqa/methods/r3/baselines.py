@@ -16,6 +16,7 @@ from ...datasets.base import Question
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...llm import Message, llm_context, usage_dict
+from ...outcomes import AbstainReason
 from ...prompts import r3_baselines as B
 from ...prompts.ask import Asker, Refused
 from ..base import METHODS, Answer, Method, llm_required
@@ -77,7 +78,7 @@ class _Baseline(Method):
         usage = usage_dict(calls.usage, self.llm)
         evidence: list[Fact] = [pool.fact(i) for i in cited_ids if i in known]
         if not words:
-            return Answer.abstain("the model answered I don't know", trace, usage=usage, raw_output=text)
+            return Answer.abstain(AbstainReason.MODEL_DONT_KNOW, trace, usage=usage, raw_output=text)
         return Answer(words, evidence, trace, usage=usage, raw_output=text)
 
     def _unparsable(self, refused: Refused, trace: list[dict[str, Any]], calls: Asker) -> Answer:

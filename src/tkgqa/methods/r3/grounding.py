@@ -20,6 +20,7 @@ from typing import Any
 from ...kg.base import KGStore
 from ...kg.crlt import parse_kg_triples, parse_time_literal, split_relation
 from ...kg.linking import normalize
+from ...outcomes import ResultRow
 from ...query import PerKG
 from ..base import Answer
 
@@ -108,15 +109,14 @@ def _resolved(fact: Mapping[str, Any]) -> bool:
     return all(str(fact.get(k) or "") for k in ("subject", "relation", "object"))
 
 
-def grounding_of(answer: Answer | Mapping[str, Any], kg: KGStore | None = None) -> Grounding:
+def grounding_of(answer: Answer | ResultRow, kg: KGStore | None = None) -> Grounding:
     """The grounding of one answer (an :class:`Answer` or a ``results.jsonl`` row); ``kg=None``: see the
     module's note."""
     if isinstance(answer, Answer):
         trace, raw, answered = answer.trace, answer.raw_output, bool(answer.answers) and not answer.abstained
     else:
-        trace = answer.get("trace") or []
-        raw = str(answer.get("raw_output") or "")
-        answered = bool(answer.get("predictions")) and not answer.get("abstained")
+        trace, raw = answer.steps(), answer.raw_output
+        answered = bool(answer.predictions) and not answer.abstained
     if not answered:
         return Grounding(False)
     found = _cited(trace)
@@ -145,19 +145,15 @@ def grounding_score(groundings: Sequence[Grounding]) -> dict[str, float]:
     }
 
 
-def run_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def run_summary(rows: Sequence[ResultRow]) -> dict[str, Any]:
     """R3's summary of a run's ``results.jsonl`` rows (``report.json``'s ``method_metrics``): the grounding
     score (:func:`grounding_score`; error rows count as not answered), the replies the citation check
     rejected, the questions answered per search depth, and the axioms that came back as a hint."""
-    scored = [
-        grounding_of(r) if not r.get("error") else Grounding(False) for r in rows if isinstance(r, Mapping)
-    ]
+    scored = [grounding_of(r) if not r.failed else Grounding(False) for r in rows]
     rejected = hints = 0
     depths: dict[str, int] = {}
     for row in rows:
-        for step in row.get("trace") or ():
-            if not isinstance(step, Mapping) or step.get("step") != "r3_tree":
-                continue
+        for step in row.steps("r3_tree"):
             for branch in step.get("branches") or ():
                 hints += bool((branch.get("axiom") or {}).get("hint"))
                 rejected += sum(len(n.get("rejected") or ()) for n in branch.get("nodes") or ())

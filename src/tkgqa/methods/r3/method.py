@@ -21,13 +21,14 @@ reported in the trace, and the question is abstained on when no grounded answer 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ...datasets.base import Question
 from ...errors import ParseError
 from ...kg.base import KGStore
 from ...llm import Usage, llm_context, usage_dict
+from ...outcomes import AbstainReason, ResultRow
 from ...prompts import r3 as P
 from ...prompts.ask import Asker, Refused
 from ..base import METHODS, Answer, Method, llm_required
@@ -71,7 +72,7 @@ class R3Method(Method):
             out["fallbacks"] = list(self._notes)
         return out
 
-    def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:
         """R3's run summary for ``report.json`` (``method_metrics``): the grounding score over the run's rows
         and the citation check's rejections (see :func:`.grounding.run_summary`)."""
         return run_summary(rows)
@@ -140,12 +141,12 @@ class R3Method(Method):
         usage = usage_dict(calls.usage, self.llm)
         if result.final is None or result.final.answer is None:
             if not report.union:
-                reason = "no question entity found in the KG"
+                reason: str = AbstainReason.NO_QUESTION_ENTITY
             elif all(b.axiom is None for b in result.branches):
-                reason = "no axiom could be parsed from the model's replies"
+                reason = AbstainReason.NO_AXIOM
             else:
                 depth, n = self.config.max_depth, len(result.branches)
-                reason = f"no grounded answer within depth {depth} and {n} branch(es)"
+                reason = AbstainReason.NO_GROUNDED_ANSWER.format(depth=depth, n=n)
             trace.append({"step": "explanation", "lines": self._lines(result, search, reason)})
             return Answer.abstain(reason, trace, usage=usage)
         answer = result.final.answer
@@ -217,7 +218,7 @@ class R3Method(Method):
             axiom, results, chosen = matcher.run(premises)
         except ParseError as exc:
             failed: list[dict[str, Any]] = [{"step": "preference", "error": short_error(exc)}]
-            return Answer.abstain("axiom unparsable", failed, usage=self._usage_of(calls))
+            return Answer.abstain(AbstainReason.AXIOM_UNPARSED, failed, usage=self._usage_of(calls))
         trace: list[dict[str, Any]] = [
             {
                 "step": "preference",
@@ -236,7 +237,7 @@ class R3Method(Method):
         ]
         usage = self._usage_of(calls)
         if chosen is None:
-            return Answer.abstain("no option could be judged", trace, usage=usage)
+            return Answer.abstain(AbstainReason.NO_OPTION_JUDGED, trace, usage=usage)
         best: OptionResult = results[chosen]
         cited = list(dict.fromkeys(i for c in best.checks for i in c.facts))
         trace.append(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ...datasets.base import Question
 from ...kg.base import KGStore
 from ...kg.fact import Fact
+from ...outcomes import AbstainReason
 from ...query import AnswerOrder, Extreme, Parse, ParserOptions, Program, Reasoner, pretty
 from ..base import METHODS, Answer, Method, MethodConfig, options_from
 from ..client import client_option
@@ -72,7 +73,5 @@ class SymbolicReasoner(Method):
         result = self.reasoner.execute(program, kg, priority=priority)
         steps: list[dict[str, object]] = [{"program": pretty(program)}, *(trace or []), *result.steps]
         if not result.answers:
-            return Answer.abstain(
-                "the program found no answer in the KG", trace=steps, evidence=result.evidence
-            )
+            return Answer.abstain(AbstainReason.PROGRAM_NO_ANSWER, trace=steps, evidence=result.evidence)
         return Answer(answers=result.answers, evidence=result.evidence, trace=steps)

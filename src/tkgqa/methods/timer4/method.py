@@ -39,6 +39,7 @@ stage (``rewrite``, ``answer``) for the run log and cassettes (``--llm replay:FI
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -50,6 +51,7 @@ from ...kg import KGStore
 from ...kg.fact import Fact
 from ...kg.neighborhood import neighbors
 from ...llm import LLMBackend, Usage, llm_context, usage_dict
+from ...outcomes import AbstainReason, ResultRow
 from ...prompts.ask import Refused, ask
 from ...prompts.base import Prompt
 from ...prompts.timer4 import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
@@ -135,10 +137,10 @@ class TimeR4Method(Method):
         ``method_metrics``)."""
         return {**super().describe(), "tks_trained": {k: str(v) for k, v in trained_retrievers().items()}}
 
-    def report_metrics(self, rows: Any) -> dict[str, Any]:
+    def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:
         """Counts over an evaluation's rows for ``report.json``: rewritten questions, reranked ones, and the
         time-aware retriever used (trained or the untrained FKS model)."""
-        steps = [s for r in rows for s in (r.get("trace") or ()) if isinstance(s, dict)]
+        steps = [s for r in rows for s in r.steps()]
         rewrites = [s for s in steps if s.get("step") == "rewrite"]
         tks = [s for s in steps if s.get("step") == "tks"]
         models: dict[str, int] = {}
@@ -424,7 +426,7 @@ class TimeR4Method(Method):
         trace: list[dict[str, Any]] = [{"step": "dataset_facts", "source": source, "facts": texts}]
         _stage(0, f"dataset facts ({source}): {len(texts)}", len(texts))
         if not texts:
-            return Answer.abstain("no facts retrieved", trace, usage=usage_dict(Usage(), llm))
+            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=usage_dict(Usage(), llm))
         context = {"question": question.text, "facts": texts}
         evidence = list(question.context or [])
         return self._reason(llm, AUTHORS_REASON_PROMPT, context, evidence, trace, Usage())
@@ -440,14 +442,14 @@ class TimeR4Method(Method):
     ) -> Answer:
         """The answer step (§4.6): ``prompt`` over ``context``; ``usage``: what earlier steps spent."""
         with llm_context(stage=STAGE_ANSWER):
-            reason = "could not parse the answer list"
+            reason = AbstainReason.ANSWER_LIST_UNPARSED
             tokens = self.config.max_tokens
             parsed = ask(llm, prompt, context, reason=reason, spent=usage, max_tokens=tokens)
         usage = usage + parsed.usage
         if isinstance(parsed, Refused):
             return abstain_refused(parsed, trace, usage, llm, entry={"step": "reason"}, evidence=evidence)
         trace.append({"step": "reason", "answers": parsed.value})
-        empty = "the model listed no answer"
+        empty = AbstainReason.MODEL_LISTED_NO_ANSWER
         return listed_answer(parsed.value, parsed.text, trace, usage, llm, empty=empty, evidence=evidence)
 
     def _answer(self, question: Question, kg: KGStore, llm: LLMBackend) -> Answer:
@@ -485,7 +487,7 @@ class TimeR4Method(Method):
         )
         _stage(2, f"TKS{' + φ_t rerank' if used is not None else ''}: {len(facts)} facts", len(facts))
         if not facts:
-            return Answer.abstain("no facts retrieved", trace, usage=usage_dict(usage, llm))
+            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=usage_dict(usage, llm))
         context = {"question": query, "facts": [f.text for f in facts]}
         return self._reason(llm, REASON_PROMPT, context, [f.fact for f in facts], trace, usage)
 
