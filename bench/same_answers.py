@@ -63,7 +63,7 @@ def run(out: Path, only: list[str], limit: int | None) -> int:
         if limit is not None and name.startswith("mtq_"):
             cmd += ["--limit", str(limit)]
         t0 = time.monotonic()
-        env = {**os.environ, "PYTHONHASHSEED": "0"}  # nothing may depend on hash order; pinned so a diff is fair
+        env = {**os.environ, "PYTHONHASHSEED": "0"}  # pinned, so a diff is fair
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
         status = "ok" if proc.returncode == 0 else f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}"
         failed += proc.returncode != 0
