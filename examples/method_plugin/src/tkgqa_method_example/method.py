@@ -3,12 +3,13 @@ the first KG entity the question names. Small on purpose: it shows the shape eve
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from tkgqa.datasets import Question
 from tkgqa.kg import KGStore
-from tkgqa.methods.base import Answer, Method, merge_config
+from tkgqa.methods.base import Answer, Method
+from tkgqa.outcomes import ResultRow
 
 from .config import Order, TimelineConfig
 
@@ -19,10 +20,9 @@ class Timeline(Method):
     name: ClassVar[str] = "example_timeline"
     config_class: ClassVar[type[TimelineConfig]] = TimelineConfig
 
-    def __init__(self, config: TimelineConfig | None = None, **overrides: object) -> None:
-        # `overrides` are settings (from `--method "name:key=value"`, `--method-option` or a request's
-        # options); merge_config validates them. effective() fills the preset's values in.
-        self.config: TimelineConfig = merge_config(TimelineConfig, config, overrides).effective()
+    # The base class does the rest: `Timeline(config, **overrides)`, `"example_timeline:ours"` and
+    # `--method-option key=value` are validated against `config_class`, the preset fills unset settings
+    # (`self.config` holds the settings in force), and `describe()` records them with the deviations.
 
     def answer(self, question: Question, kg: KGStore) -> Answer:
         entity = question.entities[0] if question.entities else self._first_mention(question.text, kg)
@@ -36,19 +36,10 @@ class Timeline(Method):
         trace = [{"step": "entity", "entity": entity}, {"step": "fact", "fact": chosen.to_dict()}]
         return Answer([kg.label(chosen.object)], evidence=evidence, trace=trace)
 
-    def describe(self) -> dict[str, Any]:
-        """What ``report.json`` records: the settings in force, the preset, how it departs from the paper."""
-        return {
-            "method": self.name,
-            "config": self.config.model_dump(mode="json"),
-            "preset": self.config.preset.value,
-            "deviations": self.config.preset_deviations(),
-        }
-
-    def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:
         """Aggregates of a run's ``results.jsonl`` rows, written to ``report.json`` as ``method_metrics``."""
-        answered = [row for row in rows if row["predictions"]]
-        shown = sum(len(row["evidence"]) for row in answered)
+        answered = [row for row in rows if row.predictions]
+        shown = sum(len(row.evidence) for row in answered)
         return {"answered": len(answered), "evidence_per_answer": shown / len(answered) if answered else 0.0}
 
     def _first_mention(self, text: str, kg: KGStore) -> str | None:
