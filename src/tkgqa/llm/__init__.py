@@ -11,6 +11,7 @@ and robust output parsing.
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ..usage import Usage
 from .base import (
     LLM_BACKENDS,
     SECRET_FIELDS,
@@ -18,7 +19,6 @@ from .base import (
     LLMRequest,
     LLMResponse,
     Message,
-    Usage,
     choice_instruction,
     complete_many,
     make_request,

@@ -31,7 +31,8 @@ from typing import Any
 from ..errors import ConfigError, LLMError, ParseError
 from ..home import tkgqa_home
 from ..sqlite_file import SQLiteFile
-from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, Usage
+from ..usage import Usage
+from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse
 from .schema import migrate, schema_version
 
 _CONTEXT: contextvars.ContextVar[Mapping[str, str | None]] = contextvars.ContextVar(

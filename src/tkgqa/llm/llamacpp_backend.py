@@ -17,12 +17,12 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import ConfigError, ContextWindowError, LLMError
+from ..usage import Usage
 from .base import (
     LLM_BACKENDS,
     LLMBackend,
     LLMRequest,
     LLMResponse,
-    Usage,
     with_choice_instruction,
     without_secrets,
 )

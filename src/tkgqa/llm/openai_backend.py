@@ -36,12 +36,12 @@ from urllib.parse import urlsplit, urlunsplit
 from ..errors import ConfigError, ContextWindowError, LLMError, ParseError, RateLimitError
 from ..registry import install_hint
 from ..sanitize import clean_text
+from ..usage import Usage
 from .base import (
     LLM_BACKENDS,
     LLMBackend,
     LLMRequest,
     LLMResponse,
-    Usage,
     with_choice_instruction,
     without_secrets,
 )

@@ -38,7 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, DataError, ReplayMiss
-from .base import LLMBackend, LLMRequest, LLMResponse, Message, Usage, without_secrets
+from ..usage import Usage
+from .base import LLMBackend, LLMRequest, LLMResponse, Message, without_secrets
 from .cache import current_llm_context
 from .tokens import count_message_tokens, count_tokens
 

@@ -16,7 +16,8 @@ from typing import Any
 from ...datasets.base import Question
 from ...errors import ConfigError
 from ...kg.base import KGStore
-from ...llm.base import LLMBackend, Usage
+from ...llm.base import LLMBackend
+from ...usage import Usage
 from .memory import ARIMemory
 
 Progress = Callable[[str, int, int], None]
