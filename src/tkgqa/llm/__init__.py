@@ -11,10 +11,10 @@ and robust output parsing.
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ..credentials import SECRET_FIELDS
 from ..usage import Usage
 from .base import (
     LLM_BACKENDS,
-    SECRET_FIELDS,
     LLMBackend,
     LLMRequest,
     LLMResponse,

@@ -12,51 +12,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..credentials import without_secrets
 from ..errors import ConfigError
 from ..registry import Registry
 from ..usage import Usage
 
 Role = Literal["system", "user", "assistant"]
-
-#: The only request fields left out of cache keys and never stored: credentials. A field is excluded when
-#: its name, lower-cased with ``-`` read as ``_``, is in this set, at any depth of ``extra`` (so the
-#: ``Authorization`` entry of an ``extra_headers`` dict goes too). Nothing else is excluded: every field
-#: that changes what is sent (model, messages, temperature, ``max_tokens``/``max_completion_tokens``/any
-#: other limit, stop, seed, response format, grammar, choices, other ``extra`` fields) is in the key, and
-#: backends put their own body-changing settings (``extra_body``, guided mode, base URL) in
-#: :meth:`LLMBackend.cache_namespace`.
-SECRET_FIELDS: frozenset[str] = frozenset(
-    {
-        "api_key",
-        "apikey",
-        "x_api_key",
-        "api_token",
-        "access_token",
-        "auth_token",
-        "bearer_token",
-        "token",
-        "authorization",
-        "proxy_authorization",
-        "password",
-        "secret",
-        "client_secret",
-        "credentials",
-    }
-)
-
-
-def is_secret_field(name: str) -> bool:
-    """Whether a field called ``name`` holds a credential (see :data:`SECRET_FIELDS`)."""
-    return name.strip().lower().replace("-", "_") in SECRET_FIELDS
-
-
-def without_secrets(value: Any) -> Any:
-    """``value`` with every :data:`SECRET_FIELDS` entry removed from the dicts in it, at any depth."""
-    if isinstance(value, dict):
-        return {k: without_secrets(v) for k, v in value.items() if not is_secret_field(str(k))}
-    if isinstance(value, list | tuple):
-        return [without_secrets(v) for v in value]
-    return value
 
 
 class Message(BaseModel):
@@ -98,7 +59,8 @@ class LLMRequest(BaseModel):
 
     def stored(self) -> dict[str, Any]:
         """This request as JSON-ready data without credentials: what the cache key hashes and the run log
-        stores (:data:`SECRET_FIELDS` removed from ``extra``; nothing else)."""
+        stores (credentials removed from ``extra`` by :func:`tkgqa.credentials.without_secrets`; nothing
+        else)."""
         data = self.model_dump(mode="json")
         data["extra"] = without_secrets(data["extra"])
         return data

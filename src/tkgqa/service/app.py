@@ -31,6 +31,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import __version__
 from ..datasets.core import Dataset
 from ..errors import TKGQAError
+from ..eval.resolve import open_kg, uses_llm
 from ..kg.base import KGStore
 from .ask_routes import ClientGone, ask_router
 from .errors import clip, error_body, exception_body, headers_for, status_for
@@ -43,7 +44,6 @@ from .live import LiveKG
 from .models import ErrorBody
 from .policy import RequestPolicy, ServiceSettings
 from .queries import dataset_examples
-from .resolve import open_kg, uses_llm
 from .runs_routes import runs_router
 from .state import ServiceState, load_index_html
 

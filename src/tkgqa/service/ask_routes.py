@@ -16,15 +16,16 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field, field_validator
 
+from ..credentials import redact
 from ..datasets.base import Question
 from ..errors import ConfigError
+from ..eval.resolve import OptionValue, answer_payload, uses_llm
 from ..methods.base import Answer, Method, step_reporter
 from ..sanitize import clean_text
 from .errors import DeadlineError, ShuttingDownError
 from .jobs import MethodPool
 from .models import AnswerOut, ErrorBody
 from .policy import MAX_OPTIONS
-from .resolve import OptionValue, answer_payload, redact, uses_llm
 from .state import ServiceState
 from .stream import StepChannel, stream_job
 

@@ -10,6 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Query
 
 from ..errors import ConfigError
+from ..eval.views import labelled_fact
 from ..kg.fact import Fact
 from ..kg.neighborhood import entity_lifetime, subgraph
 from ..kg.queries import QUERY_OPS, run_operator
@@ -17,7 +18,6 @@ from .errors import NotAllowedError
 from .live import LiveKG, parse_fact_lines, persists_appends
 from .models import AppendIn, AppendOut, EntitiesOut, ErrorBody, FactsOut, NeighborsOut
 from .state import ServiceState
-from .views import labelled_fact
 
 log = logging.getLogger("tkgqa.service")
 

@@ -84,7 +84,7 @@ PRESET_DESCRIPTIONS = {
 
 def preset_catalog(presets: Sequence[str]) -> list[dict[str, Any]]:
     """Each preset spec with a one-line description, whether it takes an LLM and whether it needs one."""
-    from .resolve import needs_llm, uses_llm
+    from ..eval.resolve import needs_llm, uses_llm
 
     return [
         {

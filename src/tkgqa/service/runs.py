@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, assert_never
 
 from ..errors import ConfigError, NotFoundError, TKGQAError
+from ..eval.views import labelled_fact, program_tree
 from ..kg.fact import Fact
 from ..sanitize import clean_json
-from .views import labelled_fact, program_tree
 
 log = logging.getLogger("tkgqa.service")
 
