@@ -216,6 +216,19 @@ def test_build_memory_needs_gold(demo_kg: TemporalKG) -> None:
         build_memory([Question(qid="x", text="Who visited China?")], demo_kg, ARIMethod(policy="symbolic"))
 
 
+def test_build_memory_refuses_the_test_split(demo_kg: TemporalKG) -> None:
+    from tkgqa.datasets.demo import load_demo_questions
+    from tkgqa.errors import ConfigError
+
+    questions = load_demo_questions()[:4]
+    with pytest.raises(ConfigError, match="test split"):
+        build_memory(questions, demo_kg, ARIMethod(policy="symbolic", no_guidance=True), split="test")
+    memory, _ = build_memory(
+        questions, demo_kg, ARIMethod(policy="symbolic", no_guidance=True), n_clusters=2, split="dev"
+    )
+    assert memory.meta["split"] == "dev"
+
+
 def test_cli_build_and_show_memory(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
@@ -246,7 +259,7 @@ def test_cli_build_and_show_memory(tmp_path: Path) -> None:
     shown = runner.invoke(app, ["ari", "show-memory", str(out)])
     assert shown.exit_code == 0 and "records" in shown.output
     bad = runner.invoke(app, ["ari", "build-memory", "--split", "test", "--output", str(out)])
-    assert bad.exit_code != 0
+    assert bad.exit_code != 0 and "test split" in bad.output
 
 
 def test_cli_build_memory_from_generated_questions(tmp_path: Path) -> None:
