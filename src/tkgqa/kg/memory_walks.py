@@ -5,7 +5,7 @@ here for the type checker only); the threading rule of :mod:`tkgqa.kg.memory` ho
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -34,25 +34,12 @@ class WalkMixin:
         _rel: list[str]
         _ent_id: dict[str, int]
         _rank: IntArray | None
-
-        def __len__(self) -> int: ...
-
-        def column(self, name: str, ids: IntArray) -> IntArray: ...
-
-        def _span(self, time: TimePoint | Interval | str) -> tuple[int, int]: ...
-
-        def _ids(
-            self,
-            subject: str | None,
-            relation: str | None,
-            object: str | None,
-            time: TimeQuery,
-            cutoff: int | None = None,
-        ) -> IntArray: ...
-
-        def _build(self, ids: IntArray) -> list[Fact]: ...
-
-        def _point(self, day: int, gran: int, is_end: bool = False) -> TimePoint | None: ...
+        __len__: Callable[[], int]
+        column: Callable[[str, IntArray], IntArray]
+        _span: Callable[[TimePoint | Interval | str], tuple[int, int]]
+        _ids: Callable[..., IntArray]  # (subject, relation, object, time, cutoff)
+        _build: Callable[[IntArray], list[Fact]]
+        _point: Callable[..., TimePoint | None]  # (day, granularity)
 
     def incident_ids(
         self, entity_ids: IntArray, *, span: tuple[int, int] | None = None, cutoff: int | None = None

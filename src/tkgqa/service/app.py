@@ -41,7 +41,7 @@ from .info_routes import info_router
 from .jobs import MethodPool
 from .kg_routes import kg_router
 from .live import LiveKG
-from .models import ErrorBody
+from .models import error_responses
 from .policy import RequestPolicy, ServiceSettings
 from .queries import dataset_examples
 from .runs_routes import runs_router
@@ -67,15 +67,14 @@ Errors are always `{"error": message, "type": name}` (plus `suggestions` for an 
 * 503 ShuttingDown; 504 Timeout: no answer within the deadline (`timeout_s`, at most `request_timeout_s`)."""
 
 
-ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody, "description": text}
-    for code, text in {
+ERROR_RESPONSES = error_responses(
+    {
         401: "API token missing or wrong",
         404: "Unknown path (or unknown entity/relation)",
         405: "Method not allowed on this path",
         422: "Invalid request",
-    }.items()
-}
+    }
+)
 
 
 def create_app(

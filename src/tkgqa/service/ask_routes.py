@@ -24,7 +24,7 @@ from ..methods.base import Answer, Method, step_reporter
 from ..sanitize import clean_text
 from .errors import DeadlineError, ShuttingDownError
 from .jobs import MethodPool
-from .models import AnswerOut, ErrorBody
+from .models import AnswerOut, error_responses
 from .policy import MAX_OPTIONS
 from .state import ServiceState
 from .stream import StepChannel, stream_job
@@ -68,23 +68,21 @@ class AskRequest(BaseModel):
         return clean_text(value) if isinstance(value, str) else value
 
 
-BODY_RESPONSES: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody, "description": text}
-    for code, text in {
+BODY_RESPONSES = error_responses(
+    {
         400: "Empty question, bad method spec or option value",
         403: "Method, LLM or option not allowed by the server",
         413: "Body over the size limit",
-    }.items()
-}
-ASK_RESPONSES: dict[int | str, dict[str, Any]] = BODY_RESPONSES | {
-    code: {"model": ErrorBody, "description": text}
-    for code, text in {
+    }
+)
+ASK_RESPONSES = BODY_RESPONSES | error_responses(
+    {
         429: "The method's queue is full (see Retry-After)",
         502: "The LLM backend failed",
         503: "The server is stopping",
         504: "No answer within the deadline",
-    }.items()
-}
+    }
+)
 
 
 class ClientGone(Exception):

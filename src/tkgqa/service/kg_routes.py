@@ -16,7 +16,7 @@ from ..kg.neighborhood import entity_lifetime, subgraph
 from ..kg.queries import QUERY_OPS, run_operator
 from .errors import NotAllowedError
 from .live import LiveKG, parse_fact_lines, persists_appends
-from .models import AppendIn, AppendOut, EntitiesOut, ErrorBody, FactsOut, NeighborsOut
+from .models import AppendIn, AppendOut, EntitiesOut, FactsOut, NeighborsOut, error_responses
 from .state import ServiceState
 
 log = logging.getLogger("tkgqa.service")
@@ -33,7 +33,7 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
         413: "Body over the size limit",
         422: "Invalid request or bad fact lines (each reported as request:LINE)",
     }
-    return {code: {"model": ErrorBody, "description": text[code]} for code in codes}
+    return error_responses({code: text[code] for code in codes})
 
 
 def kg_router(state: ServiceState) -> APIRouter:

@@ -10,12 +10,12 @@ from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from ..errors import NotFoundError
-from .models import ErrorBody, RunAnswerOut, RunDiffOut, RunReportOut, RunResultsOut, RunsOut
+from .models import RunAnswerOut, RunDiffOut, RunReportOut, RunResultsOut, RunsOut, error_responses
 from .run_diff import run_diff, run_question
 from .runs import Outcome, list_runs, run_chart, run_report, run_results
 from .state import ServiceState
 
-NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No such run"}}
+NOT_FOUND = error_responses({404: "No such run"})
 
 
 def runs_router(state: ServiceState) -> APIRouter:
