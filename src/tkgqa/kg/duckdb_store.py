@@ -47,7 +47,7 @@ from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_fro
 from .base import Hop, TimeArg, TimeQuery, clip_at, entity_names
 from .duckdb_schema import TxTime, connect, load_state, tx_datetime, tx_micros
 from .duckdb_write import append_facts, next_tx, retract_keys
-from .fact import Fact, display_name
+from .fact import Fact, label_of
 
 if TYPE_CHECKING:
     import duckdb
@@ -235,10 +235,7 @@ class DuckDBStore:
         return name in self._sh.rel_id
 
     def label(self, name: str) -> str:
-        found = self._sh.labels.get(name)
-        if found is not None:
-            return found
-        return display_name(name) if self.display_underscores else name
+        return label_of(name, self._sh.labels, self.display_underscores)
 
     def set_labels(self, labels: Mapping[str, str]) -> None:
         self._sh.labels.update(labels)

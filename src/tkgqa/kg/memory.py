@@ -31,7 +31,7 @@ import numpy.typing as npt
 from ..errors import ConfigError, NotFoundError
 from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, span_of
 from .base import TimeArg, TimeQuery
-from .fact import Fact, display_name
+from .fact import Fact, label_of
 from .index import (
     COLUMNS,
     INDEX_KINDS,
@@ -170,10 +170,7 @@ class TemporalKG(WalkMixin):
         return self._labels
 
     def label(self, name: str) -> str:
-        found = self._labels.get(name)
-        if found is not None:
-            return found
-        return display_name(name) if self.display_underscores else name
+        return label_of(name, self._labels, self.display_underscores)
 
     def set_labels(self, labels: Mapping[str, str]) -> None:
         self._labels.update(labels)
