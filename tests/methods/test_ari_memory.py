@@ -258,8 +258,10 @@ def test_cli_build_and_show_memory(tmp_path: Path) -> None:
     assert ARIMemory.load(out).methodologies == {}  # no --llm: clustered only
     shown = runner.invoke(app, ["ari", "show-memory", str(out)])
     assert shown.exit_code == 0 and "records" in shown.output
-    bad = runner.invoke(app, ["ari", "build-memory", "--split", "test", "--output", str(out)])
-    assert bad.exit_code != 0 and "test split" in bad.output
+    bad = runner.invoke(
+        app, ["ari", "build-memory", "--policy", "symbolic", "--split", "test", "--output", str(out)]
+    )
+    assert bad.exit_code != 0 and "test split" in f"{bad.exception} {bad.output}"
 
 
 def test_cli_build_memory_from_generated_questions(tmp_path: Path) -> None:
