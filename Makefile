@@ -16,14 +16,16 @@ $(BIN)/python:
 install-core: $(BIN)/python
 	$(BIN)/pip install -q -e .
 
-# The example plugin of the tests goes to its own folder ($(TEST_PLUGINS)), which only the test suite puts on
-# the path (tests/conftest.py): it never shows up in the user's own `tkgqa` or server.
+# The example plugin of the tests and the example method package (examples/method_plugin) go to their own
+# folder ($(TEST_PLUGINS)), which only the test suite puts on the path (tests/conftest.py): they never show up
+# in the user's own `tkgqa` or server.
 TEST_PLUGINS := .test-plugins
 
 install-test: $(BIN)/python
 	$(BIN)/pip install -q -e ".[$(TEST_EXTRAS)]"
-	$(BIN)/pip uninstall -q -y tkgqa-example-plugin 2>/dev/null || true
-	$(BIN)/pip install -q --no-deps --upgrade --target $(TEST_PLUGINS) tests/plugins/tkgqa_example_plugin
+	$(BIN)/pip uninstall -q -y tkgqa-example-plugin tkgqa-method-example 2>/dev/null || true
+	$(BIN)/pip install -q --no-deps --upgrade --target $(TEST_PLUGINS) tests/plugins/tkgqa_example_plugin \
+	  examples/method_plugin
 
 demo: install-core
 	$(BIN)/tkgqa demo

@@ -31,7 +31,8 @@ from tkgqa.methods.lpkg.execute import KGSearch, PlanExecutor, SymbolicReader, c
 from tkgqa.methods.lpkg.planner import load_demos
 from tkgqa.prompts.lpkg import finetune_messages, parse_lpkg_answer
 from tkgqa.query import QuestionEntities, Reasoner
-from tkgqa.query.generate.patterns import GroundingConfig, PatternType, ground
+from tkgqa.query.generate.grounding import GroundingConfig, ground
+from tkgqa.query.generate.patterns import PatternType
 from tkgqa.query.program.answer_sets import CompareMode
 from tkgqa.testing import FakeLLM
 

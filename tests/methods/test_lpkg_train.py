@@ -17,7 +17,8 @@ from tkgqa.errors import ConfigError
 from tkgqa.kg.loaders import load_demo_kg
 from tkgqa.methods.lpkg.data import PlanningExample, build_examples, make_verbalizer, split_by_entities
 from tkgqa.methods.lpkg.train import TrainConfig, _extract, convert_script, read_losses
-from tkgqa.query.generate.patterns import GroundingConfig, PatternType, ground
+from tkgqa.query.generate.grounding import GroundingConfig, ground
+from tkgqa.query.generate.patterns import PatternType
 
 
 def _examples() -> tuple[list[PlanningExample], list[PlanningExample]]:

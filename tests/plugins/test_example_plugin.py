@@ -6,10 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from tkgqa.cli import _load_commands, app
@@ -20,23 +18,8 @@ from tkgqa.llm import LLM_BACKENDS, resolve_llm
 from tkgqa.methods import METHODS, resolve_method
 
 DIST = "tkgqa-example-plugin"
+SOURCE = "tests/plugins/tkgqa_example_plugin"  # conftest.py: the tests skip without the distribution
 ORIGIN = f"plugin {DIST}"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _plugin_installed() -> None:
-    try:
-        metadata.distribution(DIST)
-    except metadata.PackageNotFoundError:
-        pytest.skip(
-            f"the example plugin distribution {DIST!r} is not installed: run `make install-test` (it "
-            "installs tests/plugins/tkgqa_example_plugin into .test-plugins/, which only the tests use)"
-        )
-
-
-@pytest.fixture(autouse=True)
-def _home(isolated_home: Path) -> None:
-    """Each test starts with an empty ``$TKGQA_HOME``."""
 
 
 def test_plugins_are_listed_in_a_fresh_interpreter_without_being_imported() -> None:

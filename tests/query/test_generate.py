@@ -10,14 +10,8 @@ from hypothesis import strategies as st
 from tkgqa.errors import ConfigError
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.query import Executor, find_times, tokenize
-from tkgqa.query.generate.questions import (
-    Pattern,
-    QuestionGenerator,
-    generate_questions,
-    parse_counts,
-    past_tense,
-    time_text,
-)
+from tkgqa.query.generate.questions import Pattern, QuestionGenerator, generate_questions, parse_counts
+from tkgqa.query.generate.verbalize import past_tense, time_text
 from tkgqa.time import parse_time
 
 

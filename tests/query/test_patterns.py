@@ -5,24 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tkgqa.kg import Fact, TemporalKG
-from tkgqa.query.generate.patterns import (
-    Compare,
-    GroundingConfig,
-    Hop,
-    Instance,
-    Node,
-    PatternType,
-    Pick,
-    SetOp,
-    SetOperation,
-    TimeFilter,
-    WhenQ,
-    asks_time,
-    evaluate,
-    ground,
-    node_from_dict,
-    node_to_dict,
-)
+from tkgqa.query.generate import patterns as pt
+from tkgqa.query.generate.grounding import GroundingConfig, ground
+from tkgqa.query.generate.patterns import Instance, PatternType, asks_time
 from tkgqa.query.program.answer_sets import (
     AnswerSet,
     CompareMode,
@@ -34,6 +19,7 @@ from tkgqa.query.program.answer_sets import (
     time_filter,
     union,
 )
+from tkgqa.query.program.executor import Executor
 from tkgqa.time import Extreme, Interval, TemporalRelation, TimePoint, parse_time
 
 
@@ -62,11 +48,11 @@ def kg() -> TemporalKG:
 
 def test_hop_and_set_operations(kg: TemporalKG) -> None:
     nodes = (
-        Hop("China", "visit", inverse=True),
-        Hop("India", "visit", inverse=True),
-        SetOp(SetOperation.AND, (0, 1)),
+        pt.Projection("China", "visit", inverse=True),
+        pt.Projection("India", "visit", inverse=True),
+        pt.SetOp(pt.SetOperation.AND, (0, 1)),
     )
-    china, india, both = evaluate(kg, nodes)
+    china, india, both = pt.evaluate(kg, nodes)
     assert set(china.values()) == {"Obama", "Merkel", "Putin"}
     assert china.values()[0] == "Obama"  # most supporting facts first
     assert set(both.values()) == {"Obama", "Merkel"}
@@ -78,33 +64,36 @@ def test_hop_and_set_operations(kg: TemporalKG) -> None:
 def test_temporal_nodes_use_the_one_time_semantics(kg: TemporalKG) -> None:
     # Baggio's club before he joined Milan (1995): Juventus 1990–1995 starts before 1995, so it is kept
     nodes = (
-        WhenQ("Baggio", "member_of", "Milan"),
-        Hop("Baggio", "member_of"),
-        TimeFilter(1, TemporalRelation.BEFORE, 0),
+        pt.WhenQ("Baggio", "member_of", "Milan"),
+        pt.Projection("Baggio", "member_of"),
+        pt.TimeFilter(1, TemporalRelation.BEFORE, 0),
     )
-    assert set(evaluate(kg, nodes)[-1].values()) == {"Fiorentina", "Juventus"}
-    in_nov = (Hop("China", "visit", True), TimeFilter(0, TemporalRelation.IN, TimePoint(2014, 11)))
-    assert evaluate(kg, in_nov)[-1].values() == ["Obama"]
-    first = evaluate(kg, (Hop("China", "visit", True), Pick(0, Extreme.FIRST)))[-1]
+    assert set(pt.evaluate(kg, nodes)[-1].values()) == {"Fiorentina", "Juventus"}
+    in_nov = (
+        pt.Projection("China", "visit", True),
+        pt.TimeFilter(0, TemporalRelation.IN, TimePoint(2014, 11)),
+    )
+    assert pt.evaluate(kg, in_nov)[-1].values() == ["Obama"]
+    first = pt.evaluate(kg, (pt.Projection("China", "visit", True), pt.Pick(0, Extreme.FIRST)))[-1]
     assert first.values() == ["Obama"]  # 2009
-    last_time = evaluate(kg, (WhenQ("Obama", "visit", "China"), Pick(0, Extreme.LAST)))[-1]
+    last_time = pt.evaluate(kg, (pt.WhenQ("Obama", "visit", "China"), pt.Pick(0, Extreme.LAST)))[-1]
     assert last_time.kind is ValueKind.TIME and last_time.values() == ["2014-11-10"]
     between = (
-        Hop("China", "visit", True),
-        TimeFilter(0, TemporalRelation.IN, TimePoint(2014, 5), TimePoint(2014, 7)),
+        pt.Projection("China", "visit", True),
+        pt.TimeFilter(0, TemporalRelation.IN, TimePoint(2014, 5), TimePoint(2014, 7)),
     )
-    assert set(evaluate(kg, between)[-1].values()) == {"Putin", "Merkel"}
+    assert set(pt.evaluate(kg, between)[-1].values()) == {"Putin", "Merkel"}
 
 
 def test_compare_picks_the_earlier_or_later_candidate(kg: TemporalKG) -> None:
     nodes = (
-        WhenQ("Merkel", "visit", "China"),
-        WhenQ("Putin", "visit", "China"),
-        Compare((0, 1), ("Merkel", "Putin"), CompareMode.EARLIER),
+        pt.WhenQ("Merkel", "visit", "China"),
+        pt.WhenQ("Putin", "visit", "China"),
+        pt.Compare((0, 1), ("Merkel", "Putin"), CompareMode.EARLIER),
     )
-    assert evaluate(kg, nodes)[-1].values() == ["Putin"]
-    later = (*nodes[:2], Compare((0, 1), ("Merkel", "Putin"), CompareMode.LATER))
-    assert evaluate(kg, later)[-1].values() == ["Merkel"]
+    assert pt.evaluate(kg, nodes)[-1].values() == ["Putin"]
+    later = (*nodes[:2], pt.Compare((0, 1), ("Merkel", "Putin"), CompareMode.LATER))
+    assert pt.evaluate(kg, later)[-1].values() == ["Merkel"]
     numbers = [
         ("a", AnswerSet(ValueKind.ENTITY, (Support("12,000,000 USD", ()),))),
         ("b", AnswerSet(ValueKind.ENTITY, (Support("3,500", ()),))),
@@ -137,9 +126,31 @@ def test_grounding_is_seeded_deduplicated_and_answers_are_correct(demo_kg: Tempo
     assert sum(a.counts.values()) >= 3 * len(PatternType)  # the demo KG grounds (nearly) every pattern
     for inst in a.instances:
         assert 1 <= len(inst.answers) <= 6
-        assert evaluate(demo_kg, inst.nodes)[-1].values() == list(inst.answers)
+        assert pt.evaluate(demo_kg, inst.nodes)[-1].values() == list(inst.answers)
         assert Instance.from_dict(inst.to_dict()) == inst
         assert inst.entities()
+
+
+_PROGRAM_PATTERNS = (
+    PatternType.P1, PatternType.TIME, PatternType.IN, PatternType.FIRST, PatternType.LAST, PatternType.BEFORE,
+    PatternType.AFTER, PatternType.AFTER_FIRST, PatternType.BEFORE_LAST,
+)  # fmt: skip
+
+
+def test_pattern_gold_agrees_with_the_typed_program(demo_kg: TemporalKG) -> None:
+    """Where the typed program's grammar covers a pattern, the executor's answers are the gold answer set."""
+    res = ground(demo_kg, GroundingConfig(per_pattern=8, seed=1))
+    covered = 0
+    for inst in res.instances:
+        program = pt.as_program(inst)
+        if inst.pattern not in _PROGRAM_PATTERNS:
+            assert program is None
+            continue
+        assert program is not None, inst
+        gold = {a if inst.kind is ValueKind.TIME else demo_kg.label(a) for a in inst.answers}
+        assert set(Executor(demo_kg).run(program).answers) == gold, (inst, program)
+        covered += 1
+    assert covered >= len(_PROGRAM_PATTERNS)
 
 
 def test_grounding_config_limits(demo_kg: TemporalKG) -> None:
@@ -147,24 +158,25 @@ def test_grounding_config_limits(demo_kg: TemporalKG) -> None:
     res = ground(demo_kg, cfg)
     assert set(res.counts) == {"2p"}
     for inst in res.instances:
-        sets = evaluate(demo_kg, inst.nodes)
+        sets = pt.evaluate(demo_kg, inst.nodes)
         assert len(sets[0]) == 1 and len(sets[-1]) == 1
 
 
 def test_node_dicts_round_trip_and_bad_nodes_are_data_errors() -> None:
     from tkgqa.errors import DataError
 
-    nodes: list[Node] = [
-        Hop(0, "r", True), WhenQ("a", "r", "b"), SetOp(SetOperation.OR, (0, 1)),
-        TimeFilter(0, TemporalRelation.IN, TimePoint(2012, 5), TimePoint(2012, 8)), Pick(1, Extreme.LAST),
-        Compare((0, 1), ("a", "b"), CompareMode.LATER),
+    nodes: list[pt.Node] = [
+        pt.Projection(0, "r", True), pt.WhenQ("a", "r", "b"), pt.SetOp(pt.SetOperation.OR, (0, 1)),
+        pt.TimeFilter(0, TemporalRelation.IN, TimePoint(2012, 5), TimePoint(2012, 8)),
+        pt.Pick(1, Extreme.LAST),
+        pt.Compare((0, 1), ("a", "b"), CompareMode.LATER),
     ]  # fmt: skip
     for n in nodes:
-        assert node_from_dict(node_to_dict(n)) == n
+        assert pt.node_from_dict(pt.node_to_dict(n)) == n
     with pytest.raises(DataError):
-        node_from_dict({"node": "teleport"})
+        pt.node_from_dict({"node": "teleport"})
     with pytest.raises(DataError):
-        node_from_dict({"node": "hop"})
+        pt.node_from_dict({"node": "hop"})
 
 
 @pytest.mark.parametrize(

@@ -19,9 +19,12 @@ pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx: install t
 from fastapi.testclient import TestClient
 
 from tkgqa.errors import ConfigError
+from tkgqa.methods.client import client_options
+from tkgqa.methods.symbolic import SymbolicConfig
 from tkgqa.service import create_app
+from tkgqa.service.errors import NotAllowedError
 from tkgqa.service.guard import json_problem
-from tkgqa.service.policy import ServiceSettings, forbidden_option
+from tkgqa.service.policy import RequestPolicy, ServiceSettings, forbidden_option
 from tkgqa.service.server import check_binding, is_loopback
 
 QUESTION = "Who visited China in November 2014?"
@@ -106,7 +109,8 @@ def test_paths_are_never_taken_from_requests(client: TestClient, tmp_path: Path)
     assert_error(res, 403, "NotAllowed")
     res = client.post("/api/ask", json={"question": QUESTION, "method": "ari:memory=/etc/passwd"})
     assert_error(res, 403, "NotAllowed")
-    res = client.post("/api/ask", json={"question": QUESTION, "options": {"policy": "../../etc/passwd"}})
+    body = {"question": QUESTION, "method": "ari", "options": {"policy": "../../etc/passwd"}}
+    res = client.post("/api/ask", json=body)
     assert "paths are never taken" in assert_error(res, 400, "ConfigError")["error"]
 
 
@@ -116,7 +120,9 @@ def test_clients_cannot_pick_another_model_or_unbounded_numbers(client: TestClie
     for value in (1_000_000_000, "1000000000", 1e308):
         body = {"question": QUESTION, "method": "llm_only", "llm": "fake", "options": {"max_tokens": value}}
         assert "out of range" in assert_error(client.post("/api/ask", json=body), 400, "ConfigError")["error"]
-    res = client.post("/api/ask", content=b'{"question": "q", "options": {"top_k": NaN}}', headers=JSON)
+    res = client.post(
+        "/api/ask", content=b'{"question": "q", "method": "ari", "options": {"top_k": NaN}}', headers=JSON
+    )
     assert_error(res, 400, "ConfigError")
     res = client.post("/api/ask", json={"question": QUESTION, "options": {"k" * 5000: 1}})
     assert_error(res, 403, "NotAllowed")
@@ -154,6 +160,28 @@ def test_the_operator_sets_the_allow_lists() -> None:
     assert (
         forbidden_option("kg_path") and forbidden_option("embedder") and not forbidden_option("path_policy")
     )
+
+
+def test_each_method_takes_the_options_its_config_marks(client: TestClient) -> None:
+    allowed = client.get("/api/methods").json()["allowed"]
+    assert allowed["method_options"]["symbolic"] == sorted(client_options(SymbolicConfig))
+    assert {"policy", "top_k", "max_tokens"} <= set(allowed["method_options"]["ari"])
+    assert set(allowed["options"]) == {k for keys in allowed["method_options"].values() for k in keys}
+    res = client.post("/api/ask", json={"question": QUESTION, "options": {"top_k": 5}})  # an ARI option
+    error = assert_error(res, 403, "NotAllowed")["error"]
+    assert "for method 'symbolic'" in error and "relation_candidates, relax, set_order" in error
+    ok = {"question": QUESTION, "options": {"relation_candidates": 3, "relax": False}}
+    assert client.post("/api/ask", json=ok).status_code == 200
+
+
+def test_a_marked_option_that_names_a_file_is_still_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tkgqa.methods.client
+
+    monkeypatch.setattr(tkgqa.methods.client, "method_client_options", lambda name: ("relax", "model_path"))
+    policy = RequestPolicy(ServiceSettings(), "symbolic", None)
+    assert policy.options("symbolic") == {"relax"}
+    with pytest.raises(NotAllowedError, match="names a file"):
+        policy.check_options({"model_path": "x"}, "symbolic")
 
 
 def test_an_api_token_guards_the_api_but_not_health() -> None:

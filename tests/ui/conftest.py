@@ -1,7 +1,7 @@
 """Browser tests of the web UI: Playwright (Python) driving the system Chromium (Debian's ``chromium``;
 ``playwright install`` cannot download browsers here). Skipped, with the reason, when Playwright or Chromium
-is missing. Each test's page is screenshotted into ``$TKGQA_UI_ARTIFACTS`` (default ``out/ui-screenshots``)
-when it fails."""
+is missing. Each test's page is screenshotted into ``$TKGQA_UI_ARTIFACTS`` (default ``ui-screenshots`` under
+pytest's base temporary folder) when it fails."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))  # the 
 
 from playwright import sync_api
 from stubs import llm_stub, make_run
-from ui_shots import PRESET, artifacts
+from ui_shots import DEFAULT_FOLDER, PRESET, artifacts
 
 from tkgqa.service import create_app
 from tkgqa.service.policy import ServiceSettings
@@ -43,6 +43,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     report = yield
     setattr(item, f"rep_{report.when}", report)
     return report
+
+
+@pytest.fixture(scope="session", autouse=True)
+def screenshot_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Screenshots go under pytest's base temporary folder (``<basetemp>/ui-screenshots``) unless
+    ``$TKGQA_UI_ARTIFACTS`` names another."""
+    DEFAULT_FOLDER[:] = [tmp_path_factory.getbasetemp() / "ui-screenshots"]
+    return artifacts()
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -14,12 +14,27 @@ ARTIFACTS_ENV = "TKGQA_UI_ARTIFACTS"
 PRESET = "ari:policy=symbolic,embedder=hashing"
 
 
+#: Where screenshots go unless ``$TKGQA_UI_ARTIFACTS`` says: ``ui-screenshots`` under pytest's base temporary
+#: folder (set by the ``conftest``; never inside the repository).
+DEFAULT_FOLDER: list[Path] = []
+
+
 def artifacts() -> Path:
-    folder = Path(os.environ.get(ARTIFACTS_ENV) or "out/ui-screenshots")
+    chosen = os.environ.get(ARTIFACTS_ENV)
+    if chosen:
+        folder = Path(chosen)
+    elif DEFAULT_FOLDER:
+        folder = DEFAULT_FOLDER[0]
+    else:
+        import tempfile
+
+        folder = Path(tempfile.gettempdir()) / "tkgqa-ui-screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
 
-def shoot(page: Any, name: str) -> None:
-    """A full-page screenshot of ``page`` saved as ``$TKGQA_UI_ARTIFACTS/<name>.png`` (not committed)."""
-    page.screenshot(path=str(artifacts() / f"{name}.png"), full_page=True)
+def shoot(page: Any, name: str) -> Path:
+    """A full-page screenshot of ``page`` saved as ``<name>.png`` under :func:`artifacts` (not committed)."""
+    path = artifacts() / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

@@ -61,7 +61,8 @@ def chosen_patterns(values: list[str] | None) -> tuple[Any, ...] | None:
 
 
 def _grounding(per_pattern: int, max_answers: int, seed: int, patterns: list[str] | None) -> Any:
-    from ..query.generate.patterns import GroundingConfig, PatternType
+    from ..query.generate.grounding import GroundingConfig
+    from ..query.generate.patterns import PatternType
 
     chosen = chosen_patterns(patterns) or tuple(PatternType)
     return GroundingConfig(patterns=chosen, per_pattern=per_pattern, max_answers=max_answers, seed=seed)
@@ -78,7 +79,7 @@ def ground_cmd(
 ) -> None:
     """Ground the patterns in a KG and report how many instances each yields."""
     from ..eval.resolve import open_kg
-    from ..query.generate.patterns import ground
+    from ..query.generate.grounding import ground
 
     result = ground(open_kg(kg), _grounding(per_pattern, max_answers, seed, pattern))
     if as_json:

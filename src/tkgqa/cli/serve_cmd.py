@@ -84,7 +84,8 @@ def serve(
     allow_option: list[str] | None = typer.Option(
         None,
         "--allow-option",
-        help="A method option clients may set (repeatable; replaces the default list; never paths).",
+        help="A method option clients may set (repeatable; replaces the options each method marks for "
+        "clients on its config; never paths).",
     ),
     max_tokens: int = typer.Option(1024, "--max-tokens", help="Upper bound of *tokens options from clients."),
     request_timeout: float = typer.Option(
@@ -136,7 +137,7 @@ def serve(
     With --dataset (and --data-dir), the example questions come from that benchmark's question set."""
     from ..credentials import redact
     from ..service import require_service
-    from ..service.policy import DEFAULT_ALLOWED_OPTIONS, ServiceSettings, parse_list
+    from ..service.policy import ServiceSettings, parse_list
 
     require_service(server=True)
     from ..service.app import create_app
@@ -150,7 +151,7 @@ def serve(
     settings = ServiceSettings(
         allow_methods=parse_list(allow_method),
         allow_llms=("fake", *(parse_list(allow_llm) or ())),
-        allow_options=parse_list(allow_option) or DEFAULT_ALLOWED_OPTIONS,
+        allow_options=parse_list(allow_option),
         max_tokens=max_tokens,
         max_body_bytes=max_body,
         request_timeout_s=request_timeout,

@@ -26,7 +26,7 @@ import contextlib
 import math
 import os
 import uuid
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, TKGQAError
 from .executor import ExecutorConfig, portable_kg_source
-from .ray_session import actor_options, cluster_cpus, ray_session
+from .ray_session import actor_options, cluster_cpus, ray_session, run_shards
 
 if TYPE_CHECKING:
     from ..datasets.base import Question
@@ -223,59 +223,30 @@ def _drive(
     chunk: int,
 ) -> Iterator[dict[str, Any]]:
     """The driver loop: chunks to free workers, rows back as chunks finish, dead workers' chunks redone."""
-    queue: deque[list[Question]] = deque(
-        list(questions[i : i + chunk]) for i in range(0, len(questions), chunk)
-    )
-    pending: dict[Any, tuple[int, list[Question]]] = {}
-    crashed: Counter[str] = Counter()
-    given_up: list[str] = []
+    chunks = [list(questions[i : i + chunk]) for i in range(0, len(questions), chunk)]
 
-    def submit(wid: int) -> None:
-        if queue and wid in actors:
-            part = queue.popleft()
-            pending[actors[wid].answer.remote(part)] = (wid, part)
+    def drop(wid: int, actor: Any) -> None:
+        with contextlib.suppress(Exception):
+            ray.kill(actor)
+        if slots is not None:  # the slots it held while dying are free again
+            slots.release_all.remote(names[wid])
 
-    for wid in list(actors):
-        for _ in range(IN_FLIGHT):
-            submit(wid)
-    while pending:
-        (ref,), _ = ray.wait(list(pending), num_returns=1)
-        wid, part = pending.pop(ref)
-        try:
-            rows = ray.get(ref)
-        except ray.exceptions.RayActorError:
-            _drop_worker(ray, actors, names, slots, wid)
-            retry: list[Question] = []
-            for q in part:
-                crashed[q.qid] += 1
-                if crashed[q.qid] < 2:
-                    retry.append(q)
-                else:
-                    given_up.append(q.qid)
-            if retry:
-                queue.appendleft(retry)
-            for other in list(actors):  # keep the survivors busy with the returned work
-                if sum(1 for w, _ in pending.values() if w == other) < IN_FLIGHT:
-                    submit(other)
-            continue
-        yield from rows
-        submit(wid)
-    if given_up or queue:
-        left = len(given_up) + sum(len(p) for p in queue)
-        raise TKGQAError(
+    def lost(given_up: list[list[Question]], queued: list[list[Question]]) -> str:
+        crashed = sum(len(c) for c in given_up)
+        left = crashed + sum(len(c) for c in queued)
+        return (
             f"{left} question(s) were not answered: "
-            + ("every Ray worker died" if not actors else f"{len(given_up)} crashed two workers each")
+            + ("every Ray worker died" if not actors else f"{crashed} crashed two workers each")
             + "; the rows already finished are in results.jsonl — run the same command again to resume"
         )
 
-
-def _drop_worker(
-    ray: ModuleType, actors: dict[int, Any], names: dict[int, str], slots: Any, wid: int
-) -> None:
-    actor = actors.pop(wid, None)
-    if actor is None:
-        return
-    with contextlib.suppress(Exception):
-        ray.kill(actor)
-    if slots is not None:  # the slots it held while dying are free again
-        slots.release_all.remote(names[wid])
+    for _, rows in run_shards(
+        ray,
+        actors,
+        chunks,
+        lambda actor, part: actor.answer.remote(part),
+        in_flight=IN_FLIGHT,
+        lost=lost,
+        on_dead=drop,
+    ):
+        yield from rows

@@ -81,21 +81,28 @@ def run_shards(
     call: Callable[[Any, T], Any],
     *,
     in_flight: int,
-    lost: str,
+    lost: str | Callable[[list[T], list[T]], str],
+    on_dead: Callable[[int, Any], None] | None = None,
 ) -> Iterator[tuple[T, Any]]:
-    """Hand ``tasks`` to ``actors`` (``call(actor, task)`` returns the object ref), ``in_flight`` at a time
-    per actor, and yield ``(task, result)`` as each finishes. A dead actor is dropped and its task goes back
-    to the queue once; a task whose worker raised re-raises the worker's :class:`TKGQAError` (or one naming
-    the task). When tasks are left because the workers died: ``TKGQAError(lost)``."""
+    """The one Ray shard driver: hand ``tasks`` to ``actors`` (``call(actor, task)`` returns the object ref),
+    ``in_flight`` at a time per actor, and yield ``(task, result)`` as each finishes.
+
+    A dead actor is dropped (then ``on_dead(worker id, actor)``, e.g. to give back what it held) and its task
+    goes back to the front of the queue once; a task lost on two dead actors is given up. A task whose worker
+    raised re-raises the worker's :class:`TKGQAError` (or one naming the task). When tasks are left (given
+    up, or queued when every worker died): ``TKGQAError(lost)``, or ``TKGQAError(lost(given_up, queued))``."""
     queue: deque[int] = deque(range(len(tasks)))
     pending: dict[Any, tuple[int, int]] = {}  # ref -> (worker, task index)
     retried: set[int] = set()
-    done = 0
+    given_up: list[int] = []
 
     def submit(wid: int) -> None:
         if queue and wid in actors:
             i = queue.popleft()
             pending[call(actors[wid], tasks[i])] = (wid, i)
+
+    def busy(wid: int) -> int:
+        return sum(1 for w, _ in pending.values() if w == wid)
 
     for wid in list(actors):
         for _ in range(in_flight):
@@ -106,12 +113,16 @@ def run_shards(
         try:
             result = ray.get(ref)
         except ray.exceptions.RayActorError:
-            actors.pop(wid, None)
-            if i not in retried:
+            actor = actors.pop(wid, None)
+            if actor is not None and on_dead is not None:
+                on_dead(wid, actor)
+            if i in retried:
+                given_up.append(i)
+            else:
                 retried.add(i)
                 queue.appendleft(i)
-            for other in list(actors):
-                while sum(1 for w, _ in pending.values() if w == other) < in_flight and queue:
+            for other in list(actors):  # keep the survivors busy with the returned work
+                while busy(other) < in_flight and queue:
                     submit(other)
             continue
         except ray.exceptions.RayTaskError as exc:  # the worker raised (a bad KG file, an LLM error)
@@ -119,8 +130,9 @@ def run_shards(
             if isinstance(cause, TKGQAError):
                 raise cause from None
             raise TKGQAError(f"a Ray worker failed on task {i + 1} of {len(tasks)}: {cause or exc}") from None
-        done += 1
         yield tasks[i], result
         submit(wid)
-    if done < len(tasks):
-        raise TKGQAError(lost)
+    if given_up or queue:
+        if isinstance(lost, str):
+            raise TKGQAError(lost)
+        raise TKGQAError(lost([tasks[i] for i in given_up], [tasks[i] for i in queue]))

@@ -49,7 +49,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..datasets.cronquestions import complexity
@@ -289,14 +289,7 @@ class McNemarResult:
     method: str  # "exact" or "chi2"
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "b": self.b,
-            "c": self.c,
-            "statistic": self.statistic,
-            "p_value": self.p_value,
-            "method": self.method,
-        }
+        return asdict(self)
 
 
 def mcnemar(a: Sequence[bool], b: Sequence[bool], exact_threshold: int = EXACT_THRESHOLD) -> McNemarResult:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..credentials import without_secrets
 from ..errors import ConfigError, ContextWindowError, LLMError
+from ..loading import model_loading
 from ..usage import Usage
 from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, with_choice_instruction
 
@@ -145,16 +146,20 @@ class LlamaCppBackend(LLMBackend):
         with self._lock:
             if self._llama is None:
                 llama_cpp = _import_llama_cpp()
-                self._llama = llama_cpp.Llama(
-                    model_path=str(self.model_path),
-                    n_ctx=self.n_ctx,
-                    n_threads=self.n_threads,
-                    seed=self.seed,
-                    chat_format=self.chat_format,
-                    verbose=self.verbose,
-                    **self.llama_kwargs,
-                )
+                with model_loading(f"{self.model_path.name} (llama.cpp)"):
+                    self._llama = self._load(llama_cpp)
             return self._llama
+
+    def _load(self, llama_cpp: Any) -> Any:
+        return llama_cpp.Llama(
+            model_path=str(self.model_path),
+            n_ctx=self.n_ctx,
+            n_threads=self.n_threads,
+            seed=self.seed,
+            chat_format=self.chat_format,
+            verbose=self.verbose,
+            **self.llama_kwargs,
+        )
 
     def tokenize(self, text: str) -> list[int]:
         """Token ids of ``text`` under this model (usable as a :func:`count_tokens` tokenizer)."""

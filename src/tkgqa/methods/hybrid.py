@@ -36,6 +36,7 @@ from ..errors import ConfigError
 from ..kg.base import KGStore
 from ..llm.base import LLMBackend
 from .base import METHODS, Answer, Method, MethodConfig, merge_config, parse_options, resolve_method
+from .client import client_option
 
 
 class HybridConfig(MethodConfig):
@@ -52,8 +53,8 @@ class HybridConfig(MethodConfig):
         default_factory=dict, description="options of the fallback method (win over llm/policy below)"
     )
     llm: str | None = Field(default=None, description="LLM spec handed to the fallback")
-    policy: str | None = Field(
-        default=None, description="policy handed to the fallback (ari: llm by default)"
+    policy: str | None = client_option(
+        None, description="policy handed to the fallback (ari: llm by default)"
     )
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..sqlite_file import SQLiteFile
-from .embedders import Embedder, FloatMatrix, normalize_rows
+from .embedders import Embedder, FloatMatrix, WrappedEmbedder, normalize_rows
 from .paths import embeddings_dir
 
 _SCHEMA = """
@@ -104,24 +104,16 @@ def _say_estimate(name: str, total: int, done: int, seconds: float) -> None:
     sys.stderr.flush()
 
 
-class CachedEmbedder:
+class CachedEmbedder(WrappedEmbedder):
     """An :class:`Embedder` that reads and fills an :class:`EmbeddingCache` (same ``name`` and ``dim``)."""
 
     def __init__(
         self, embedder: Embedder, cache: EmbeddingCache | None = None, *, chunk_size: int = 4096
     ) -> None:
-        self.inner = embedder
+        super().__init__(embedder)
         self.cache = cache if cache is not None else EmbeddingCache()
         self.chunk_size = chunk_size
         self.last_encoded = 0  # texts sent to the model by the latest ``encode`` call
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
 
     def encode(self, texts: Sequence[str], batch_size: int = 64, progress: bool = False) -> FloatMatrix:
         if not len(texts):

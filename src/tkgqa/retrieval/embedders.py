@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError
+from ..loading import model_loading
 from ..registry import Registry
 from .paths import models_dir, safe_name
 
@@ -51,6 +52,22 @@ class Embedder(Protocol):
     def dim(self) -> int: ...
 
     def encode(self, texts: Sequence[str], batch_size: int = 64, progress: bool = False) -> FloatMatrix: ...
+
+
+class WrappedEmbedder:
+    """Base of an embedder wrapping another (a memo, a cache): the same ``name`` and ``dim`` as ``inner``;
+    a subclass supplies ``encode``."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
 
 
 def normalize_rows(x: npt.ArrayLike) -> FloatMatrix:
@@ -217,7 +234,8 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
                 raise ConfigError(f"sentence-transformers is not installed; {_INSTALL_HINT}") from None
-            with quiet_model_loading():
+            what = f"{'MiniLM' if self.bundled else self.path.name} (sentence-transformers)"
+            with model_loading(what), quiet_model_loading():
                 self._model = SentenceTransformer(str(self.path), device=self.device, local_files_only=True)
         return self._model
 
@@ -311,12 +329,14 @@ class Model2VecEmbedder:
             if not (path / "config.json").is_file():
                 if self._explicit is not None or not self.distill_if_missing:
                     raise ConfigError(f"no model2vec model at {path}")
-                distill_model2vec(path, pca_dims=self.pca_dims)
+                with model_loading("model2vec (distilling it from MiniLM, once)"):
+                    distill_model2vec(path, pca_dims=self.pca_dims)
             try:
                 from model2vec import StaticModel
             except ImportError:
                 raise ConfigError("model2vec is not installed; pip install model2vec") from None
-            self._model = StaticModel.from_pretrained(str(path))
+            with model_loading(f"model2vec ({path.name})"):
+                self._model = StaticModel.from_pretrained(str(path))
         return self._model
 
     @property

@@ -46,6 +46,7 @@ from .policy import RequestPolicy, ServiceSettings
 from .queries import dataset_examples
 from .runs_routes import runs_router
 from .state import ServiceState, load_index_html
+from .ui_routes import ui_router
 
 log = logging.getLogger("tkgqa.service")
 
@@ -150,7 +151,7 @@ def create_app(
     )
     app.add_middleware(SecurityHeaders)  # outermost: the guard's refusals carry the headers too
     _add_error_handlers(app)
-    for router in (info_router, ask_router, kg_router, runs_router):
+    for router in (info_router, ask_router, kg_router, runs_router, ui_router):
         app.include_router(router(state))
     _add_static(app)
     _document_auth(app, settings)

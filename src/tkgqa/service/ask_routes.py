@@ -151,7 +151,7 @@ def ask_router(state: ServiceState) -> APIRouter:
             raise ConfigError("the question is empty: type a question, e.g. 'Who visited China in 2014?'")
         spec = state.policy.method(body.method)
         llm = state.policy.llm(body.llm) if uses_llm(spec) else None  # never to methods without an LLM
-        options = state.policy.check_options(body.options)
+        options = state.policy.check_options(body.options, spec)
         kg = state.live.at(body.as_of)
         question = Question(qid="api", text=text)
         channel = StepChannel()

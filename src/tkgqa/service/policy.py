@@ -6,11 +6,13 @@ the check of each request against it (:class:`RequestPolicy`). No FastAPI here.
   options written in it (``ari:memory=…``) is allowed only when listed verbatim.
 * **LLMs**: ``fake`` and the server's ``--llm``; ``--allow-llm`` adds others (``openai:gpt-4o-mini``). A
   client cannot pick another model to spend the server's key, nor ``llamacpp:/some/path`` to open a file.
-* **Options**: only the keys of :data:`DEFAULT_ALLOWED_OPTIONS` (or ``--allow-option``); keys that name
-  files, models, LLMs or other methods (:data:`NEVER_FROM_REQUESTS`, or ``*_path``/``*_file``/``*_dir``…) are
-  refused even when listed. String values are short words (no ``/``, ``\\``, ``:`` or ``~``: paths are
-  never taken from requests); numbers are finite and bounded (``*tokens`` ≤ ``max_tokens``, ``*retries`` ≤
-  :data:`MAX_RETRIES`, any other ≤ ``max_number`` in size), numeric strings too.
+* **Options**: only the settings the method marks on its config as client options
+  (:func:`tkgqa.methods.client.client_option`; plugins too), or the keys of ``--allow-option`` for every
+  method; keys that name files, models, LLMs or other methods (:data:`NEVER_FROM_REQUESTS`, or
+  ``*_path``/``*_file``/``*_dir``…) are refused even when marked or listed. String values are short words
+  (no ``/``, ``\\``, ``:`` or ``~``: paths are never taken from requests); numbers are finite and bounded
+  (``*tokens`` ≤ ``max_tokens``, ``*retries`` ≤ :data:`MAX_RETRIES`, any other ≤ ``max_number`` in size, and
+  within the config field's own bounds), numeric strings too.
 """
 
 from __future__ import annotations
@@ -29,26 +31,8 @@ METHOD_PRESETS = ("ari:policy=symbolic",)
 #: LLM specs the web UI suggests; only the allowed ones are listed by ``/api/methods``.
 LLM_PRESETS = ("fake", "llamacpp:smollm2", "openai:gpt-4o-mini")
 DEFAULT_ALLOWED_LLMS = ("fake",)
-#: Option keys a client may set unless ``--allow-option`` says otherwise: answer-shaping switches and
-#: small counts, none naming a file, model or other method.
-DEFAULT_ALLOWED_OPTIONS = (
-    "policy",
-    "relax",
-    "any_relation",
-    "set_order",
-    "before_reference",
-    "after_reference",
-    "exclude_question_entities",
-    "relation_candidates",
-    "max_evidence",
-    "top_k",
-    "max_tokens",
-    "seed",
-    "path_policy",
-    "choice_mode",
-)
-#: Option keys no client may set, whatever the allow-list says: they name files, models, LLMs (the
-#: request's ``llm`` field and its allow-list cover those) or other methods, or grow server state.
+#: Option keys no client may set, whatever a config marks or the allow-list says: they name files, models,
+#: LLMs (the request's ``llm`` field and its allow-list cover those) or other methods, or grow server state.
 NEVER_FROM_REQUESTS = frozenset(
     {
         "llm",
@@ -79,14 +63,28 @@ def forbidden_option(key: str) -> bool:
     return key in NEVER_FROM_REQUESTS or _PATHLIKE_KEY.search(key) is not None
 
 
+#: The settings a client may read (:meth:`ServiceSettings.limits`); each must be > 0.
+_CLIENT_LIMITS = (
+    "max_tokens",
+    "max_number",
+    "max_body_bytes",
+    "max_json_depth",
+    "request_timeout_s",
+    "queue_limit",
+    "max_pending",
+)
+
+
 @dataclass(frozen=True)
 class ServiceSettings:
     """The server's limits and allow-lists (``tkgqa serve`` flags; ``create_app(settings=…)``).
 
-    ``allow_methods=None``: every registered method by name plus :data:`METHOD_PRESETS`. ``api_token``: when
-    set, every ``/api/`` request must send ``Authorization: Bearer <token>`` (binding beyond loopback
-    requires one). ``queue_limit``: questions pending (queued + running) per method instance;
-    ``max_pending``: over all methods; beyond either a request gets 429 with ``Retry-After``.
+    ``allow_methods=None``: every registered method by name plus :data:`METHOD_PRESETS`.
+    ``allow_options=None``: each method's client options (marked on its config); a tuple replaces them for
+    every method. ``api_token``: when set, every ``/api/`` request must send ``Authorization: Bearer
+    <token>`` (binding beyond loopback requires one). ``queue_limit``: questions pending (queued + running)
+    per method instance; ``max_pending``: over all methods; beyond either a request gets 429 with
+    ``Retry-After``.
     ``method_workers``: method instances answering in parallel per (method, LLM, options).
     ``allow_append``: ``POST /api/kg/facts`` may append facts to the served KG (off by default); only to a
     store that keeps them (a DuckDB file) unless ``ephemeral_append`` (then each response says they last until
@@ -97,7 +95,7 @@ class ServiceSettings:
 
     allow_methods: tuple[str, ...] | None = None
     allow_llms: tuple[str, ...] = DEFAULT_ALLOWED_LLMS
-    allow_options: tuple[str, ...] = DEFAULT_ALLOWED_OPTIONS
+    allow_options: tuple[str, ...] | None = None
     max_tokens: int = 1024
     max_number: float = 1000
     max_body_bytes: int = 64 * 1024
@@ -115,20 +113,14 @@ class ServiceSettings:
     allowed_hosts: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
-        bad = sorted(k for k in self.allow_options if forbidden_option(k))
+        bad = sorted(k for k in self.allow_options or () if forbidden_option(k))
         if bad:
             raise ConfigError(
                 f"--allow-option {', '.join(bad)}: these options name files, models, LLMs or methods and are "
                 "never taken from requests; set them in the server's --method spec instead"
             )
         positive = {
-            "max_tokens": self.max_tokens,
-            "max_number": self.max_number,
-            "max_body_bytes": self.max_body_bytes,
-            "max_json_depth": self.max_json_depth,
-            "request_timeout_s": self.request_timeout_s,
-            "queue_limit": self.queue_limit,
-            "max_pending": self.max_pending,
+            **self.limits(),
             "method_workers": self.method_workers,
             "shutdown_timeout_s": self.shutdown_timeout_s,
         }
@@ -140,15 +132,7 @@ class ServiceSettings:
 
     def limits(self) -> dict[str, Any]:
         """The limits a client may want to know (``/api/methods``), the token excluded."""
-        return {
-            "max_tokens": self.max_tokens,
-            "max_number": self.max_number,
-            "max_body_bytes": self.max_body_bytes,
-            "max_json_depth": self.max_json_depth,
-            "request_timeout_s": self.request_timeout_s,
-            "queue_limit": self.queue_limit,
-            "max_pending": self.max_pending,
-        }
+        return {name: getattr(self, name) for name in _CLIENT_LIMITS}
 
 
 class RequestPolicy:
@@ -158,7 +142,6 @@ class RequestPolicy:
         self.settings = settings
         self.default_method = default_method.strip()
         self.default_llm = default_llm
-        self.options = frozenset(settings.allow_options)
         self.llms = tuple(dict.fromkeys([*settings.allow_llms, *([default_llm] if default_llm else [])]))
 
     # --- what is allowed ------------------------------------------------------------------------------
@@ -181,11 +164,34 @@ class RequestPolicy:
 
         return list(dict.fromkeys([self.default_method, *METHODS.names(), *METHOD_PRESETS]))
 
+    def options(self, spec: str) -> frozenset[str]:
+        """The option keys a client may set for the method of ``spec``: its client options (marked on its
+        config), or ``--allow-option``'s keys; never a key :func:`forbidden_option` names."""
+        if self.settings.allow_options is not None:
+            return frozenset(self.settings.allow_options)
+        from ..methods.client import method_client_options
+
+        name = spec.partition(":")[0].strip()
+        return frozenset(k for k in method_client_options(name) if not forbidden_option(k))
+
+    def method_options(self) -> dict[str, list[str]]:
+        """Each allowed method's client options by name (``/api/methods``); none for a method that cannot
+        be loaded here (a missing extra)."""
+        out: dict[str, list[str]] = {}
+        for name in dict.fromkeys(spec.partition(":")[0].strip() for spec in self.allowed_methods()):
+            try:
+                out[name] = sorted(self.options(name))
+            except ConfigError:
+                out[name] = []
+        return out
+
     def describe(self) -> dict[str, Any]:
+        by_method = self.method_options()
         return {
             "methods": self.allowed_methods(),
             "llms": list(self.llms),
-            "options": sorted(self.options),
+            "options": sorted({k for keys in by_method.values() for k in keys}),
+            "method_options": by_method,
             "limits": self.settings.limits(),
         }
 
@@ -220,30 +226,34 @@ class RequestPolicy:
             "(the operator allows more with tkgqa serve --allow-llm)"
         )
 
-    def check_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
-        """``options`` if every key is allowed and every value is a short word, a bounded number or a
-        boolean (a dict for ``*_options`` keys, checked the same way)."""
+    def check_options(self, options: Mapping[str, Any], spec: str) -> dict[str, Any]:
+        """``options`` for the method of ``spec`` if every key is allowed for it (:meth:`options`) and every
+        value is a short word, a bounded number or a boolean (a dict for ``*_options`` keys, checked the
+        same way)."""
+        return self._check(options, spec, self.options(spec))
+
+    def _check(self, options: Mapping[str, Any], spec: str, allowed: frozenset[str]) -> dict[str, Any]:
         if len(options) > MAX_OPTIONS:
             raise ConfigError(f"too many options ({len(options)}); at most {MAX_OPTIONS}")
         out: dict[str, Any] = {}
         for key, value in options.items():
-            if forbidden_option(key) or key not in self.options:
+            if forbidden_option(key) or key not in allowed:
                 why = "names a file, model, LLM or method" if forbidden_option(key) else "is not allowed"
                 raise NotAllowedError(
-                    f"option {_show(key)} {why} on this server; allowed options: "
-                    f"{', '.join(sorted(self.options)) or 'none'} (the operator allows more with tkgqa serve "
+                    f"option {_show(key)} {why} for method {_show(spec)} on this server; allowed options: "
+                    f"{', '.join(sorted(allowed)) or 'none'} (the operator sets others with tkgqa serve "
                     "--allow-option)"
                 )
-            out[key] = self._value(key, value)
+            out[key] = self._value(key, value, spec, allowed)
         return out
 
-    def _value(self, key: str, value: Any, nested: bool = False) -> Any:
+    def _value(self, key: str, value: Any, spec: str, allowed: frozenset[str], nested: bool = False) -> Any:
         if isinstance(value, bool):
             return value
         if isinstance(value, Mapping):
             if nested or not key.endswith("_options"):
                 raise ConfigError(f"option {_show(key)} takes a single value, not an object")
-            return self.check_options(value)
+            return self._check(value, spec, allowed)
         if isinstance(value, int | float):
             return self._number(key, value)
         if isinstance(value, str):

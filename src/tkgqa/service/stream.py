@@ -20,6 +20,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from ..errors import TKGQAError
+from ..loading import loading_now
 from ..methods.base import StepCancelled, StepEvent
 from .errors import DeadlineError, ShuttingDownError, error_body, exception_body, status_for
 from .jobs import MethodPool
@@ -85,14 +86,17 @@ async def stream_job(
 ) -> AsyncIterator[bytes]:
     """The events of one queued question (see ``/api/ask/stream``): ``queued``, ``started``, ``step`` (each
     step the method reports, in order), ``progress`` (about once a second), then ``answer`` or ``error``.
-    The job is cancelled when the stream ends early: dropped if still queued, stopped at its next step
-    (through ``channel``) if running."""
+    ``loading`` (``{"loading": [{"what", "elapsed_ms"}]}``) is sent whenever the models this server is
+    loading change while the question runs (a first question to a method often loads one: "MiniLM"), and
+    ``progress`` carries the same list. The job is cancelled when the stream ends early: dropped if still
+    queued, stopped at its next step (through ``channel``) if running."""
     waiter = asyncio.wrap_future(future)
     waiter.add_done_callback(lambda f: f.cancelled() or f.exception())
     loop = asyncio.get_running_loop()
     begin = loop.time()
     last_progress = begin
     started = False
+    shown_loads: list[object] = []
     seq = 0
 
     def steps() -> list[bytes]:
@@ -117,6 +121,10 @@ async def stream_job(
                 yield sse("started", {"elapsed_ms": round((loop.time() - begin) * 1000)})
             for chunk in steps():
                 yield chunk
+            current = loading_now() if started and not done else []
+            if [x["what"] for x in current] != shown_loads:  # a load started or ended: say so now
+                shown_loads = [x["what"] for x in current]
+                yield sse("loading", {"loading": current})
             if done:
                 if waiter.cancelled():
                     raise ShuttingDownError("the server is stopping; the question was cancelled")
@@ -125,7 +133,8 @@ async def stream_job(
             if loop.time() - last_progress >= PROGRESS_S:
                 last_progress = loop.time()
                 elapsed = round((last_progress - begin) * 1000)
-                yield sse("progress", {"elapsed_ms": elapsed, "running": future.running(), "steps": seq})
+                progress = {"elapsed_ms": elapsed, "running": future.running(), "steps": seq}
+                yield sse("progress", progress | {"loading": loading_now()})
     except TKGQAError as exc:
         yield sse("error", {**exception_body(exc), "status": status_for(exc)})
     except Exception as exc:  # a bug in a method: named, logged, never a hung stream

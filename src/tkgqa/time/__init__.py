@@ -16,6 +16,7 @@ from .interval import (
     within,
 )
 from .point import (
+    MONTH_NAMES,
     MONTHS,
     OPEN_YEARS,
     Granularity,
@@ -43,6 +44,7 @@ from .semantics import (
 
 __all__ = [
     "MONTHS",
+    "MONTH_NAMES",
     "NEG_INF",
     "OPEN_YEARS",
     "POS_INF",

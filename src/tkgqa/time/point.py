@@ -189,6 +189,11 @@ MONTHS = {
     "may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9,
     "september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
 }  # fmt: skip
+#: The full English month names, January first (the longest spelling of each month in :data:`MONTHS`).
+MONTH_NAMES: tuple[str, ...] = tuple(
+    max((name for name, number in MONTHS.items() if number == month), key=len).capitalize()
+    for month in range(1, 13)
+)
 OPEN_YEARS = frozenset({1, 2916})
 _MONTH_RE = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _ORD = r"(\d{1,2})(?:st|nd|rd|th)?"

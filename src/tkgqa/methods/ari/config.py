@@ -21,6 +21,7 @@ from pydantic import Field, field_validator
 from ...errors import ConfigError
 from ...prompts.ari import ExampleSet
 from ..base import Preset, PresetConfig
+from ..client import client_option
 from .environment import ActionSpace, FilterMode
 
 PolicyName = Literal["llm", "symbolic", "oracle"]
@@ -130,10 +131,10 @@ class ARIConfig(PresetConfig):
     ours_side: ClassVar[Mapping[str, str]] = _OURS_SIDE
 
     preset: Preset = Preset.PAPER
-    policy: PolicyName = "llm"
+    policy: PolicyName = client_option("llm")
     llm: str | None = Field(default=None, description="LLM spec for policy 'llm', e.g. 'llamacpp:smollm2'")
-    top_k: int = Field(
-        default=15, ge=1, description="K of the filter's semantic top-K (ours: the paper gives none)"
+    top_k: int = client_option(
+        15, ge=1, le=1000, description="K of the filter's semantic top-K (ours: the paper gives none)"
     )
     t_max: int = Field(default=5, ge=1, description="maximum number of actions, the answer included")
     n_clusters: int = Field(default=10, ge=1)
@@ -183,17 +184,17 @@ class ARIConfig(PresetConfig):
     n_answer_entities: int = Field(default=3, ge=1, description="answer(entity) candidates per step")
     n_answer_times: int = Field(default=2, ge=0, description="distinct times offered as answer(time)")
     max_candidates: int = Field(default=300, ge=1, description="hard cap on enumerated actions (no_filter)")
-    choice_mode: ChoiceMode | None = None
+    choice_mode: ChoiceMode | None = client_option(None)
     allow_free_answer: bool = True
     retries: int | None = Field(default=None, ge=0)
-    max_tokens: int = Field(default=160, ge=8)
+    max_tokens: int = client_option(160, ge=8, le=32_768)
     oracle_max_nodes: int = Field(default=4000, ge=1)
     no_guidance: bool = False
     no_clustering: bool = False
     no_filter: bool = False
     no_incorrect: bool = False
     allow_memory_overlap: bool = False
-    seed: int = 0
+    seed: int = client_option(0, ge=0, le=2**32 - 1)
 
     @field_validator("embedder", mode="before")
     @classmethod

@@ -11,30 +11,22 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...retrieval.embedders import Embedder, FloatMatrix
+from ...retrieval.embedders import Embedder, FloatMatrix, WrappedEmbedder
 from .config import EmbedderName
 
 _LOCK = threading.Lock()
 _SHARED: dict[EmbedderName, Embedder] = {}
 
 
-class MemoEmbedder:
+class MemoEmbedder(WrappedEmbedder):
     """An :class:`Embedder` remembering up to ``max_items`` text vectors (least recently used dropped)."""
 
     def __init__(self, inner: Embedder, max_items: int = 300_000) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self.max_items = max_items
         self._memo: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self.encoded = 0  # texts sent to the inner embedder
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
 
     def encode(self, texts: Sequence[str], batch_size: int = 64, progress: bool = False) -> FloatMatrix:
         with self._lock:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import TypeVar
 
 from ...kg.base import KGStore
 from ...query.linking import QuestionAnchors
@@ -31,6 +32,9 @@ from .actions import (
     filter_items,
     lookup_count,
 )
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 class ActionSpace(StrEnum):
@@ -192,11 +196,7 @@ class ARIEnvironment:
                         out.extend(Action("get_time", e, r, other=o) for o in a.entities if o != e)
                     if as_object or not filtered:
                         out.append(Action("get_head_entity", e, r))
-        out = list(dict.fromkeys(out))
-        if len(self._base_cache) > 2_000:
-            self._base_cache.clear()
-        self._base_cache[key] = out
-        return out
+        return _remember(self._base_cache, key, list(dict.fromkeys(out)), 2_000)
 
     def enumerate_lookups(self, state: AgentState) -> list[Action]:
         """Every lookup (Eq. 2), time variants included, actions already taken included."""
@@ -259,10 +259,7 @@ class ARIEnvironment:
                 ops = [x for x in ops if _informative(state.items, x)]
             answers = [x for x in rest if x.kind == ANSWER]
             result = [*ranked, *ops, *answers]
-        if len(self._cand_cache) > 20_000:
-            self._cand_cache.clear()
-        self._cand_cache[key] = result
-        return result
+        return _remember(self._cand_cache, key, result, 20_000)
 
     def _ranked_lookups(self, state: AgentState) -> Iterator[Action]:
         """Every lookup by decreasing similarity to the question. Without ``rank_with_time`` the time
@@ -273,18 +270,12 @@ class ARIEnvironment:
             key: tuple[object, ...] = (self.base_key(state), tuple(times))
             found = self._rank_cache.get(key)
             if found is None:
-                found = self.rank(self.enumerate_lookups(state))
-                if len(self._rank_cache) > 2_000:
-                    self._rank_cache.clear()
-                self._rank_cache[key] = found
+                found = _remember(self._rank_cache, key, self.rank(self.enumerate_lookups(state)), 2_000)
             return iter(found)
         key = self.base_key(state)
         bases = self._rank_cache.get(key)
         if bases is None:
-            bases = self.rank(self.base_lookups(state))
-            if len(self._rank_cache) > 2_000:
-                self._rank_cache.clear()
-            self._rank_cache[key] = bases
+            bases = _remember(self._rank_cache, key, self.rank(self.base_lookups(state)), 2_000)
         return _with_times(bases, times)
 
     def count(self, action: Action) -> int:
@@ -319,11 +310,7 @@ class ARIEnvironment:
             parts.append(action.time.iso())
         if action.kind == "get_time":
             parts.insert(0, "when")
-        text = " ".join(parts)
-        if len(self._text_cache) > 200_000:
-            self._text_cache.clear()
-        self._text_cache[key] = text
-        return text
+        return _remember(self._text_cache, key, " ".join(parts), 200_000)
 
     # --- execution ----------------------------------------------------------------------------------
     def step(self, state: AgentState, action: Action) -> tuple[AgentState, list[Item]]:
@@ -371,3 +358,11 @@ def _first_untaken(
         if mode is FilterMode.EQ3 or count(x) > 0:
             kept += 1
     return out
+
+
+def _remember(cache: dict[K, V], key: K, value: V, limit: int) -> V:
+    """Store ``value`` under ``key`` (emptying ``cache`` first when it holds more than ``limit`` entries)."""
+    if len(cache) > limit:
+        cache.clear()
+    cache[key] = value
+    return value

@@ -18,19 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ...errors import TKGQAError
-from ...query.program.nodes import (
-    Const,
-    Entities,
-    Exclude,
-    Fallback,
-    Filter,
-    Match,
-    Program,
-    Rows,
-    Select,
-    TimeOf,
-    Times,
-)
+from ...query.program import nodes as P
 from ...time import Granularity, TimePoint
 from .actions import ANSWER, Action, AgentState, Item, filter_items, ranked_times, ranked_values
 from .environment import ARIEnvironment
@@ -63,12 +51,12 @@ class PlanStep:
 Plan = list[PlanStep]
 
 
-def compile_program(program: Program) -> list[Plan]:
+def compile_program(program: P.Program) -> list[Plan]:
     """Alternative action plans for ``program`` (inverse relations and fallbacks give alternatives)."""
     excludes = tuple(_excludes(program.rows))
-    if isinstance(program, Entities):
+    if isinstance(program, P.Entities):
         final = PlanStep(ANSWER, order=program.order, exclude=excludes)
-    elif isinstance(program, Times):
+    elif isinstance(program, P.Times):
         if program.use_end:
             raise UnsupportedProgram("answers from end times are not expressible with ARI's actions")
         final = PlanStep(ANSWER, answer_time=True, granularity=program.granularity)
@@ -81,17 +69,17 @@ def compile_program(program: Program) -> list[Plan]:
     return [[*plan, final] for plan in plans][:MAX_PLANS]
 
 
-def _excludes(node: Rows) -> list[str]:
-    if isinstance(node, Exclude):
+def _excludes(node: P.Rows) -> list[str]:
+    if isinstance(node, P.Exclude):
         return [*node.entities, *_excludes(node.rows)]
-    if isinstance(node, Filter | Select):
+    if isinstance(node, P.Filter | P.Select):
         return _excludes(node.rows)
-    if isinstance(node, Fallback):
+    if isinstance(node, P.Fallback):
         return _excludes(node.primary) + _excludes(node.alternative)
     return []
 
 
-def _lookups(m: Match, time: TimePoint | None = None, use_anchor: bool = False) -> list[Plan]:
+def _lookups(m: P.Match, time: TimePoint | None = None, use_anchor: bool = False) -> list[Plan]:
     s, r, o = m.subject, m.relation, m.object
     if r is None:
         raise UnsupportedProgram("a match without relation")
@@ -113,12 +101,12 @@ def _lookups(m: Match, time: TimePoint | None = None, use_anchor: bool = False) 
     return plans
 
 
-def _rows(node: Rows) -> list[Plan]:
-    if isinstance(node, Match):
+def _rows(node: P.Rows) -> list[Plan]:
+    if isinstance(node, P.Match):
         return _lookups(node)
-    if isinstance(node, Exclude):
+    if isinstance(node, P.Exclude):
         return _rows(node.rows)
-    if isinstance(node, Fallback):
+    if isinstance(node, P.Fallback):
         plans: list[Plan] = []
         errors: list[str] = []
         for branch in (node.primary, node.alternative):
@@ -129,25 +117,25 @@ def _rows(node: Rows) -> list[Plan]:
         if not plans:
             raise UnsupportedProgram("; ".join(errors))
         return plans[:MAX_PLANS]
-    if isinstance(node, Select):
+    if isinstance(node, P.Select):
         if node.n != 1:
             raise UnsupportedProgram(f"the {node.n}-th {node.which} is not expressible with ARI's actions")
         step = PlanStep("get_first" if node.which == "first" else "get_last")
         return [[*p, step] for p in _rows(node.rows)]
-    if isinstance(node, Filter):
+    if isinstance(node, P.Filter):
         return _filter(node)
     raise UnsupportedProgram(f"unknown rows node {type(node).__name__}")  # pragma: no cover
 
 
-def _filter(node: Filter) -> list[Plan]:
+def _filter(node: P.Filter) -> list[Plan]:
     rows = node.rows
-    if isinstance(rows, Exclude):  # exclusions are applied at the answer
-        return _filter(Filter(rows.rows, node.op, node.time))
-    if isinstance(rows, Fallback) and node.op == "in":  # in(a ?? b, t) → in(a, t) ?? in(b, t)
+    if isinstance(rows, P.Exclude):  # exclusions are applied at the answer
+        return _filter(P.Filter(rows.rows, node.op, node.time))
+    if isinstance(rows, P.Fallback) and node.op == "in":  # in(a ?? b, t) → in(a, t) ?? in(b, t)
         plans: list[Plan] = []
         for branch in (rows.primary, rows.alternative):
             try:
-                plans += _filter(Filter(branch, node.op, node.time))
+                plans += _filter(P.Filter(branch, node.op, node.time))
             except UnsupportedProgram:
                 continue
         if not plans:
@@ -157,14 +145,14 @@ def _filter(node: Filter) -> list[Plan]:
     time: TimePoint | None = None
     anchor = False
     span = False
-    if isinstance(node.time, Const):
+    if isinstance(node.time, P.Const):
         time = node.time.point
-    elif isinstance(node.time, TimeOf):
+    elif isinstance(node.time, P.TimeOf):
         span = node.time.which == "span"
         mark = PlanStep("mark_anchor", which=node.time.which, granularity=node.time.granularity)
         pre = [[*p, mark] for p in _rows(node.time.rows)]
         anchor = True
-    if node.op == "in" and isinstance(node.rows, Match) and not span:
+    if node.op == "in" and isinstance(node.rows, P.Match) and not span:
         main = _lookups(node.rows, time, anchor)
         if node.rows.subject is not None and node.rows.object is not None:
             main = [[*p, PlanStep("get_between", time=time, use_anchor=anchor)] for p in main]
@@ -179,7 +167,9 @@ class SymbolicPolicy:
 
     name = "symbolic"
 
-    def __init__(self, program: Program | None, *, reason: str = "", allow_free_answer: bool = True) -> None:
+    def __init__(
+        self, program: P.Program | None, *, reason: str = "", allow_free_answer: bool = True
+    ) -> None:
         self.reason = reason
         self.allow_free_answer = allow_free_answer
         self.program = program

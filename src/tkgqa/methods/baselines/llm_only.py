@@ -12,12 +12,13 @@ from ...kg.base import KGStore
 from ...llm import LLMBackend, Message, complete_parsed, error_usage, llm_context, resolve_llm_arg, usage_dict
 from ...prompts.baselines import build_llm_only_messages, parse_answer_list
 from ..base import METHODS, Answer, Method, MethodConfig, llm_required, merge_config
+from ..client import client_option
 
 
 class LLMOnlyConfig(MethodConfig):
     llm: str | None = None
     retries: int = Field(default=1, ge=0)
-    max_tokens: int = Field(default=64, ge=4)
+    max_tokens: int = client_option(64, ge=4, le=32_768)
 
 
 def ask_for_answers(

@@ -22,6 +22,7 @@ from ...query import PerKG, QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
 from ..base import METHODS, Answer, Method, MethodConfig, merge_config
+from ..client import client_option
 from .llm_only import _llm_for, ask_for_answers
 
 
@@ -32,7 +33,7 @@ class KGRAGConfig(MethodConfig):
     max_entities: int = Field(default=2, ge=1)
     embedder: str = "hashing"
     retries: int = Field(default=1, ge=0)
-    max_tokens: int = Field(default=64, ge=4)
+    max_tokens: int = client_option(64, ge=4, le=32_768)
 
 
 def verbalize(kg: KGStore, fact: Fact) -> str:

@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from ..base import Preset, PresetConfig, shown_setting
+from ..client import client_option
 
 
 class TimePruning(StrEnum):
@@ -123,7 +124,7 @@ class CIKConfig(PresetConfig):
     max_relations_per_hop: int | None = Field(
         default=None, ge=0, description="relations per distance shown in Π_esg (0: all)"
     )
-    path_policy: Literal["llm", "lexical"] = "llm"
+    path_policy: Literal["llm", "lexical"] = client_option("llm")
     policy_hops: int = Field(default=1, ge=1, le=5, description="lexical policy: hops it may choose")
     policy_min_score: float = Field(default=0.5, description="lexical policy: word overlap for hops > 1")
     max_frontier: int = Field(
@@ -131,7 +132,7 @@ class CIKConfig(PresetConfig):
     )
     max_retrieved: int = Field(default=20_000, ge=1, description="facts collected per traversal")
     max_entities: int = Field(default=3, ge=1, description="question entities used (linked, or given)")
-    max_tokens: int = Field(default=512, ge=16)
+    max_tokens: int = client_option(512, ge=16, le=32_768)
     esg_max_tokens: int = Field(default=128, ge=16)
     prompt_token_limit: int | None = Field(
         default=None, description="abstain when the evidence exceeds this many tokens ('token limit')"

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from ..base import Preset, PresetConfig, shown_setting
+from ..client import client_option
 from .execute import ReaderMode, SearchMode
 from .planner import Inference
 
@@ -143,7 +144,7 @@ class LPKGConfig(PresetConfig):
     inference: Inference = Inference.AUTO
     threads: int | None = Field(default=None, ge=1)
     fallback: bool = True
-    seed: int = 0
+    seed: int = client_option(0, ge=0, le=2**32 - 1)
 
 
 def _shown(name: str, value: Any) -> str:

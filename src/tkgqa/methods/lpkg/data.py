@@ -32,20 +32,9 @@ from ...kg.base import KGStore
 from ...llm import LLMBackend, Usage, error_usage
 from ...prompts.base import run_prompt
 from ...prompts.lpkg import Demo, finetune_messages, verbalize_parser
-from ...query.generate.patterns import (
-    LPKG_PATTERNS,
-    Compare,
-    Grounder,
-    GroundingConfig,
-    Hop,
-    Instance,
-    PatternType,
-    Pick,
-    SetOp,
-    SetOperation,
-    TimeFilter,
-    WhenQ,
-)
+from ...query.generate import patterns as pn
+from ...query.generate.grounding import Grounder, GroundingConfig
+from ...query.generate.patterns import LPKG_PATTERNS, Instance, PatternType
 from .plan import parse_plan
 from .verbalize import TemplateVerbalizer, Verbalized, gold_plan, plan_names
 
@@ -87,7 +76,7 @@ def describe_instance(inst: Instance, kg: KGStore) -> str:
     lines = []
     for i, node in enumerate(inst.nodes):
         match node:
-            case Hop():
+            case pn.Projection():
                 src = (
                     f'"{lab(node.source)}"'
                     if isinstance(node.source, str)
@@ -98,24 +87,24 @@ def describe_instance(inst: Instance, kg: KGStore) -> str:
                     f'{names[i]} = search: entities linked to {src} by "{lab(node.relation)}" '
                     f"({src} is the {role})"
                 )
-            case WhenQ():
+            case pn.WhenQ():
                 gran = f" (answer with the {node.granularity.name.lower()})" if node.granularity else ""
                 lines.append(
                     f'{names[i]} = search: when did ("{lab(node.subject)}", "{lab(node.relation)}", '
                     f'"{lab(node.object)}") happen{gran}'
                 )
-            case SetOp():
-                word = "intersection" if node.op is SetOperation.AND else "union"
+            case pn.SetOp():
+                word = "intersection" if node.op is pn.SetOperation.AND else "union"
                 lines.append(f"{names[i]} = {word} of {', '.join(names[k] for k in node.inputs)}")
-            case TimeFilter():
+            case pn.TimeFilter():
                 if isinstance(node.time, int):
                     when = f"{node.relation} the time in {names[node.time]}"
                 else:
                     when = f"between {node.time} and {node.end}" if node.end else f"in {node.time}"
                 lines.append(f"{names[i]} = those of {names[node.input]} {when}")
-            case Pick():
+            case pn.Pick():
                 lines.append(f"{names[i]} = the {node.which} of {names[node.input]} in time")
-            case Compare():
+            case pn.Compare():
                 cands = " or ".join(f'"{lab(c)}"' for c in node.candidates)
                 lines.append(
                     f"{names[i]} = which of {cands} is {node.mode} "

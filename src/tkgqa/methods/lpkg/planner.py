@@ -34,21 +34,8 @@ from ...prompts.lpkg import (
     official_planner_messages,
     planner_messages,
 )
-from ...query.generate.patterns import (
-    Compare,
-    Hop,
-    Instance,
-    Node,
-    PatternType,
-    Pick,
-    SetOp,
-    SetOperation,
-    TimeFilter,
-    ValueKind,
-    WhenQ,
-)
-from ...query.program.answer_sets import CompareMode
-from ...time import Extreme, TemporalRelation, TimePoint
+from ...query.generate.patterns import SKELETONS, Instance, PatternType, Projection, WhenQ
+from ...query.program.answer_sets import ValueKind
 from .official import is_official_file, official_block, read_official
 from .plan import Plan, parse_plan
 from .verbalize import gold_plan
@@ -182,35 +169,6 @@ def load_demos(path: str | Path | None, k: int, *, seed: int = 0) -> list[Demo]:
 
 
 # --- baselines ------------------------------------------------------------------------------------------
-_T0, _T1 = TimePoint(2000), TimePoint(2001)
-_BEFORE, _AFTER = TemporalRelation.BEFORE, TemporalRelation.AFTER
-#: a node skeleton per pattern (dummy names): the structure of its gold plan
-SKELETONS: dict[PatternType, tuple[Node, ...]] = {
-    PatternType.P1: (Hop("a", "r"),),
-    PatternType.P2: (Hop("a", "r"), Hop(0, "r")),
-    PatternType.P3: (Hop("a", "r"), Hop(0, "r"), Hop(1, "r")),
-    PatternType.I2: (Hop("a", "r"), Hop("b", "r"), SetOp(SetOperation.AND, (0, 1))),
-    PatternType.I3: (Hop("a", "r"), Hop("b", "r"), Hop("c", "r"), SetOp(SetOperation.AND, (0, 1, 2))),
-    PatternType.U2: (Hop("a", "r"), Hop("b", "r"), SetOp(SetOperation.OR, (0, 1))),
-    PatternType.IP: (Hop("a", "r"), Hop("b", "r"), SetOp(SetOperation.AND, (0, 1)), Hop(2, "r")),
-    PatternType.PI: (Hop("a", "r"), Hop(0, "r"), Hop("b", "r"), SetOp(SetOperation.AND, (1, 2))),
-    PatternType.COMPARE: (
-        WhenQ("a", "r", "o"), WhenQ("b", "r", "o"), Compare((0, 1), ("a", "b"), CompareMode.EARLIER),
-    ),
-    PatternType.TIME: (WhenQ("a", "r", "o"),),
-    PatternType.IN: (Hop("a", "r"), TimeFilter(0, TemporalRelation.IN, _T0)),
-    PatternType.BEFORE: (WhenQ("a", "r", "o"), Hop("o", "r", True), TimeFilter(1, _BEFORE, 0)),
-    PatternType.AFTER: (WhenQ("a", "r", "o"), Hop("o", "r", True), TimeFilter(1, _AFTER, 0)),
-    PatternType.FIRST: (Hop("a", "r"), Pick(0, Extreme.FIRST)),
-    PatternType.LAST: (Hop("a", "r"), Pick(0, Extreme.LAST)),
-    PatternType.BETWEEN: (Hop("a", "r"), TimeFilter(0, TemporalRelation.IN, _T0, _T1)),
-    PatternType.AFTER_FIRST: (
-        WhenQ("a", "r", "o"), Hop("o", "r", True), TimeFilter(1, _AFTER, 0), Pick(2, Extreme.FIRST),
-    ),
-    PatternType.BEFORE_LAST: (
-        WhenQ("a", "r", "o"), Hop("o", "r", True), TimeFilter(1, _BEFORE, 0), Pick(2, Extreme.LAST),
-    ),
-}  # fmt: skip
 
 
 def skeleton_plan(pattern: PatternType, question: str) -> Plan:
@@ -222,7 +180,7 @@ def skeleton_plan(pattern: PatternType, question: str) -> Plan:
     names = plan_names(nodes)
     subs = []
     for node in nodes:
-        if isinstance(node, Hop):
+        if isinstance(node, Projection):
             subs.append(
                 question if isinstance(node.source, str) else f"{question} ({{{names[node.source]}}})"
             )

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from ..base import MethodConfig, Preset, PresetConfig, shown_setting
+from ..client import client_option
 from .demos import DemoSource
 from .facts import Direction, Pruning
 
@@ -113,7 +114,7 @@ class R3Config(PresetConfig):
     llm: str | None = None
     max_depth: int = Field(default=2, ge=0, le=5)  # expansions per branch (Table 8: 0, 1, 2, 3)
     breadth: int = Field(default=2, ge=1, le=5)  # branches: a new axiom when a branch ends without answer
-    top_k: int = Field(default=10, ge=1, le=200)  # facts kept per pruning round
+    top_k: int = client_option(10, ge=1, le=200)  # facts kept per pruning round
     pruning: Pruning = Pruning.SEMANTIC
     llm_pick: LLMPick | None = None  # paper: facts (triples); ours: relations
     llm_pool: int = Field(default=30, ge=0, le=300)  # most candidates beyond the top-k the LLM adds
@@ -132,7 +133,7 @@ class R3Config(PresetConfig):
     judge: PremiseJudge = PremiseJudge.LLM
     judge_threshold: float = Field(default=0.45, ge=-1.0, le=1.0)
     retries: int = Field(default=1, ge=0, le=3)  # parse retries of the other prompts
-    max_tokens: int = Field(default=512, ge=16)
+    max_tokens: int = client_option(512, ge=16, le=32_768)
     axiom_facts: int = Field(default=15, ge=0, le=100)  # sub-graph facts shown when surfacing the axiom
 
 
@@ -164,12 +165,12 @@ class BaselineConfig(MethodConfig):
 
     llm: str | None = None
     shots: int = Field(default=0, ge=0, le=2)
-    top_k: int = Field(default=10, ge=1, le=200)
+    top_k: int = client_option(10, ge=1, le=200)
     direction: Direction = Direction.HEAD
     max_entities: int = Field(default=6, ge=1, le=20)
     embedder: str = "minilm"
     retries: int = Field(default=1, ge=0, le=3)
-    max_tokens: int = Field(default=384, ge=16)
+    max_tokens: int = client_option(384, ge=16, le=32_768)
 
 
 #: Bare-word options: ``--method "r3:truncation,linker_only"``.

@@ -12,6 +12,7 @@ from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...query import AnswerOrder, Extreme, Parse, ParserOptions, Program, Reasoner, pretty
 from ..base import METHODS, Answer, Method, MethodConfig, merge_config
+from ..client import client_option
 
 __all__ = ["SymbolicConfig", "SymbolicReasoner", "pretty"]
 
@@ -19,15 +20,17 @@ __all__ = ["SymbolicConfig", "SymbolicReasoner", "pretty"]
 class SymbolicConfig(MethodConfig):
     """Settings of the symbolic reasoner (defaults measured on the shared development data)."""
 
-    after_reference: Extreme = Extreme.FIRST
-    before_reference: Extreme = Extreme.FIRST
-    set_order: AnswerOrder = AnswerOrder.COUNT
-    exclude_question_entities: bool = True
-    relation_candidates: int = 2
-    relax: bool = True  # no fact of the asked relation: its reverse reading, then the second-best relation
-    any_relation: bool = False  # ... then any relation between the same entities (a guess, ~24% right on
-    # MultiTQ; on: higher Hits@1, lower accuracy on answered — see bench/RESULTS.md)
-    max_evidence: int = 50
+    after_reference: Extreme = client_option(Extreme.FIRST)
+    before_reference: Extreme = client_option(Extreme.FIRST)
+    set_order: AnswerOrder = client_option(AnswerOrder.COUNT)
+    exclude_question_entities: bool = client_option(True)
+    relation_candidates: int = client_option(2, ge=0, le=100)
+    # no fact of the asked relation: its reverse reading, then the second-best relation
+    relax: bool = client_option(True)
+    # ... then any relation between the same entities (a guess, ~24% right on MultiTQ; on: higher Hits@1,
+    # lower accuracy on answered — see bench/RESULTS.md)
+    any_relation: bool = client_option(False)
+    max_evidence: int = client_option(50, ge=0, le=10_000)
     cache_size: int = 8
 
 

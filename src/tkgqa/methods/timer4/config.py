@@ -19,6 +19,7 @@ from pydantic import Field, field_validator
 
 from ...retrieval.temporal import Proximity
 from ..base import Preset, PresetConfig
+from ..client import client_option
 from .rewrite import RewriteAnchor, RewriteMode
 
 
@@ -129,7 +130,7 @@ class TimeR4Config(PresetConfig):
     small_kg: int = Field(default=5000, ge=0)
     max_candidates: int = Field(default=5000, ge=1)
     rewrite_facts: int = Field(default=10, ge=1)
-    top_k: int = Field(default=15, ge=1)
+    top_k: int = client_option(15, ge=1, le=1000)
     pool_size: int = Field(default=100, ge=1)
     mu: float = Field(default=0.4, ge=0.0, le=1.0)
     rewrite: RewriteMode = RewriteMode.AUTO
@@ -143,7 +144,7 @@ class TimeR4Config(PresetConfig):
     phi_norm: PhiNorm | None = None
     hybrid: bool = False
     cache_embeddings: bool = True
-    max_tokens: int = Field(default=256, ge=16)
+    max_tokens: int = client_option(256, ge=16, le=32_768)
     facts: FactSource = FactSource.RETRIEVE
 
     @field_validator("rewrite", mode="before")

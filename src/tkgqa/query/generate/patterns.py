@@ -1,4 +1,4 @@
-"""KG patterns grounded into question instances: the structural side of KG-derived question generation.
+"""KG patterns: the shapes of complex questions and their grounded instances.
 
 A *pattern* is the abstract shape of a complex question (LPKG, Wang et al. 2024, Figure 3, after BetaE's
 query structures): ``1p``/``2p``/``3p`` chains of projections, ``2i``/``3i`` intersections, ``2u`` union,
@@ -6,43 +6,31 @@ query structures): ``1p``/``2p``/``3p`` chains of projections, ``2i``/``3i`` int
 (when did it happen), ``in`` (at a given time), ``before``/``after`` an anchor event, ``first``/``last``,
 ``between`` two times, and the composed ``after_first``/``before_last`` (MultiTQ's "Multiple" questions).
 
-An :class:`Instance` is a pattern grounded in a store: a tiny DAG of typed nodes (:data:`Node`) whose
-last node is the answer, with the gold answers computed by :func:`evaluate` — KG operations only, no
-question text (verbalising an instance is the consumer's job). Answers are :class:`AnswerSet` values (each
-answer keeps the facts supporting it, so temporal nodes can test the times); the set and temporal
-operations on them (:func:`intersect`, :func:`union`, :func:`time_filter`, :func:`pick`, :func:`compare`)
-use the one time semantics (:func:`~tkgqa.time.holds`, :func:`~tkgqa.time.extreme`).
-
-:func:`ground` samples instances with a seeded RNG: anchors are random facts, walks follow incident facts,
-and an instance is kept when its answer set is non-empty and small (``max_answers``), its intermediate sets
-are small (``max_fanout``; temporal candidate sets ``max_candidates``) and it is new (deduplicated).
+An :class:`Instance` is a pattern grounded in a store (sampled by :mod:`.grounding`): a tiny DAG of typed
+nodes (:data:`Node`: :class:`Projection`, :class:`WhenQ`, :class:`SetOp`, :class:`TimeFilter`,
+:class:`Pick`, :class:`Compare`) whose last node is the answer, with the gold answers computed by
+:func:`evaluate` — KG look-ups (:func:`project`, :func:`when`) and the answer-set operations of
+:mod:`tkgqa.query.program.answer_sets` (each answer keeps the facts supporting it; the one time semantics:
+:func:`~tkgqa.time.holds`, :func:`~tkgqa.time.extreme`). No question text: verbalising an instance is
+:mod:`.verbalize`'s job. Nodes serialise as JSON objects (:func:`node_to_dict`; a projection's kind is
+``hop``).
 """
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from ...errors import DataError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...time import Extreme, Granularity, Interval, TemporalRelation, TimePoint, parse_time
-from ..program.answer_sets import (
-    AnswerSet,
-    CompareMode,
-    ValueKind,
-    compare,
-    intersect,
-    pick,
-    time_filter,
-    union,
-)
+from ..program import answer_sets as ops
+from ..program.answer_sets import AnswerSet, CompareMode, ValueKind
+from ..program.nodes import Const, Entities, Filter, Match, Program, Select, TimeOf, Times
 
 
 class PatternType(StrEnum):
@@ -80,8 +68,8 @@ class SetOperation(StrEnum):
 
 # --- nodes ----------------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class Hop:
-    """Projection: from ``source`` (an entity, or the entities of node ``source``) along ``relation``;
+class Projection:
+    """One relation step from ``source`` (an entity, or the entities of node ``source``) along ``relation``;
     ``inverse``: the source is the fact's object and the answers are subjects."""
 
     source: str | int
@@ -133,11 +121,11 @@ class Compare:
     mode: CompareMode
 
 
-Node = Hop | WhenQ | SetOp | TimeFilter | Pick | Compare
+Node = Projection | WhenQ | SetOp | TimeFilter | Pick | Compare
 
 
 # --- evaluation ------------------------------------------------------------------------------------------
-def hop(kg: KGStore, sources: Iterable[str], relation: str, inverse: bool) -> AnswerSet:
+def project(kg: KGStore, sources: Iterable[str], relation: str, inverse: bool) -> AnswerSet:
     """Entities one ``relation`` step away from ``sources`` (never a source itself)."""
     srcs = list(dict.fromkeys(sources))
     pairs: list[tuple[str, Fact]] = []
@@ -165,25 +153,25 @@ def evaluate(
     out: list[AnswerSet] = []
     for i, node in enumerate(nodes):
         match node:
-            case Hop():
+            case Projection():
                 src = [node.source] if isinstance(node.source, str) else out[node.source].values()
-                res = hop(kg, src, node.relation, node.inverse)
+                res = project(kg, src, node.relation, node.inverse)
             case WhenQ():
                 res = when(kg, node)
             case SetOp():
                 parts = [out[k] for k in node.inputs]
-                res = intersect(parts) if node.op is SetOperation.AND else union(parts)
+                res = ops.intersect(parts) if node.op is SetOperation.AND else ops.union(parts)
             case TimeFilter():
                 ref = _reference(node, out)
                 res = (
-                    time_filter(out[node.input], node.relation, ref)
+                    ops.time_filter(out[node.input], node.relation, ref)
                     if ref is not None
                     else AnswerSet(out[node.input].kind)
                 )
             case Pick():
-                res = pick(out[node.input], node.which)
+                res = ops.pick(out[node.input], node.which)
             case Compare():
-                res = compare(
+                res = ops.compare(
                     list(zip(node.candidates, (out[k] for k in node.inputs), strict=True)), node.mode
                 )
             case _:
@@ -216,7 +204,7 @@ class Instance:
         """The entities the question names (anchors, compared candidates), not the answers."""
         out: set[str] = set()
         for n in self.nodes:
-            if isinstance(n, Hop) and isinstance(n.source, str):
+            if isinstance(n, Projection) and isinstance(n.source, str):
                 out.add(n.source)
             elif isinstance(n, WhenQ):
                 out.update((n.subject, n.object))
@@ -249,7 +237,7 @@ class Instance:
 
 def node_to_dict(node: Node) -> dict[str, Any]:
     match node:
-        case Hop():
+        case Projection():
             return {"node": "hop", "source": node.source, "relation": node.relation, "inverse": node.inverse}
         case WhenQ():
             gran = node.granularity.name.lower() if node.granularity is not None else None
@@ -280,7 +268,7 @@ def node_from_dict(d: dict[str, Any]) -> Node:
     kind = d.get("node")
     try:
         if kind == "hop":
-            return Hop(d["source"], str(d["relation"]), bool(d.get("inverse", False)))
+            return Projection(d["source"], str(d["relation"]), bool(d.get("inverse", False)))
         if kind == "when":
             gran = Granularity.parse(d["granularity"]) if d.get("granularity") else None
             return WhenQ(str(d["subject"]), str(d["relation"]), str(d["object"]), gran)
@@ -301,275 +289,81 @@ def node_from_dict(d: dict[str, Any]) -> Node:
     raise DataError(f"unknown pattern node kind {kind!r} in {d!r}")
 
 
-# --- grounding -------------------------------------------------------------------------------------------
-class GroundingConfig(BaseModel):
-    """How :func:`ground` samples instances."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    patterns: tuple[PatternType, ...] = tuple(PatternType)
-    per_pattern: int = Field(default=100, ge=0)
-    max_answers: int = Field(default=10, ge=1)
-    max_fanout: int = Field(default=10, ge=1)
-    max_candidates: int = Field(default=500, ge=2)
-    attempts: int = Field(default=80, ge=1, description="tries per wanted instance")
-    labelled_only: bool = True
-    seed: int = 0
-
-
-@dataclass(frozen=True)
-class GroundingResult:
-    instances: list[Instance]
-    counts: dict[str, int]
-    attempts: dict[str, int]
-
-
-_ID = re.compile(r"[QP]\d+")
-
-
-class Grounder:
-    """Samples pattern instances from one store (see :func:`ground`)."""
-
-    def __init__(self, kg: KGStore, config: GroundingConfig | None = None) -> None:
-        self.kg = kg
-        self.config = config or GroundingConfig()
-        self.rng = random.Random(self.config.seed)
-        self.facts = [f for f in kg if self._usable(f)]
-        if not self.facts:
-            raise DataError(f"KG {kg.name!r} has no facts usable for grounding (labelled, subject != object)")
-
-    def _named(self, name: str) -> bool:
-        return not self.config.labelled_only or not _ID.fullmatch(self.kg.label(name))
-
-    def _usable(self, f: Fact) -> bool:
-        return f.subject != f.object and all(self._named(n) for n in (f.subject, f.relation, f.object))
-
-    def _fact(self) -> Fact:
-        return self.rng.choice(self.facts)
-
-    def _incident(self, entity: str, avoid: Fact | None = None) -> Fact | None:
-        facts = [f for f in self.kg.incident(entity) if f != avoid and self._usable(f)]
-        return self.rng.choice(facts) if facts else None
-
-    @staticmethod
-    def _other(f: Fact, entity: str) -> str:
-        return f.object if f.subject == entity else f.subject
-
-    @staticmethod
-    def _to(f: Fact, target: str, source: str | int | None = None) -> Hop:
-        """The hop along ``f`` that reaches ``target`` (from the other end, or from node ``source``)."""
-        other = f.object if f.subject == target else f.subject
-        return Hop(other if source is None else source, f.relation, inverse=f.subject == target)
-
-    def _time(self, f: Fact) -> TimePoint | None:
-        if f.start is None:
+# --- as a typed program ---------------------------------------------------------------------------------
+def _rows(node: Node) -> Match | None:
+    """The rows of a search node that starts from named entities (a fed projection has none)."""
+    match node:
+        case WhenQ():
+            return Match(node.subject, node.relation, node.object)
+        case Projection() if isinstance(node.source, str):
+            if node.inverse:
+                return Match(None, node.relation, node.source)
+            return Match(node.source, node.relation, None)
+        case _:
             return None
-        return f.start.coarsen(Granularity.MONTH) if f.start.granularity is Granularity.DAY else f.start
 
-    # one builder per pattern: nodes (last = answer) or None
-    def build(self, pattern: PatternType) -> tuple[Node, ...] | None:
-        rng = self.rng
-        f = self._fact()
-        inv = rng.random() < 0.5
-        first = Hop(f.object, f.relation, True) if inv else Hop(f.subject, f.relation, False)
-        x = f.subject if inv else f.object  # an answer of ``first``
-        match pattern:
-            case PatternType.P1:
-                return (first,)
-            case PatternType.P2 | PatternType.P3:
-                g = self._incident(x, f)
-                if g is None:
-                    return None
-                nodes: tuple[Node, ...] = (first, Hop(0, g.relation, inverse=g.object == x))
-                if pattern is PatternType.P3:
-                    y = self._other(g, x)
-                    h = self._incident(y, g)
-                    if h is None:
-                        return None
-                    nodes += (Hop(1, h.relation, inverse=h.object == y),)
-                return nodes
-            case PatternType.I2 | PatternType.I3 | PatternType.IP:
-                n = 3 if pattern is PatternType.I3 else 2
-                facts = self._distinct_incident(x, n)
-                if facts is None:
-                    return None
-                nodes = (*(self._to(g, x) for g in facts), SetOp(SetOperation.AND, tuple(range(n))))
-                if pattern is PatternType.IP:
-                    h = self._incident(x, facts[0])
-                    if h is None or h in facts:
-                        return None
-                    nodes += (Hop(n, h.relation, inverse=h.object == x),)
-                return nodes
-            case PatternType.PI:
-                facts = self._distinct_incident(x, 2)
-                if facts is None:
-                    return None
-                g1, g2 = facts
-                mid = self._other(g1, x)
-                f0 = self._incident(mid, g1)
-                if f0 is None or x in (f0.subject, f0.object):
-                    return None
-                return (
-                    self._to(f0, mid),
-                    self._to(g1, x, 0),
-                    self._to(g2, x),
-                    SetOp(SetOperation.AND, (1, 2)),
-                )
-            case PatternType.U2:
-                same = self.kg.facts(relation=f.relation)
-                g = rng.choice(same)
-                if (g.object if inv else g.subject) == first.source or not self._usable(g):
-                    return None
-                second = Hop(g.object, g.relation, True) if inv else Hop(g.subject, g.relation, False)
-                return (first, second, SetOp(SetOperation.OR, (0, 1)))
-            case PatternType.COMPARE:
-                others = [
-                    g for g in self.kg.facts(relation=f.relation, object=f.object) if g.subject != f.subject
-                ]
-                if not others:
-                    return None
-                b = rng.choice(others).subject
-                mode = rng.choice([CompareMode.EARLIER, CompareMode.LATER])
-                a_q, b_q = WhenQ(f.subject, f.relation, f.object), WhenQ(b, f.relation, f.object)
-                return (a_q, b_q, Compare((0, 1), (f.subject, b), mode))
-            case PatternType.TIME:
-                grans = [None, Granularity.YEAR] + ([Granularity.MONTH] if f.start and f.start.day else [])
-                return (WhenQ(f.subject, f.relation, f.object, rng.choice(grans)),)
-            case PatternType.IN | PatternType.BETWEEN:
-                t = self._time(f)
-                if t is None:
-                    return None
-                if pattern is PatternType.IN:
-                    return (first, TimeFilter(0, TemporalRelation.IN, t))
-                end = _shift(t, rng.randint(1, 3))
-                return (first, TimeFilter(0, TemporalRelation.IN, t, end))
-            case PatternType.FIRST | PatternType.LAST:
-                which = Extreme.FIRST if pattern is PatternType.FIRST else Extreme.LAST
-                if rng.random() < 0.25:
-                    return (WhenQ(f.subject, f.relation, f.object), Pick(0, which))
-                return (first, Pick(0, which))
-            case PatternType.BEFORE | PatternType.AFTER | PatternType.AFTER_FIRST | PatternType.BEFORE_LAST:
-                # the anchor event is another fact of the same relation and fixed entity
-                fixed = f.object if inv else f.subject
-                peers = (
-                    self.kg.facts(relation=f.relation, object=fixed)
-                    if inv
-                    else self.kg.facts(subject=fixed, relation=f.relation)
-                )
-                peers = [g for g in peers if g != f and self._usable(g)]
-                if not peers:
-                    return None
-                a = rng.choice(peers)
-                anchor = WhenQ(a.subject, a.relation, a.object)
-                rel = (
-                    TemporalRelation.BEFORE
-                    if pattern in (PatternType.BEFORE, PatternType.BEFORE_LAST)
-                    else TemporalRelation.AFTER
-                )
-                nodes = (anchor, first, TimeFilter(1, rel, 0))
-                if pattern is PatternType.AFTER_FIRST:
-                    nodes += (Pick(2, Extreme.FIRST),)
-                elif pattern is PatternType.BEFORE_LAST:
-                    nodes += (Pick(2, Extreme.LAST),)
-                return nodes
-            case _:
-                assert_never(pattern)
 
-    def _distinct_incident(self, x: str, n: int) -> list[Fact] | None:
-        facts = [g for g in self.kg.incident(x) if self._usable(g)]
-        self.rng.shuffle(facts)
-        out: list[Fact] = []
-        seen: set[tuple[str, str]] = set()
-        for g in facts:
-            key = (self._other(g, x), g.relation)
-            if key not in seen:
-                seen.add(key)
-                out.append(g)
-                if len(out) == n:
-                    return out
+def as_program(inst: Instance) -> Program | None:
+    """The instance as the one typed program (:mod:`tkgqa.query.program.nodes`), where its grammar covers
+    the pattern: ``1p``, ``t?``, ``in``, ``first``/``last``, ``before``/``after``, ``after_first``/
+    ``before_last`` (the :class:`~tkgqa.query.program.executor.Executor` gives the same answer set as
+    :func:`evaluate`); ``None`` for chains, set operations, ``between`` and ``compare``."""
+    nodes = inst.nodes
+    first = _rows(nodes[0])
+    if first is None:
         return None
-
-    def check(self, pattern: PatternType, nodes: tuple[Node, ...]) -> Instance | None:
-        """Evaluate ``nodes``; the instance when every set is usable and the answer set small."""
-        cfg = self.config
-
-        def usable(i: int, answers: AnswerSet) -> bool:
-            if not answers:
-                return False
-            feeds_hop = any(isinstance(n, Hop) and n.source == i for n in nodes[i + 1 :])
-            feeds_time = any(isinstance(n, TimeFilter | Pick) and n.input == i for n in nodes[i + 1 :])
-            if feeds_hop:
-                return len(answers) <= cfg.max_fanout
-            if feeds_time:
-                return len(answers) <= cfg.max_candidates and (
-                    len(answers) >= 2 or isinstance(nodes[i], WhenQ)
-                )
-            return True
-
-        sets = evaluate(self.kg, nodes, limit=usable)
-        if len(sets) != len(nodes):
-            return None
-        final = sets[-1]
-        if not 1 <= len(final) <= cfg.max_answers:
-            return None
-        for node in nodes:
-            if isinstance(node, Pick) and len(sets[node.input]) < 2:
-                return None  # "the first" of one candidate is no question
-            if (
-                isinstance(node, SetOp)
-                and node.op is SetOperation.AND
-                and all(len(sets[k]) == len(final) for k in node.inputs)
-            ):
-                return None  # every branch gives the same answers: the intersection adds nothing
-            if isinstance(node, Compare) and len(final) != 1:
+    match inst.pattern, nodes[1:]:
+        case PatternType.P1 | PatternType.TIME, ():
+            return Times(first, nodes[0].granularity) if isinstance(nodes[0], WhenQ) else Entities(first)
+        case PatternType.IN, (TimeFilter(time=TimePoint() as t, end=None),):
+            return Entities(Filter(first, TemporalRelation.IN, Const(t)))
+        case PatternType.FIRST | PatternType.LAST, (Pick(which=which),):
+            picked = Select(first, which)
+            return Times(picked) if isinstance(nodes[0], WhenQ) else Entities(picked)
+        case PatternType.BEFORE | PatternType.AFTER | PatternType.AFTER_FIRST | PatternType.BEFORE_LAST, (
+            Projection() as candidates,
+            TimeFilter(relation=relation),
+            *rest,
+        ):
+            rows = _rows(candidates)
+            if rows is None:
                 return None
-            if isinstance(node, TimeFilter) and isinstance(node.time, int):
-                anchor, cands = nodes[node.time], nodes[node.input]
-                if isinstance(anchor, WhenQ) and isinstance(cands, Hop):
-                    named = {anchor.subject, anchor.object} - {cands.source}
-                    if named & set(final.values()):
-                        return None  # "who visited X after Y did?" answered by Y itself
-        return Instance(pattern, nodes, tuple(final.values()), final.kind, tuple(final.facts()[:20]))
-
-    def ground(self, pattern: PatternType, n: int) -> tuple[list[Instance], int]:
-        out: list[Instance] = []
-        seen: set[tuple[Any, ...]] = set()
-        tries = 0
-        budget = n * self.config.attempts
-        while len(out) < n and tries < budget:
-            tries += 1
-            nodes = self.build(pattern)
-            if nodes is None:
-                continue
-            inst = self.check(pattern, nodes)
-            if inst is None or inst.key() in seen:
-                continue
-            seen.add(inst.key())
-            out.append(inst)
-        return out, tries
+            kept = Filter(rows, relation, TimeOf(first))
+            return Entities(Select(kept, rest[0].which) if rest and isinstance(rest[0], Pick) else kept)
+        case _:
+            return None
 
 
-def ground(kg: KGStore, config: GroundingConfig | None = None) -> GroundingResult:
-    """Instances of every configured pattern (``per_pattern`` each at most), seeded; counts per pattern."""
-    grounder = Grounder(kg, config)
-    cfg = grounder.config
-    instances: list[Instance] = []
-    counts: dict[str, int] = {}
-    attempts: dict[str, int] = {}
-    for pattern in cfg.patterns:
-        found, tries = grounder.ground(pattern, cfg.per_pattern)
-        instances.extend(found)
-        counts[str(pattern)] = len(found)
-        attempts[str(pattern)] = tries
-    return GroundingResult(instances, counts, attempts)
-
-
-def _shift(t: TimePoint, k: int) -> TimePoint:
-    """``t`` moved ``k`` steps of its own granularity (months or years; a day moves by months)."""
-    if t.month is None:
-        return TimePoint(t.year + k)
-    months = t.year * 12 + t.month - 1 + k
-    return TimePoint(months // 12, months % 12 + 1)
+_T0, _T1 = TimePoint(2000), TimePoint(2001)
+_BEFORE, _AFTER = TemporalRelation.BEFORE, TemporalRelation.AFTER
+_P = Projection
+#: The node structure of each pattern, with placeholder names and times (what a plan of that shape does).
+SKELETONS: dict[PatternType, tuple[Node, ...]] = {
+    PatternType.P1: (_P("a", "r"),),
+    PatternType.P2: (_P("a", "r"), _P(0, "r")),
+    PatternType.P3: (_P("a", "r"), _P(0, "r"), _P(1, "r")),
+    PatternType.I2: (_P("a", "r"), _P("b", "r"), SetOp(SetOperation.AND, (0, 1))),
+    PatternType.I3: (_P("a", "r"), _P("b", "r"), _P("c", "r"), SetOp(SetOperation.AND, (0, 1, 2))),
+    PatternType.U2: (_P("a", "r"), _P("b", "r"), SetOp(SetOperation.OR, (0, 1))),
+    PatternType.IP: (_P("a", "r"), _P("b", "r"), SetOp(SetOperation.AND, (0, 1)), _P(2, "r")),
+    PatternType.PI: (_P("a", "r"), _P(0, "r"), _P("b", "r"), SetOp(SetOperation.AND, (1, 2))),
+    PatternType.COMPARE: (
+        WhenQ("a", "r", "o"), WhenQ("b", "r", "o"), Compare((0, 1), ("a", "b"), CompareMode.EARLIER),
+    ),
+    PatternType.TIME: (WhenQ("a", "r", "o"),),
+    PatternType.IN: (_P("a", "r"), TimeFilter(0, TemporalRelation.IN, _T0)),
+    PatternType.BEFORE: (WhenQ("a", "r", "o"), _P("o", "r", True), TimeFilter(1, _BEFORE, 0)),
+    PatternType.AFTER: (WhenQ("a", "r", "o"), _P("o", "r", True), TimeFilter(1, _AFTER, 0)),
+    PatternType.FIRST: (_P("a", "r"), Pick(0, Extreme.FIRST)),
+    PatternType.LAST: (_P("a", "r"), Pick(0, Extreme.LAST)),
+    PatternType.BETWEEN: (_P("a", "r"), TimeFilter(0, TemporalRelation.IN, _T0, _T1)),
+    PatternType.AFTER_FIRST: (
+        WhenQ("a", "r", "o"), _P("o", "r", True), TimeFilter(1, _AFTER, 0), Pick(2, Extreme.FIRST),
+    ),
+    PatternType.BEFORE_LAST: (
+        WhenQ("a", "r", "o"), _P("o", "r", True), TimeFilter(1, _BEFORE, 0), Pick(2, Extreme.LAST),
+    ),
+}  # fmt: skip
 
 
 _TIME_QUESTION = re.compile(

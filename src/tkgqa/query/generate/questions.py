@@ -1,17 +1,18 @@
 """Question generation from any :class:`~tkgqa.kg.KGStore`: MultiTQ-style questions with computed gold.
 
-Each generated question carries its typed :mod:`.program` and its gold answers are what the
-:class:`~tkgqa.query.Executor` returns for that program over the KG — never written by hand. An instance is
-kept only when the answer set is non-empty and small (``max_answers``), and its text is new (deduplicated).
-The patterns (:class:`Pattern`) follow MultiTQ's question types (Chen et al., ACL 2023): ``equal`` (an
-entity at a time, or the time of an event), ``before_after`` (before/after a time or another entity's
-event), ``first_last`` (first/last entity, or the time of the first/last event), ``after_first``,
+Each generated question carries its typed program (:mod:`tkgqa.query.program.nodes`) and its gold answers
+are what the :class:`~tkgqa.query.Executor` returns for that program over the KG — never written by hand. An
+instance is kept only when the answer set is non-empty and small (``max_answers``), and its text is new
+(deduplicated). The patterns (:class:`Pattern`) follow MultiTQ's question types (Chen et al., ACL 2023):
+``equal`` (an entity at a time, or the time of an event), ``before_after`` (before/after a time or another
+entity's event), ``first_last`` (first/last entity, or the time of the first/last event), ``after_first``,
 ``before_last`` and ``equal_multi`` (first/last within a time, or at the same time as another event).
 
 Uses: a history source for ARI's memory where a benchmark ships no dev split with answers (MultiTQ), and
-training data for planners (LPKG). Sampling is seeded (:class:`random.Random`): the same KG, counts and seed
-give the same questions. Reference events ("before X did") must be a single fact, so the question has one
-reading; answers exclude the reference entity.
+training pairs for TimeR4's retriever. Sampling is seeded (:class:`random.Random`): the same KG, counts and
+seed give the same questions. The text comes from the shared verbaliser (:mod:`.verbalize`). Reference
+events ("before X did") must be a single fact, so the question has one reading; answers exclude the
+reference entity.
 """
 
 from __future__ import annotations
@@ -28,19 +29,8 @@ from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...time import Extreme, Granularity, TemporalRelation, TimePoint
 from ..program.executor import Executor
-from ..program.nodes import (
-    Const,
-    Entities,
-    Exclude,
-    Filter,
-    Match,
-    Program,
-    ReferenceTime,
-    Rows,
-    Select,
-    TimeOf,
-    Times,
-)
+from ..program.nodes import Const, Entities, Exclude, Filter, Match, Program, Rows, Select, TimeOf, Times
+from .verbalize import base_form, past_tense, time_text
 
 
 class Pattern(StrEnum):
@@ -147,75 +137,6 @@ def _split(total: int, patterns: Sequence[Pattern]) -> dict[Pattern, int]:
         raise ConfigError("no question patterns to split the count over")
     base, rest = divmod(total, len(patterns))
     return {p: base + (1 if i < rest else 0) for i, p in enumerate(patterns)}
-
-
-# --- verbalisation --------------------------------------------------------------------------------------
-_IRREGULAR = {
-    "make": "made",
-    "fight": "fought",
-    "give": "gave",
-    "bring": "brought",
-    "hold": "held",
-    "meet": "met",
-    "seek": "sought",
-    "take": "took",
-    "send": "sent",
-    "find": "found",
-    "be": "was",
-}
-_MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
-
-
-def base_form(label: str) -> str:
-    """A relation label as a verb phrase: ``Make_a_visit`` → ``make a visit`` (names keep their case)."""
-    words = label.replace("_", " ").split()
-    return " ".join(w.lower() if i == 0 or w.islower() else w for i, w in enumerate(words))
-
-
-def past_tense(label: str) -> str:
-    """A relation label as a past-tense verb phrase: ``Make a visit`` → ``made a visit``,
-    ``Criticize or denounce`` → ``criticized or denounced``."""
-    words = label.replace("_", " ").split()
-    if not words:
-        return label
-    out = [w.lower() if i == 0 or w.islower() else w for i, w in enumerate(words)]
-
-    def verb(w: str) -> str:
-        if w in _IRREGULAR:
-            return _IRREGULAR[w]
-        if w.endswith("e"):
-            return w + "d"
-        if re.search(r"[^aeiou]y$", w):
-            return w[:-1] + "ied"
-        return w + "ed"
-
-    out[0] = verb(out[0])
-    if len(out) == 3 and out[1] == "or" and out[2].isalpha():  # "criticize or denounce": both verbs
-        out[2] = verb(out[2])
-    return " ".join(out)
-
-
-def time_text(t: TimePoint, prep: str = "in") -> str:
-    """``on 19 November 2015`` / ``in April 2005`` / ``in 2012`` (``prep`` ``before``/``after`` kept)."""
-    if t.granularity is Granularity.DAY and t.month and t.day:
-        body = f"{t.day} {_MONTHS[t.month - 1]} {t.year}"
-        return f"{'on' if prep == 'in' else prep} {body}"
-    if t.granularity is Granularity.MONTH and t.month:
-        return f"{prep} {_MONTHS[t.month - 1]} {t.year}"
-    return f"{prep} {t.year}"
 
 
 # --- generation -----------------------------------------------------------------------------------------
@@ -377,7 +298,7 @@ class QuestionGenerator:
         op = self.rng.choice((TemporalRelation.BEFORE, TemporalRelation.AFTER))
         rel = past_tense(self._label(f.relation))
         rows = Match(None, f.relation, f.object)
-        ref = TimeOf(Match(f.subject, f.relation, f.object), ReferenceTime.FIRST)
+        ref = TimeOf(Match(f.subject, f.relation, f.object))
         program = Entities(Exclude(Filter(rows, op, ref), (f.subject,)))
         text = f"Who {rel} {self._label(f.object)} {op.value} {self._label(f.subject)} did?"
         return text, program, [f.object, f.subject]
@@ -405,7 +326,7 @@ class QuestionGenerator:
         if not self._single_reference(f):
             return None
         rel = base_form(self._label(f.relation))
-        ref = TimeOf(Match(f.subject, f.relation, f.object), ReferenceTime.FIRST)
+        ref = TimeOf(Match(f.subject, f.relation, f.object))
         rows = Exclude(Filter(Match(None, f.relation, f.object), op, ref), (f.subject,))
         program = Entities(Select(rows, which))
         lead = "After" if op is TemporalRelation.AFTER else "Before"
@@ -427,7 +348,7 @@ class QuestionGenerator:
         if not self._single_reference(f):
             return None
         gran = self._gran()
-        ref = TimeOf(Match(f.subject, f.relation, f.object), ReferenceTime.FIRST, gran)
+        ref = TimeOf(Match(f.subject, f.relation, f.object), granularity=gran)
         program = Entities(Exclude(Filter(rows, TemporalRelation.IN, ref), (f.subject,)))
         unit = {Granularity.DAY: "day", Granularity.MONTH: "month", Granularity.YEAR: "year"}[gran]
         prep = "on" if gran is Granularity.DAY else "in"

@@ -45,6 +45,7 @@ function treeNode(node, empty) {
   if (node.args.length) line.appendChild(document.createTextNode(" " + node.args.join(", ")));
   if (node.facts !== null) line.appendChild(el("span", plural(node.facts, "fact"), "count"));
   else if (!node.ran && node.op !== "entities" && node.op !== "times") line.appendChild(el("span", "not run", "count"));
+  if (ran && node.op !== "value") selectable(line, node);
   if (!node.children.length) { li.appendChild(line); return li; }
   const toggle = li.appendChild(el("button", "▾", "toggle")); toggle.type = "button"; toggle.setAttribute("aria-expanded", "true");
   toggle.setAttribute("aria-label", "collapse " + node.op);
@@ -58,7 +59,25 @@ function treeNode(node, empty) {
   });
   return li;
 }
+// Selecting a step (click, Enter or Space) marks its facts on the timeline; selecting it again clears.
+function selectable(line, node) {
+  line.tabIndex = 0; line.setAttribute("role", "button"); line.setAttribute("aria-pressed", "false");
+  line.title = "show this step's facts on the timeline";
+  line.addEventListener("click", () => selectStep(node, line));
+  line.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); selectStep(node, line); } });
+}
+function selectStep(node, line) {
+  const again = line.classList.contains("selected");
+  for (const n of document.querySelectorAll("#program .node.selected")) { n.classList.remove("selected"); n.setAttribute("aria-pressed", "false"); }
+  const out = $("step-facts");
+  if (again || !state.last) { highlightTimeline(null); out.textContent = ""; return; }
+  line.classList.add("selected"); line.setAttribute("aria-pressed", "true");
+  const facts = stepFacts(node, timelineFacts(state.last).map((x) => x.f), state.last);
+  const n = highlightTimeline(new Set(facts.map(factKey)));
+  out.textContent = "Step " + short(node.text, 120) + ": " + (n ? plural(n, "fact") + " marked on the timeline" : "none of its facts is on the timeline") + " (select it again to clear)";
+}
 function renderProgram(data) {
+  $("step-facts").textContent = "";
   const list = $("program"); list.replaceChildren(); const tools = $("program-tools"); tools.replaceChildren();
   if (data.program) {
     list.appendChild(treeNode(data.program.tree, data.program.empty_step));

@@ -2,7 +2,7 @@
 // shareable links that carry exactly what is on screen (?q=&method=&llm=&as_of=, or ?run=&qid= for a run's
 // row); a link naming a method the server does not offer is an error on the page, never a substitute.
 "use strict";
-const state = { seq: 0, controller: null, last: null, methods: {}, presets: {}, kgName: "", llmAvailable: false, charts };
+const state = { seq: 0, controller: null, last: null, methods: {}, presets: {}, kgName: "", llmAvailable: false, charts, server: null };
 const HISTORY_KEY = "tkgqa.history";
 
 // --- methods: what needs an LLM, and whether the server has one ------------------------------------------
@@ -39,6 +39,18 @@ function addStep(step) {
 }
 function clearSteps() { $("steps").replaceChildren(); $("steps").classList.add("hidden"); }
 const warmed = new Set();  // methods this page has had answered: the first question to one also loads it
+// What the server is loading right now (GET /api/status, the stream's `loading` event): "Loading MiniLM…"
+// rather than only "Answering…" while a first question waits for a model.
+function loadingText(loads) {
+  if (!loads || !loads.length) return "";
+  const secs = Math.round(Math.max(...loads.map((x) => x.elapsed_ms || 0)) / 1000);
+  return "Loading " + loads.map((x) => x.what).join(", ") + "… (" + secs + " s; the first question to a method loads its model, once per server)";
+}
+function showLoading(loads) {
+  const text = loadingText(loads); $("running").dataset.loading = (loads || []).map((x) => x.what).join(", ");
+  if (text) $("running-text").textContent = text;
+  return !!text;
+}
 function progressText(label, info, steps, method) {
   const secs = info.elapsed_ms !== undefined ? Math.round(info.elapsed_ms / 1000) : 0;
   if (info.running === false) return "Queued " + label + "… (" + secs + " s)";
@@ -47,8 +59,9 @@ function progressText(label, info, steps, method) {
   return text;
 }
 
-async function ask(event, options) {
+async function ask(event, options, fromLink) {
   if (event) event.preventDefault();
+  if (!fromLink) $("link-notice").replaceChildren();  // the notice is about the link's own question
   hideSuggest();
   const body = currentRequest(options);
   cancel();  // a newer question replaces the one in flight
@@ -65,18 +78,22 @@ async function ask(event, options) {
   const controller = new AbortController(); state.controller = controller;
   $("result").classList.remove("hidden"); $("result-body").classList.add("hidden");
   const label = "“" + short(body.question, 80) + "” with " + (body.method || "the default method");
-  setRunning(true, "Answering " + label + "…");
+  setRunning(true, "Answering " + label + "…"); $("running").dataset.loading = "";
   updateUrl(body);
   let steps = 0;
   try {
     const data = await askStream(body, controller.signal, (event, info) => {
       if (seq !== state.seq) return;
       if (event === "step") { steps++; addStep(info); return; }
+      if (event === "loading" || (event === "progress" && info.loading && info.loading.length)) {
+        if (showLoading(info.loading)) return;
+      }
       if (event === "queued") $("running-text").textContent = "Queued " + label + "…";
       else $("running-text").textContent = progressText(label, info, steps, body.method);
     });
     if (seq !== state.seq) return;  // a newer question was asked meanwhile: never show a stale answer
     warmed.add(body.method);
+    if (body.options) data.request_options = body.options;  // the link and the export carry them
     clearSteps(); showResult(data, { url: false }); addHistory(body, data);
   } catch (err) {
     if (seq !== state.seq) return;
@@ -114,12 +131,32 @@ async function compare() {
 }
 
 // --- URL, history, export -----------------------------------------------------------------------------
+// A link carries exactly what is on screen: the question, the method spec with its options, the request's
+// options (opt, JSON), the LLM, the as-of date, and the KG fingerprint and server version it was made on.
 function updateUrl(body) {
   const p = new URLSearchParams({ q: body.question });
   if (body.method) p.set("method", body.method);
+  if (body.options && Object.keys(body.options).length) p.set("opt", JSON.stringify(body.options));
   if (body.llm) p.set("llm", body.llm);
   if (body.as_of) p.set("as_of", body.as_of);
+  if (state.server) { p.set("kg", state.server.kg_fingerprint); p.set("v", state.server.version); }
   history.replaceState(null, "", "?" + p.toString());
+}
+// A link made on another KG (fingerprint) or another tkgqa version: said on the page, never silently.
+function linkNotice(params) {
+  const box = $("link-notice"); box.replaceChildren();
+  const s = state.server; if (!s) return;
+  const kg = params.get("kg"); const v = params.get("v"); const lines = [];
+  if (kg && kg !== s.kg_fingerprint) lines.push("it was made on a KG with fingerprint " + kg + "; this server's KG " + s.kg + " has " + s.kg_fingerprint + " (other facts, or facts appended since)");
+  if (v && v !== s.version) lines.push("it was made with tkgqa " + v + "; this server runs " + s.version);
+  if (!lines.length) return;
+  const p = box.appendChild(el("div", null, "notice abstained")); p.setAttribute("role", "status");
+  p.appendChild(el("strong", "This link differs from this server: "));
+  p.append(lines.join("; ") + ". The answer below is this server's and may differ from what the link's author saw.");
+}
+async function loadStatus() {
+  try { state.server = await api("/api/status"); } catch (_) { state.server = null; }
+  return state.server;
 }
 function showInForm(data) {  // the form and the URL follow what the answer view shows
   if (data.run) {
@@ -129,7 +166,7 @@ function showInForm(data) {  // the form and the URL follow what the answer view
   $("question").value = data.question || "";
   if (data.method && offered(data.method)) { $("method").value = data.method; syncMethod(); }
   $("as-of").value = data.as_of || "";
-  updateUrl({ question: data.question || "", method: data.method, llm: data.llm, as_of: data.as_of });
+  updateUrl({ question: data.question || "", method: data.method, llm: data.llm, as_of: data.as_of, options: data.request_options });
 }
 function loadHistory() { try { return JSON.parse(localStorage.getItem(HISTORY_KEY) || "[]"); } catch (_) { return []; } }
 function addHistory(body, data) {
@@ -169,6 +206,11 @@ function fill(h) {
   }
   if (h.llm) $("llm").value = h.llm;
   return true;
+}
+function linkOptions(text) {  // the link's `opt` (request options, JSON): an object, or an Error
+  if (!text) return null;
+  try { const o = JSON.parse(text); if (o && typeof o === "object" && !Array.isArray(o)) return o; } catch (_) { /* below */ }
+  return new Error("the link's options (opt=" + short(text, 80) + ") are not a JSON object; nothing was run");
 }
 function exportJson() {
   if (!state.last) return;
@@ -276,7 +318,7 @@ async function init() {
   q.addEventListener("keydown", onQuestionKey);
   q.addEventListener("blur", () => setTimeout(hideSuggest, 100));
   renderHistory();
-  const kg = await loadKgInfo();
+  const [kg] = await Promise.all([loadKgInfo(), loadStatus()]);
   if (kg) {
     for (const r of kg.top_relations) $("rel-list").appendChild(Object.assign(el("option"), { value: r.relation }));
     $("append-section").classList.toggle("hidden", !kg.appendable);
@@ -288,7 +330,12 @@ async function init() {
   const params = new URLSearchParams(location.search);
   if (params.get("run")) { $("runs-section").classList.remove("hidden"); openRunQuestion(params.get("run"), params.get("qid") || ""); }
   else if (params.get("q")) {
-    if (fill({ q: params.get("q"), method: params.get("method"), llm: params.get("llm"), as_of: params.get("as_of") })) ask();
+    const options = linkOptions(params.get("opt"));
+    if (options instanceof Error) {
+      showError(Object.assign(options, { body: { type: "BadLink" }, status: 0 }), params.get("q"), params.get("method"), params.get("llm"), params.get("as_of"));
+    } else if (fill({ q: params.get("q"), method: params.get("method"), llm: params.get("llm"), as_of: params.get("as_of") })) {
+      linkNotice(params); ask(null, options || undefined, true);
+    }
   }
 }
 init();

@@ -11,6 +11,7 @@ const ROLE_STYLE = {
   reference: { fill: "#d9822b", name: "reference event" },
 };
 const charts = {};
+const HIGHLIGHT = "#c2185b";
 function chart(id) {
   if (typeof echarts === "undefined") return null;
   if (!charts[id]) charts[id] = echarts.init($(id), null, { renderer: "canvas" });
@@ -79,7 +80,7 @@ function drawTimeline(data) {
     const lane = lanes.index.get(lanes.key(x.f)); if (lane === undefined) continue;
     const a = isoRange(x.f.start), b = isoRange(x.f.end || x.f.start) || a;
     const when = x.f.start + (x.f.end && x.f.end !== x.f.start ? " … " + x.f.end : "");
-    points.push({ value: [lane, a[0], b[1] + 864e5, when, x.role], fact: x.f });
+    points.push({ value: [lane, a[0], b[1] + 864e5, when, x.role, 0], fact: x.f, key: factKey(x.f) });
   }
   const win = questionWindow(data.trace);
   const narrow = $("timeline").clientWidth < 500;
@@ -112,13 +113,15 @@ function drawTimeline(data) {
       markArea: marks.length ? { silent: true, itemStyle: { color: "rgba(255,196,0,0.16)" },
         label: { show: !narrow, position: "insideTop", color: "#8a4b00", fontSize: 11 }, data: marks } : undefined,
       markLine: refs.length ? { silent: true, symbol: "none", lineStyle: { color: "#d9822b", type: "dashed" },
-        label: { show: !narrow, formatter: "reference", color: "#8a4b00", fontSize: 11 },
+        label: { show: !narrow, position: "start", formatter: "reference", color: "#8a4b00", fontSize: 11 },  // top (the y axis is inverted)
         data: refs.map((f) => ({ xAxis: isoRange(f.start)[0] })) } : undefined,
       renderItem: (params, api) => {
         const y = api.coord([0, api.value(0)])[1];
         const x0 = api.coord([api.value(1), 0])[0], x1 = api.coord([api.value(2), 0])[0];
-        const h = Math.min(14, api.size([0, 1])[1] * 0.55); const role = api.value(4);
+        const h = Math.min(14, api.size([0, 1])[1] * 0.55); const role = api.value(4); const hl = api.value(5);
         const style = { fill: ROLE_STYLE[role].fill, stroke: role === "answer" ? "#0d4d28" : role === "reference" ? "#8a4b00" : "#fff", lineWidth: role === "answer" || role === "reference" ? 1.5 : 1 };
+        if (hl === 1) Object.assign(style, { stroke: HIGHLIGHT, lineWidth: 3 });  // a selected program step's fact
+        else if (hl === -1) style.opacity = 0.25;
         if (x1 - x0 < 7) return { type: "circle", shape: { cx: (x0 + x1) / 2, cy: y, r: role === "answer" || role === "reference" ? 6 : 4.5 }, style };
         return { type: "rect", shape: { x: x0, y: y - h / 2, width: x1 - x0, height: h, r: 3 }, style };
       },
@@ -136,6 +139,21 @@ function drawTimeline(data) {
   const d = data.decision;
   if (d && d.candidates && d.candidates.length) legend.appendChild(el("span", "chosen among " + plural(d.pool, "candidate fact") + (d.pool > d.candidates.length ? " (" + d.candidates.length + " drawn)" : ""), "meta"));
   $("timeline").dataset.lanes = String(lanes.names.length); $("timeline").dataset.points = String(points.length);
+  timelinePoints = points; $("timeline").dataset.highlighted = "0";
+}
+// Mark the facts whose keys are in `keys` (a program step's facts) and dim the others; null clears.
+let timelinePoints = [];
+function highlightTimeline(keys) {
+  const c = charts.timeline; let n = 0;
+  for (const p of timelinePoints) { p.value[5] = keys ? (keys.has(p.key) ? 1 : -1) : 0; n += p.value[5] === 1 ? 1 : 0; }
+  if (c && timelinePoints.length) c.setOption({ series: [{ data: timelinePoints }] });
+  $("timeline").dataset.highlighted = String(n);
+  const legend = $("timeline-legend"); const old = legend.querySelector(".key.step"); if (old) old.remove();
+  if (keys) {
+    const item = legend.appendChild(el("span", null, "key step")); const sw = item.appendChild(el("span", null, "swatch"));
+    sw.style.border = "3px solid " + HIGHLIGHT; item.append("the selected step's facts (" + n + ")");
+  }
+  return n;
 }
 
 function drawGraph(data) {

@@ -81,7 +81,7 @@ async function appendFacts(event) {
   try {
     const d = await postJson("/api/kg/facts", { lines: $("append-lines").value });
     out.textContent = d.added + " new facts; the KG now has " + d.facts.toLocaleString("en") + " facts";
-    loadKgInfo();  // the header's counts follow the append
+    loadKgInfo(); loadStatus();  // the header's counts and the links' KG fingerprint follow the append
   } catch (err) { out.replaceChildren(errorNode(err)); }
 }
 

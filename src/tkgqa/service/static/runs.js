@@ -97,12 +97,15 @@ async function showRunResults(name, outcome) {
   try {
     const d = await api("/api/runs/" + encodeURIComponent(name) + "/results?" + new URLSearchParams({ outcome, limit: "100" }));
     const table = el("table"); const head = el("tr");
-    for (const h of ["question", "answer", "gold", "outcome", ""]) head.appendChild(el("th", h));
+    for (const h of ["question", "answer", "gold", "gold answer's facts", "outcome", ""]) head.appendChild(el("th", h));
     table.appendChild(el("thead")).appendChild(head); const body = table.appendChild(el("tbody"));
     for (const row of d.results) {
       const tr = body.appendChild(el("tr", null, "outcome-" + row.outcome));
       tr.appendChild(el("td", row.question)); tr.appendChild(el("td", row.answers.slice(0, 3).join(", ")));
-      tr.appendChild(el("td", row.gold.join(", "))); tr.appendChild(el("td")).appendChild(outcomeBadge(row.outcome));
+      tr.appendChild(el("td", row.gold.join(", ")));
+      const gold = tr.appendChild(el("td", "…", "gold-facts meta")); gold.dataset.run = name; gold.dataset.qid = row.qid;
+      goldObserver().observe(gold);
+      tr.appendChild(el("td")).appendChild(outcomeBadge(row.outcome));
       const open = el("button", "Open", "secondary"); open.type = "button";
       open.addEventListener("click", () => {
         showResult({ ...row, run: name, links_disabled: runLinksDisabled(row) });
@@ -113,6 +116,37 @@ async function showRunResults(name, outcome) {
     out.replaceChildren(el("p", "Showing: " + plural(d.total, outcome === "all" ? "question" : outcome + " answer") +
       (d.total > d.results.length ? " (first " + d.results.length + " shown)" : ""), "meta"), table);
   } catch (err) { out.replaceChildren(errorNode(err)); }
+}
+// The gold answer's facts of a row (GET …/gold-facts): fetched when the row scrolls into view, at most
+// GOLD_FACTS per row ("3 of 7"), a few rows at a time; "no fact found" (with the reason) when there is none.
+const GOLD_FACTS = 3; const GOLD_PARALLEL = 4;
+let goldSeen = null; const goldQueue = []; let goldBusy = 0;
+function goldObserver() {
+  if (!goldSeen) {
+    goldSeen = new IntersectionObserver((entries) => {
+      for (const e of entries) if (e.isIntersecting) { goldSeen.unobserve(e.target); goldQueue.push(e.target); }
+      pumpGold();
+    }, { rootMargin: "200px" });
+  }
+  return goldSeen;
+}
+function pumpGold() {
+  while (goldBusy < GOLD_PARALLEL && goldQueue.length) {
+    const cell = goldQueue.shift(); goldBusy++;
+    loadGoldFacts(cell).finally(() => { goldBusy--; pumpGold(); });
+  }
+}
+async function loadGoldFacts(cell) {
+  const url = "/api/runs/" + encodeURIComponent(cell.dataset.run) + "/questions/" + encodeURIComponent(cell.dataset.qid) + "/gold-facts?limit=" + GOLD_FACTS;
+  try {
+    const d = await api(url); cell.replaceChildren(); cell.dataset.total = String(d.total); cell.dataset.shown = String(d.facts.length);
+    if (!d.facts.length) { cell.append(d.note || "no fact found"); cell.dataset.state = "none"; return; }
+    const list = cell.appendChild(el("ul", null, "gold-list"));
+    for (const f of d.facts) list.appendChild(el("li", f.subject_label + " · " + f.relation_label + " · " + f.object_label + (f.start ? " (" + f.start + ")" : "")));
+    if (d.total > d.facts.length) cell.appendChild(el("div", d.facts.length + " of " + plural(d.total, "fact")));
+    if (d.note) cell.appendChild(el("div", d.note));
+    cell.dataset.state = "facts";
+  } catch (err) { cell.replaceChildren(el("span", "could not load: " + plainMessage(err.message))); cell.dataset.state = "error"; }
 }
 async function openRunQuestion(name, qid) {  // a ?run=&qid= link: that row of that run, as it was
   try {
