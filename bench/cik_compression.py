@@ -31,7 +31,7 @@ from tkgqa.kg.loaders import load_kg
 from tkgqa.llm.tokens import Tokenizer, counter_name
 from tkgqa.methods.cik import CIKMethod, decompress_evidence, render_compressed, token_counts
 from tkgqa.methods.cik.pruning import EvidenceFact
-from tkgqa.query.grounding import answer_covered
+from tkgqa.query.coverage import answer_covered
 
 
 def shared_data() -> Path:

@@ -10,7 +10,7 @@ run once per question (1-hop fallback on, so that both fallback settings can be 
 variant then applies its time rule (``footnote`` = the paper's footnote 2, ``lifetime`` = ours, ``off``)
 and its rule above δ2 (``none`` = the paper: no cut, ``hops`` = stage 1's rule with δ2, ``phi_t`` = ours),
 with the fallback (ours) or without (the paper: an entity whose path fails contributes nothing). Coverage:
-a gold answer among the final facts (:func:`tkgqa.query.grounding.answer_covered`). Tokens of the final
+a gold answer among the final facts (:func:`tkgqa.query.coverage.answer_covered`). Tokens of the final
 evidence: the paper's compressed form (``flat``: variables, times in every term, map included), our time
 tree (``tree``) and uncompressed (``plain``), with :func:`tkgqa.llm.count_tokens`. Skips cleanly when
 ``../shared/data/multitq`` (or ``$TKGQA_SHARED_DATA/multitq``) is absent.
@@ -32,7 +32,7 @@ from tkgqa.datasets.core import load_dataset
 from tkgqa.kg.loaders import load_kg
 from tkgqa.llm.tokens import counter_name
 from tkgqa.methods.cik import CIKMethod, render_compressed, render_plain
-from tkgqa.query.grounding import answer_covered
+from tkgqa.query.coverage import answer_covered
 from tkgqa.retrieval.temporal import parse_time_constraint
 
 # (label, time rule, δ2 rule, fallback): the paper's preset first, ours last.

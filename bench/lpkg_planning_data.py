@@ -21,7 +21,7 @@ from typing import Any
 from tkgqa.kg.loaders import load_kg
 from tkgqa.methods.lpkg.execute import KGSearch, PlanExecutor, SymbolicReader, final_labels
 from tkgqa.methods.lpkg.verbalize import TemplateVerbalizer
-from tkgqa.query import QuestionEntities, Reasoner
+from tkgqa.query import QuestionLinker, Reasoner
 from tkgqa.query.generate.patterns import GroundingConfig, PatternType, ground
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -44,7 +44,7 @@ def bench_kg(name: str, path: Path, per_pattern: int, check: int, seed: int) -> 
         "seconds": round(seconds, 1),
     }
     if check:
-        reasoner, linker = Reasoner(), QuestionEntities()
+        reasoner, linker = Reasoner(), QuestionLinker()
         executor = PlanExecutor(KGSearch(reasoner, linker), SymbolicReader(reasoner), linker)
         verbalize = TemplateVerbalizer(kg, seed=seed)
         hits: Counter[str] = Counter()

@@ -8,7 +8,7 @@ for every job in :data:`JOBS` — the symbolic reasoner, ARI's oracle and symbol
 direct planners (symbolic reader), TimeR4's and CIK's coverage analyses and R3's offline embedding judge — on
 the demo questions and the shared MultiTQ gold sample (skipped with a note when ``../shared/data`` is absent).
 
-``diff`` compares every job's ``results.jsonl`` (coverage: ``coverage.jsonl`` or the rows it writes) row by row
+``diff`` compares every job's JSONL files (``results.jsonl``; coverage: its per-question rows) row by row
 after dropping what changes from run to run (latency, timings, versions), and prints one line per job:
 ``same`` or the number of rows that differ with the first few differences. Exit status 1 when any differs.
 """
@@ -63,7 +63,8 @@ def run(out: Path, only: list[str], limit: int | None) -> int:
         if limit is not None and name.startswith("mtq_"):
             cmd += ["--limit", str(limit)]
         t0 = time.monotonic()
-        proc = subprocess.run(cmd, capture_output=True, text=True)
+        env = {**os.environ, "PYTHONHASHSEED": "0"}  # nothing may depend on hash order; pinned so a diff is fair
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
         status = "ok" if proc.returncode == 0 else f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}"
         failed += proc.returncode != 0
         print(f"{name}: {status} ({time.monotonic() - t0:.0f} s)", flush=True)

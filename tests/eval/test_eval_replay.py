@@ -19,7 +19,7 @@ from tkgqa.eval.report import read_results
 from tkgqa.eval.runner import evaluate
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.llm import LLMRequest, resolve_llm
-from tkgqa.methods.timer4 import TimeR4
+from tkgqa.methods.timer4 import TimeR4Method
 from tkgqa.testing import FakeLLM
 from tkgqa.time import parse_time
 
@@ -53,8 +53,10 @@ def responder(request: LLMRequest) -> str:
     return "[]"
 
 
-def timer4(llm: Any) -> TimeR4:
-    return TimeR4(llm=llm, embedder="hashing", cache_embeddings=False, rewrite="llm", tks_embedder="fks")
+def timer4(llm: Any) -> TimeR4Method:
+    return TimeR4Method(
+        llm=llm, embedder="hashing", cache_embeddings=False, rewrite="llm", tks_embedder="fks"
+    )
 
 
 def comparable(rows: list[dict[str, Any]]) -> list[str]:

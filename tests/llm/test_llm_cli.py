@@ -108,7 +108,7 @@ def test_log_sums_up_calls_per_model_and_method(tkgqa_home: Path) -> None:
     assert (total["calls"], total["cached_calls"], total["parse_failures"]) == (5, 2, 1)
     assert total["cost_usd"] == pytest.approx(0.15 + 0.5 * 0.60)  # the cached call is free
     models = {g["key"]: g for g in data["by_model"]}
-    # the three fake calls took real time (any amount on a busy machine): the total is the logged 2.1 s plus theirs
+    # the three fake calls took real time (any amount on a busy machine): the logged 2.1 s plus theirs
     assert total["latency_s"] == pytest.approx(2.1 + models["fake"]["latency_s"])
     assert models["fake"]["calls"] == 3 and models["fake"]["cost_usd"] == 0.0
     assert models["gpt-4o-mini-2024-07-18"]["prompt_tokens"] == 2_000_000

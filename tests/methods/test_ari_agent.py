@@ -13,8 +13,8 @@ from tkgqa.kg import Fact, TemporalKG
 from tkgqa.llm.base import LLMBackend, LLMRequest, LLMResponse
 from tkgqa.methods import resolve_method
 from tkgqa.methods.ari import ARIMethod
-from tkgqa.methods.ari.agent import asks_for_time
 from tkgqa.query.program.nodes import ReferenceTime
+from tkgqa.query.text.frame import asked_granularity
 from tkgqa.testing import FakeLLM
 from tkgqa.time import Extreme, Granularity, TemporalRelation, parse_time
 
@@ -164,11 +164,11 @@ def test_calls_are_logged_with_the_question_id(kg: TemporalKG) -> None:
     assert len(rows) == ans.usage["llm_calls"] == 2
 
 
-def test_asks_for_time() -> None:
-    assert asks_for_time("In which month did Alice visit Freedonia?") == Granularity.MONTH
-    assert asks_for_time("When did Alice visit?") == Granularity.DAY
-    assert asks_for_time("Which year did Bob leave?") == Granularity.YEAR
-    assert asks_for_time("Who visited Freedonia?") is None
+def test_asked_granularity() -> None:
+    assert asked_granularity("In which month did Alice visit Freedonia?") == Granularity.MONTH
+    assert asked_granularity("When did Alice visit?") == Granularity.DAY
+    assert asked_granularity("Which year did Bob leave?") == Granularity.YEAR
+    assert asked_granularity("Who visited Freedonia?") is None
 
 
 # --- oracle ----------------------------------------------------------------------------------------------
@@ -250,12 +250,12 @@ def test_symbolic_policy_on_the_tiny_kg(kg: TemporalKG) -> None:
     from tkgqa.methods.ari.agent import run_episode
     from tkgqa.methods.ari.environment import ARIEnvironment
     from tkgqa.methods.ari.symbolic_policy import SymbolicPolicy
-    from tkgqa.query.linking import QuestionLinker
+    from tkgqa.query.link import QuestionLinker
     from tkgqa.query.program.nodes import Entities, Filter, Match, Select, TimeOf
     from tkgqa.retrieval.similarity import Similarity
 
     question = q("Who last visited Freedonia before Carol?")
-    linked = QuestionLinker(kg).link(question)
+    linked = QuestionLinker.anchors().link(question, kg)
     env = ARIEnvironment(kg, linked.anchors, Similarity(question.text, None))
     ref = TimeOf(Match("Carol", "Make a visit", "Freedonia"), ReferenceTime.FIRST)
     program = Entities(

@@ -122,7 +122,7 @@ def test_auto_embedder_is_minilm_when_installed_else_hashing_with_one_warning(
 # --- action spaces (Eq. 1-2) -----------------------------------------------------------------------------
 def env_for(kg: TemporalKG, text: str, **settings: object) -> ARIEnvironment:
     question = q(text)
-    linked = QuestionLinker(kg).link(question)
+    linked = QuestionLinker.anchors().link(question, kg)
     return ARIEnvironment(kg, linked.anchors, Similarity(question.text, None), FilterSettings(**settings))  # type: ignore[arg-type]
 
 

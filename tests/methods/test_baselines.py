@@ -60,7 +60,7 @@ def test_parse_answer_list_failures() -> None:
 
 def test_llm_only() -> None:
     llm = FakeLLM(['["Visitor 1"]'])
-    ans = resolve_method("llm_only", llm=llm, policy="llm").answer(Q, kg())
+    ans = resolve_method("llm_only", llm=llm).answer(Q, kg())
     assert ans.answers == ["Visitor 1"] and ans.usage["llm_calls"] == 1
     assert "Question: Who visited Freedonia in May 2012?" in llm.requests[0].messages[-1].content
     assert "Freedonia, Make a visit" not in llm.requests[0].messages[-1].content  # no KG facts

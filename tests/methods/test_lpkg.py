@@ -30,7 +30,7 @@ from tkgqa.methods.lpkg.data import (
 from tkgqa.methods.lpkg.execute import KGSearch, PlanExecutor, SymbolicReader, compare_mode, final_labels
 from tkgqa.methods.lpkg.planner import load_demos
 from tkgqa.prompts.lpkg import finetune_messages, parse_lpkg_answer
-from tkgqa.query import QuestionEntities, Reasoner
+from tkgqa.query import QuestionLinker, Reasoner
 from tkgqa.query.generate.grounding import GroundingConfig, ground
 from tkgqa.query.generate.patterns import PatternType
 from tkgqa.query.program.answer_sets import CompareMode
@@ -207,7 +207,7 @@ def examples(request: pytest.FixtureRequest) -> list:  # type: ignore[type-arg]
 def test_gold_plans_of_generated_questions_execute_to_the_gold_answers(
     demo_kg: TemporalKG, examples: list
 ) -> None:  # type: ignore[type-arg]
-    reasoner, linker = Reasoner(), QuestionEntities()
+    reasoner, linker = Reasoner(), QuestionLinker()
     executor = PlanExecutor(KGSearch(reasoner, linker), SymbolicReader(reasoner), linker)
     hits = 0
     for ex in examples:

@@ -18,8 +18,8 @@ from tkgqa.kg import Fact, TemporalKG
 from tkgqa.methods import resolve_method
 from tkgqa.methods.timer4 import (
     RewriteMode,
-    TimeR4,
     TimeR4Config,
+    TimeR4Method,
     accept_rewrite,
     export_instruction_data,
     needs_rewrite,
@@ -64,8 +64,8 @@ IMPLICIT = "After Vietnam, who was the first to praise Juan Carlos I?"
 EXPLICIT = "After 2006-02-22, who was the first to praise Juan Carlos I?"
 
 
-def method(llm: FakeLLM | None = None, **kw: Any) -> TimeR4:
-    return TimeR4(llm=llm, embedder="hashing", cache_embeddings=False, **kw)
+def method(llm: FakeLLM | None = None, **kw: Any) -> TimeR4Method:
+    return TimeR4Method(llm=llm, embedder="hashing", cache_embeddings=False, **kw)
 
 
 # --- rewrite -----------------------------------------------------------------------------------------
@@ -255,7 +255,7 @@ def test_rewrite_modes() -> None:
     modes = [TimeR4Config.model_validate({"rewrite": v}).rewrite for v in given]
     assert modes == ["auto", "off", "kg", "llm", "off", "off"]  # booleans: the former setting
     with pytest.raises(ConfigError, match="rewrite mode"):
-        TimeR4(rewrite="sometimes")
+        TimeR4Method(rewrite="sometimes")
     assert method(FakeLLM(["x"])).rewrite_mode() is RewriteMode.LLM
     assert method().rewrite_mode() is RewriteMode.KG
     assert resolve_method("timer4:kg_rewrite", llm=FakeLLM(["x"])).rewrite_mode() is RewriteMode.KG  # type: ignore[attr-defined]
@@ -292,9 +292,9 @@ def test_ablations_via_spec(kg: TemporalKG, home: Path) -> None:
     answer = m.answer(Question(qid="q", text=IMPLICIT), kg)
     assert answer.trace[1]["skipped"] == "disabled" and answer.trace[2]["rerank"] is False
     wo_tr = resolve_method("timer4:wo_temporal_retrieval", tks_embedder="hashing:64", embedder="hashing")
-    assert isinstance(wo_tr, TimeR4) and wo_tr.tks is wo_tr.fks
+    assert isinstance(wo_tr, TimeR4Method) and wo_tr.tks is wo_tr.fks
     with_tr = resolve_method("timer4", tks_embedder="hashing:64", embedder="hashing")
-    assert isinstance(with_tr, TimeR4) and with_tr.tks.embedder.dim == 64
+    assert isinstance(with_tr, TimeR4Method) and with_tr.tks.embedder.dim == 64
     with pytest.raises(ConfigError):
         resolve_method("timer4:no_such_thing")
 

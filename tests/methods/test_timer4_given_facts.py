@@ -12,7 +12,7 @@ from tkgqa.datasets.base import RETRIEVED_FACTS, Question
 from tkgqa.errors import ConfigError
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.methods import resolve_method
-from tkgqa.methods.timer4 import TimeR4
+from tkgqa.methods.timer4 import TimeR4Method
 from tkgqa.methods.timer4.config import FACTS_DATASET_NOTE, FactSource
 from tkgqa.methods.timer4.given_facts import authors_reason_text
 from tkgqa.testing import FakeLLM
@@ -32,18 +32,18 @@ def test_prompt_writes_the_fact_list_as_python_does() -> None:
 
 def test_facts_option_is_an_enum_and_recorded() -> None:
     method = resolve_method("timer4:facts=dataset")
-    assert isinstance(method, TimeR4) and method.config.facts is FactSource.DATASET
+    assert isinstance(method, TimeR4Method) and method.config.facts is FactSource.DATASET
     described = method.describe()
     assert described["config"]["facts"] == "dataset" and described["deviations"] == [FACTS_DATASET_NOTE]
     default = resolve_method("timer4")
-    assert isinstance(default, TimeR4) and default.config.facts is FactSource.RETRIEVE
+    assert isinstance(default, TimeR4Method) and default.config.facts is FactSource.RETRIEVE
     with pytest.raises(ConfigError):
         resolve_method("timer4:facts=web")
 
 
 def test_answers_over_the_shipped_facts_without_retrieval() -> None:
     llm = FakeLLM(lambda request: "['Bob']")
-    method = TimeR4(llm=llm, facts="dataset")
+    method = TimeR4Method(llm=llm, facts="dataset")
     fact = Fact("Ann", "meet", "Bob", parse_time("2001"), parse_time("2001"))
     q = Question(
         qid="1", text="who did ann meet", answers=["Bob"], context=[fact],
@@ -97,7 +97,7 @@ def test_replaying_the_recording_matches_by_prompt(
     from tkgqa.eval.runner import evaluate
     from tkgqa.llm import resolve_llm
 
-    method = TimeR4(llm=resolve_llm(f"replay:{shared_data / RECORDING}"), facts="dataset")
+    method = TimeR4Method(llm=resolve_llm(f"replay:{shared_data / RECORDING}"), facts="dataset")
     report = evaluate(method, timequestions[:40], None, tmp_path / "run", progress=False)
     assert report.replay == {"exact": 40, "by_id": 0, "miss": 0} and report.errors == 0
     rows = [json.loads(x) for x in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]

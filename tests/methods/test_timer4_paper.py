@@ -13,7 +13,7 @@ import pytest
 from tkgqa.datasets.base import Question
 from tkgqa.errors import ConfigError
 from tkgqa.kg import Fact, TemporalKG
-from tkgqa.methods.timer4 import PhiNorm, Preset, Scope, TimeR4
+from tkgqa.methods.timer4 import PhiNorm, Preset, Scope, TimeR4Method
 from tkgqa.methods.timer4.config import TKS_PARTLY, TKS_UNTRAINED
 from tkgqa.methods.timer4.training_data import generated_pairs, mine_dataset_pairs
 from tkgqa.retrieval import ScoredFact, TimeConstraint
@@ -48,8 +48,8 @@ def kg() -> TemporalKG:
     )
 
 
-def method(**kw: Any) -> TimeR4:
-    return TimeR4(embedder="hashing", cache_embeddings=False, **kw)
+def method(**kw: Any) -> TimeR4Method:
+    return TimeR4Method(embedder="hashing", cache_embeddings=False, **kw)
 
 
 def test_paper_preset_is_the_default_and_names_its_deviations(home: Path) -> None:
@@ -61,7 +61,7 @@ def test_paper_preset_is_the_default_and_names_its_deviations(home: Path) -> Non
     # no LLM (offline KG rewrite) and no trained retriever under this TKGQA_HOME: both said in report.json
     assert len(desc["deviations"]) == 2 and "untrained FKS model" in desc["deviations"][0]
     assert desc["deviations"][1].startswith("rewrite=auto without an LLM")
-    with_llm = TimeR4(llm=FakeLLM([]), embedder="hashing", cache_embeddings=False).describe()
+    with_llm = TimeR4Method(llm=FakeLLM([]), embedder="hashing", cache_embeddings=False).describe()
     assert with_llm["deviations"] == [TKS_UNTRAINED]
     ours = method(preset="ours").describe()
     assert ours["preset"] == "ours"
@@ -171,7 +171,7 @@ def test_train_retriever_command_and_timer4_uses_it(home: Path) -> None:
     assert meta["source"] == "generated" and meta["epochs"] == 1 and meta["pairs"] == 9
     assert meta["negatives"] == ["time", "content", "both"]
     demo = load_demo_kg()
-    m = TimeR4(embedder="hashing", cache_embeddings=False, scope="entities")
+    m = TimeR4Method(embedder="hashing", cache_embeddings=False, scope="entities")
     retriever, note = m.tks_for(Question(qid="d", text="Who visited China?", dataset="demo"), demo)
     assert note == f"trained:{saved}" and retriever is not m.fks
     deviations = m.describe()["deviations"]

@@ -9,7 +9,7 @@ import pytest
 
 from tkgqa.datasets.base import Question
 from tkgqa.kg import Fact, TemporalKG
-from tkgqa.methods.timer4 import RewriteVerdict, TimeR4, accept_rewrite, check_rewrite
+from tkgqa.methods.timer4 import RewriteVerdict, TimeR4Method, accept_rewrite, check_rewrite
 from tkgqa.testing import FakeLLM
 from tkgqa.time import parse_time
 
@@ -64,7 +64,7 @@ def test_a_refused_rewrite_keeps_the_question_and_the_trace_says_why(
     )  # fmt: skip
     answer_sentence = "The first to praise Juan Carlos I after Vietnam was France, on 2006-03-01."
     llm = FakeLLM([answer_sentence, "['France']"])
-    answer = TimeR4(llm=llm, embedder="hashing", cache_embeddings=False).answer(
+    answer = TimeR4Method(llm=llm, embedder="hashing", cache_embeddings=False).answer(
         Question(qid="q", text=IMPLICIT), kg
     )
     rewrite = answer.trace[1]

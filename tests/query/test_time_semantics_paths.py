@@ -84,7 +84,7 @@ def test_the_team_before_ac_milan_is_juventus_in_the_method_and_in_aris_agent() 
     assert via_method.answers == ["Juventus"]
 
     question = Question(qid="baggio", text="Which team did Roberto Baggio play for before AC Milan?")
-    linked = QuestionLinker(kg).link(question)
+    linked = QuestionLinker.anchors().link(question, kg)
     env = ARIEnvironment(kg, linked.anchors, Similarity(question.text, None))
     episode = run_episode(question, env, SymbolicPolicy(program))
     assert episode.answers[:1] == ["Juventus"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, timedelta
 
 import pytest
@@ -254,3 +255,14 @@ def test_year_zero_boundaries() -> None:
     assert days_from_civil(0, 3, 1) - days_from_civil(0, 2, 28) == 2  # year 0 is a leap year
     assert days_from_civil(-400, 3, 1) - days_from_civil(-400, 2, 28) == 2
     assert days_from_civil(-100, 3, 1) - days_from_civil(-100, 2, 28) == 1
+
+
+def test_one_month_table() -> None:
+    from tkgqa.time import MONTH_NAMES, MONTH_PATTERN, MONTHS, try_parse_time
+
+    assert len(MONTH_NAMES) == 12
+    for n, name in enumerate(MONTH_NAMES, 1):
+        assert MONTHS[name.lower()] == MONTHS[name.lower()[:3]] == n
+        assert try_parse_time(f"3 {name} 2014") == TimePoint(2014, n, 3)
+    assert MONTHS["sept"] == 9
+    assert all(re.fullmatch(MONTH_PATTERN, word) for word in MONTHS)

@@ -112,11 +112,11 @@ def _run(
 def _obfuscated(qs: list[Question], store: KGStore | None) -> tuple[list[Question], KGStore | None]:
     """K′/Q′: question entities linked on the original KG first, then every label obfuscated."""
     from ..methods.cik.obfuscate import entity_label_words, obfuscate_kg, obfuscate_question
-    from ..query.grounding import QuestionEntities
+    from ..query.link import QuestionLinker
 
     if store is None:
         raise ConfigError("--obfuscate needs a shared KG (not per-question contexts)")
-    linker = QuestionEntities()
+    linker = QuestionLinker()
     new_kg, mapping = obfuscate_kg(store)
     vocab = entity_label_words(store)
     linked = [q.model_copy(update={"entities": linker(q, store)}) for q in qs]
@@ -126,10 +126,10 @@ def _obfuscated(qs: list[Question], store: KGStore | None) -> tuple[list[Questio
 def _timer4(
     qs: list[Question], store: KGStore | None, llm: str | None, options: dict[str, Any]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    from ..methods.timer4 import TimeR4
+    from ..methods.timer4 import TimeR4Method
     from ..methods.timer4.coverage import question_coverage, summarize
 
-    method = TimeR4(llm=llm, **options)
+    method = TimeR4Method(llm=llm, **options)
     rows = _run(
         _question_kgs(qs, store), len(qs), "timer4 coverage", lambda q, kg: question_coverage(method, q, kg)
     )

@@ -58,7 +58,12 @@ def ask(
     kg: str | None = typer.Option(None, "--kg", help="KG file (default: the bundled demo KG)."),
     method: str = typer.Option("symbolic", "--method", help="Method name (symbolic, ari, timer4, cik, …)."),
     llm: str | None = typer.Option(None, "--llm", help="LLM spec for LLM methods, e.g. openai:gpt-4o-mini."),
-    policy: str | None = typer.Option(None, "--policy", help="ARI policy: llm, symbolic or oracle."),
+    policy: str | None = typer.Option(
+        None,
+        "--policy",
+        help="ARI policy: llm, symbolic or oracle; short for --method-option policy=X, for the methods "
+        "with a policy only (ari, react_kb, cot_kb, hybrid).",
+    ),
     method_option: list[str] | None = typer.Option(None, "--method-option", help=METHOD_OPTION_HELP),
     fallback_option: list[str] | None = typer.Option(
         None, "--fallback-option", help="hybrid: an option KEY=VALUE of the fallback method (repeatable)."

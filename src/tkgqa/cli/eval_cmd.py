@@ -127,7 +127,12 @@ def eval_command(
         None, "--context", help="retrieved (per-question facts shipped with the data) or kg."
     ),
     llm: str | None = typer.Option(None, "--llm", help="LLM spec for LLM methods, e.g. openai:gpt-4o-mini."),
-    policy: str | None = typer.Option(None, "--policy", help="ARI policy: llm, symbolic or oracle."),
+    policy: str | None = typer.Option(
+        None,
+        "--policy",
+        help="ARI policy: llm, symbolic or oracle; short for --method-option policy=X, for the methods "
+        "with a policy only (ari, react_kb, cot_kb, hybrid).",
+    ),
     output: Path | None = typer.Option(None, "--output", help="Run folder (results.jsonl, report.*)."),
     resume: bool | None = typer.Option(
         None, "--resume/--no-resume", help="Skip questions already in the run (default: resume)."

@@ -59,7 +59,9 @@ class RunConfig(BaseModel):
     method: str = Field(description="method name, optionally with the short options 'name:a=1,b=2'")
     method_options: dict[str, JsonValue] = Field(default_factory=dict, description="the method's options")
     llm: str | None = Field(default=None, description="LLM spec, e.g. openai:gpt-4o-mini")
-    policy: str | None = Field(default=None, description="ARI policy: llm, symbolic or oracle")
+    policy: str | None = Field(
+        default=None, description="ARI policy: llm, symbolic or oracle (methods with a policy only)"
+    )
     limit: int | None = Field(default=None, ge=1, description="evaluate this many questions")
     sample: SampleMode | None = Field(default=None, description="how limit chooses the questions")
     seed: int = Field(default=0, description="seed of the random/stratified sample")

@@ -64,7 +64,26 @@ def build_method(
     nested for nested settings; they win over the options written in ``spec``)."""
     if not spec or not spec.strip():
         raise ConfigError("no method given; use e.g. 'symbolic' or 'ari:policy=symbolic'")
+    if policy:
+        _check_policy_alias(spec.strip())
     return resolve_method(spec.strip(), **method_options(llm, policy, options))
+
+
+def _check_policy_alias(spec: str) -> None:
+    """``--policy X`` is a short form of ``--method-option policy=X``, kept for the methods with a
+    ``policy`` setting (ari, react_kb, cot_kb, hybrid); for any other method it is an error."""
+    from ..methods.base import METHODS
+
+    name = spec.partition(":")[0].strip()
+    factory = METHODS.factory(name)
+    fields = (
+        factory.config_class.model_fields if isinstance(factory, type) and issubclass(factory, Method) else {}
+    )
+    if fields and "policy" not in fields:
+        raise ConfigError(
+            f"--policy is an option of ari (and react_kb, cot_kb, hybrid); the {name} method has no "
+            "policy: drop --policy (for ARI write --method ari:policy=X or --method-option policy=X)"
+        )
 
 
 @functools.lru_cache(maxsize=256)
@@ -74,6 +93,8 @@ def uses_llm(spec: str) -> bool:
     from ..methods.base import METHODS
 
     factory = METHODS.factory(spec.partition(":")[0].strip())
+    if isinstance(factory, type) and issubclass(factory, Method):
+        return factory.takes_llm()  # every built-in method's constructor has `llm`; its config says
     try:
         return "llm" in inspect.signature(factory).parameters
     except (TypeError, ValueError):

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, NotFoundError
-from ..time import NEG_INF, POS_INF, TimePoint
+from ..time import MONTH_NAMES, MONTHS, NEG_INF, POS_INF, TimePoint
 from .builder import STRICT_HINT, FactBuilder, LoadReport
 from .fact import Fact
 from .formats import read_labels
@@ -64,11 +64,7 @@ _TIME_RELATION = re.compile(
     r"\b(date|time|inception|dissolved|abolished|demolished|work period|founded|birth|death|year|century)\b",
     re.IGNORECASE,
 )
-_MONTHS = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7, "august": 8,
-    "september": 9, "october": 10, "november": 11, "december": 12,
-}  # fmt: skip
-_MONTH = "(" + "|".join(_MONTHS) + ")"
+_MONTH = "(" + "|".join(name.lower() for name in MONTH_NAMES) + ")"  # full month names
 _DMY = re.compile(rf"^(\d{{1,2}})\s+{_MONTH}\s+(-?\d{{3,4}})$", re.IGNORECASE)
 _MDY = re.compile(rf"^{_MONTH}\s+(\d{{1,2}}),?\s+(-?\d{{3,4}})$", re.IGNORECASE)
 _MY = re.compile(rf"^{_MONTH},?\s+(-?\d{{3,4}})$", re.IGNORECASE)
@@ -107,11 +103,11 @@ def parse_time_literal(text: str, *, year_ok: bool = True) -> TimeLiteral | None
     s = _SPACES.sub(" ", text.strip())
     try:
         if m := _DMY.match(s):
-            p = TimePoint(int(m.group(3)), _MONTHS[m.group(2).lower()], int(m.group(1)))
+            p = TimePoint(int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1)))
         elif m := _MDY.match(s):
-            p = TimePoint(int(m.group(3)), _MONTHS[m.group(1).lower()], int(m.group(2)))
+            p = TimePoint(int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2)))
         elif m := _MY.match(s):
-            p = TimePoint(int(m.group(2)), _MONTHS[m.group(1).lower()])
+            p = TimePoint(int(m.group(2)), MONTHS[m.group(1).lower()])
         elif (m := _ISO.match(s)) and (m.group(2) or year_ok):
             month, day = m.group(2), m.group(3)
             p = TimePoint(int(m.group(1)), int(month) if month else None, int(day) if day else None)

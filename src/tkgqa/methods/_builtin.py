@@ -19,7 +19,7 @@ BUILTIN_METHODS: dict[str, tuple[str, str | None]] = {
     "kg_rag": ("tkgqa.methods.baselines:KGRAG", "retrieval"),
     "react_kb": ("tkgqa.methods.ari.kb_baselines:ReActKB", None),
     "cot_kb": ("tkgqa.methods.ari.kb_baselines:CoTKB", None),
-    "timer4": ("tkgqa.methods.timer4:TimeR4", "retrieval"),
+    "timer4": ("tkgqa.methods.timer4:TimeR4Method", "retrieval"),
     "cik": ("tkgqa.methods.cik:CIKMethod", None),
     "hybrid": ("tkgqa.methods.hybrid:HybridMethod", None),
     "lpkg": ("tkgqa.methods.lpkg:LPKGMethod", None),

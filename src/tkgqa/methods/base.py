@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import inspect
 import json
@@ -19,6 +20,8 @@ from ..datasets.base import Question
 from ..errors import ConfigError, TKGQAError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
+from ..llm import LLMBackend, Usage, resolve_llm_arg, usage_dict
+from ..prompts.ask import Refused
 from ..registry import Registry
 from ._builtin import BUILTIN_METHODS
 
@@ -132,6 +135,19 @@ class MethodConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    def effective(self) -> Self:
+        """This config with every setting left open filled in (a preset's values); itself here."""
+        return self
+
+    def deviations(self) -> list[str]:
+        """The settings in force (call on the effective config) that differ from the method's paper, each with
+        the paper's side; none here (a method without a paper, or without preset-dependent settings)."""
+        return []
+
+    def unspecified(self) -> list[str]:
+        """The settings the method's paper leaves open (our choices, in force in every preset); none here."""
+        return []
+
 
 class Preset(StrEnum):
     """Which defaults fill a method's unset settings: ``paper`` (the paper's configuration wherever it gives
@@ -170,6 +186,10 @@ class PresetConfig(MethodConfig):
     def effective(self) -> Self:
         """This config with every unset setting filled from its preset. Idempotent."""
         return self.model_copy(update=self.preset_updates())
+
+    def deviations(self) -> list[str]:
+        """The preset-dependent settings in force that differ from the paper (subclasses add their own)."""
+        return self.preset_deviations()
 
     def preset_deviations(self, shown: Callable[[str, Any], str] = shown_setting) -> list[str]:
         """The preset-dependent settings in force that differ from the paper, each with both sides."""
@@ -239,6 +259,18 @@ def merge_config(cls: type[C], base: C | None, overrides: Mapping[str, Any]) -> 
         ) from None
 
 
+OptionsT = TypeVar("OptionsT")
+
+
+def options_from(cls: type[OptionsT], config: BaseModel, /, **renamed: Any) -> OptionsT:
+    """An option object (a dataclass of a lower layer: ``ParserOptions``, ``FilterSettings``…) built from the
+    config's settings of the same names; ``renamed`` gives the ones named otherwise (or derived). A field
+    the config lacks keeps its default."""
+    names = [f.name for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
+    own = {n: getattr(config, n) for n in names if n in type(config).model_fields and n not in renamed}
+    return cls(**own, **renamed)
+
+
 def parse_option_pairs(pairs: Iterable[str], *, option: str = "--method-option") -> dict[str, Any]:
     """``KEY=VALUE`` pairs (repeatable CLI options) as a dict for :func:`resolve_method`.
 
@@ -294,16 +326,102 @@ def llm_required(method: str, *, alternative: str = "") -> ConfigError:
 
 
 class Method(ABC):
-    """A QA method: ``answer(question, kg)`` → :class:`Answer`. Stateless across questions unless noted."""
+    """A QA method: ``answer(question, kg)`` → :class:`Answer`. Stateless across questions unless noted.
+
+    Every method is built alike: ``Method(config=None, *, llm=None, spec=None, **overrides)``. ``spec`` is the
+    text after the method's name (``"ari:oracle"``, ``"timer4:no_rerank"``), read with the class's
+    :attr:`spec_flags` and :attr:`spec_positional`; ``overrides`` are settings of :attr:`config_class` (they
+    win over ``spec``, and both over ``config``); unknown settings are errors. ``llm`` (a spec or a backend)
+    becomes the config's ``llm`` setting, for a method whose config has one. ``requested`` is the config as
+    given, ``config`` the effective one (a preset's values filled in). A subclass declares its config class
+    and does its own wiring in :meth:`setup`; :meth:`describe` (what ``report.json`` records) and
+    :meth:`deviations` come from the config."""
 
     name: ClassVar[str] = "method"
+    config_class: ClassVar[type[MethodConfig]] = MethodConfig
+    #: bare words of ``spec`` → (setting, value): ``"no_rerank"`` → ``("rerank", False)``
+    spec_flags: ClassVar[Mapping[str, tuple[str, Any]]] = {}
+    #: the setting a bare word of ``spec`` that is no flag sets (``"ari:oracle"`` → ``policy``), if any
+    spec_positional: ClassVar[str | None] = None
+    #: whether the method cannot be built without an LLM (one that can answer some questions without
+    #: checks in :meth:`setup` or :meth:`answer`)
+    needs_llm: ClassVar[bool] = False
+
     config: MethodConfig
+    requested: MethodConfig
+    llm: LLMBackend | None = None
+
+    def __init__(
+        self,
+        config: MethodConfig | None = None,
+        *,
+        llm: str | LLMBackend | None = None,
+        spec: str | None = None,
+        **overrides: Any,
+    ) -> None:
+        given = {**self.parse_spec(spec), **overrides}
+        if isinstance(llm, str):
+            given["llm"] = llm
+        elif llm is not None and self.takes_llm():
+            given["llm"] = f"{llm.name}:{llm.model_id}"  # recorded; the backend itself is used
+        self.requested = merge_config(self.config_class, config, self.prepare(given))
+        self.config = self.requested.effective()
+        self.llm = self.resolve_llm(llm)
+        if self.needs_llm and self.llm is None:
+            raise llm_required(self.name)
+        self.setup()
+
+    def resolve_llm(self, given: str | LLMBackend | None) -> LLMBackend | None:
+        """The backend the method calls: the one given, else the config's ``llm`` spec resolved (``None``
+        for a method that takes no LLM, or when none is given)."""
+        if isinstance(given, LLMBackend):
+            return given
+        return resolve_llm_arg(getattr(self.config, "llm", None)) if self.takes_llm() else None
+
+    @classmethod
+    def parse_spec(cls, spec: str | None) -> dict[str, Any]:
+        """The settings written in ``spec`` (the text after ``name:``), not yet validated. A method with
+        presets also reads the bare words ``paper`` and ``ours`` (``"cik:ours"``)."""
+        flags = dict(cls.spec_flags)
+        if issubclass(cls.config_class, PresetConfig):
+            flags = {**{p.value: ("preset", p) for p in Preset}, **flags}
+        return parse_options(spec, method=cls.name, flags=flags, positional=cls.spec_positional)
+
+    @classmethod
+    def takes_llm(cls) -> bool:
+        """Whether the method takes an LLM (its config has an ``llm`` setting)."""
+        return "llm" in cls.config_class.model_fields
+
+    def prepare(self, overrides: dict[str, Any]) -> dict[str, Any]:
+        """Hook: the given settings as the config takes them (a subclass fixes or defaults some)."""
+        return overrides
+
+    def setup(self) -> None:  # noqa: B027 - an optional hook
+        """Hook: the method's own wiring once ``config`` and ``llm`` are set (retrievers, planners, …)."""
 
     @abstractmethod
     def answer(self, question: Question, kg: KGStore) -> Answer: ...
 
+    def deviations(self) -> list[str]:
+        """Every setting in force that differs from the method's paper, with the paper's side (the config's
+        :meth:`MethodConfig.deviations`; a method adds what only it knows at run time)."""
+        return self.config.deviations()
+
     def describe(self) -> dict[str, Any]:
-        return {"method": self.name, "config": self.config.model_dump(mode="json")}
+        """What ``report.json`` records: the method, its effective settings (``config``), the settings as
+        given (``requested``, when a preset left some unset), its LLM, and for a method with presets the
+        preset, the deviations from the paper in force and the settings the paper leaves open."""
+        out: dict[str, Any] = {"method": self.name, "config": self.config.model_dump(mode="json")}
+        requested = getattr(self, "requested", self.config)  # a plugin's own constructor may set only config
+        if requested != self.config:
+            out["requested"] = requested.model_dump(mode="json")
+        if self.takes_llm():
+            out["llm"] = None if self.llm is None else self.llm.cache_namespace()
+        if isinstance(self.config, PresetConfig):
+            out["preset"] = Preset(self.config.preset).value
+            out["deviations"] = self.deviations()
+            out["unspecified_by_paper"] = self.config.unspecified()
+        return out
 
     def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Method-specific aggregates of an evaluation's ``results.jsonl`` rows, written to ``report.json`` as
@@ -335,3 +453,44 @@ def resolve_method(spec: str | type | Method, /, **options: Any) -> Method:
         if not takes_spec:
             return METHODS.resolve(name, **{**parse_options(arg, method=name.strip()), **options})
     return METHODS.resolve(spec, **options)
+
+
+# --- the answer step of LLM methods, from the one ask helper's outcome (:mod:`tkgqa.prompts.ask`) ---------
+def abstain_refused(
+    refused: Refused,
+    trace: list[dict[str, Any]],
+    usage: Usage,
+    llm: LLMBackend | None,
+    *,
+    entry: dict[str, Any],
+    evidence: Sequence[Fact] = (),
+) -> Answer:
+    """Abstain with ``refused.reason``: ``entry`` plus the error appended to ``trace``; ``usage`` is the
+    question's (the refusal's own included where the caller counts it)."""
+    trace.append({**entry, "error": refused.message})
+    return Answer.abstain(
+        refused.reason,
+        trace,
+        usage=usage_dict(usage, llm),
+        raw_output=refused.raw,
+        evidence=list(evidence),
+    )
+
+
+def listed_answer(
+    answers: list[str],
+    text: str,
+    trace: list[dict[str, Any]],
+    usage: Usage,
+    llm: LLMBackend | None,
+    *,
+    empty: str,
+    evidence: Sequence[Fact] = (),
+) -> Answer:
+    """``answers`` (read from the reply ``text``), or an abstention with reason ``empty`` when there are
+    none."""
+    if not answers:
+        return Answer.abstain(
+            empty, trace, usage=usage_dict(usage, llm), raw_output=text, evidence=list(evidence)
+        )
+    return Answer(answers, list(evidence), trace, usage_dict(usage, llm), raw_output=text)

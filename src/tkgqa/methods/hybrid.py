@@ -35,7 +35,7 @@ from ..datasets.base import Question
 from ..errors import ConfigError
 from ..kg.base import KGStore
 from ..llm.base import LLMBackend
-from .base import METHODS, Answer, Method, MethodConfig, merge_config, parse_options, resolve_method
+from .base import METHODS, Answer, Method, MethodConfig, parse_options, resolve_method
 from .client import client_option
 
 
@@ -92,6 +92,9 @@ class HybridMethod(Method):
 
     name = "hybrid"
 
+    config_class = HybridConfig
+    config: HybridConfig
+
     def __init__(
         self,
         config: HybridConfig | None = None,
@@ -102,23 +105,29 @@ class HybridMethod(Method):
         fallback: str | Method | None = None,
         **overrides: Any,
     ) -> None:
-        if spec:
-            overrides = {**parse_hybrid_spec(spec), **overrides}
-        if isinstance(llm, str):
-            overrides["llm"] = llm
-        elif llm is not None:
-            overrides["llm"] = f"{llm.name}:{llm.model_id}"
-        for key, given in (("primary", primary), ("fallback", fallback)):
+        self._given = {"primary": primary, "fallback": fallback}
+        for key, given in self._given.items():
             if given is not None:
                 overrides[key] = given if isinstance(given, str) else given.name
-        self.config: HybridConfig = merge_config(HybridConfig, config, overrides)
+        super().__init__(config, llm=llm, spec=spec, **overrides)
+
+    @classmethod
+    def parse_spec(cls, spec: str | None) -> dict[str, Any]:
+        return parse_hybrid_spec(spec) if spec else {}
+
+    def resolve_llm(self, given: str | LLMBackend | None) -> LLMBackend | None:
+        """A backend given is handed to the fallback; a spec is resolved by the fallback itself."""
+        return given if isinstance(given, LLMBackend) else None
+
+    def setup(self) -> None:
         if self.config.fallback.partition(":")[0].strip().lower() == self.name:
             raise ConfigError("the hybrid method's fallback cannot be 'hybrid' itself")
+        primary, fallback = self._given["primary"], self._given["fallback"]
         self.primary: Method = (
             primary if isinstance(primary, Method) else self._build("primary", self.config.primary, {})
         )
         self.fallback: Method = (
-            fallback if isinstance(fallback, Method) else self._build_fallback(llm or self.config.llm)
+            fallback if isinstance(fallback, Method) else self._build_fallback(self.llm or self.config.llm)
         )
 
     def _build_fallback(self, llm: str | LLMBackend | None) -> Method:
@@ -172,8 +181,10 @@ class HybridMethod(Method):
         )
 
     def describe(self) -> dict[str, Any]:
+        fallback = self.fallback.describe()
         return {
             **super().describe(),
+            "llm": fallback.get("llm"),
             "primary": self.primary.describe(),
-            "fallback": self.fallback.describe(),
+            "fallback": fallback,
         }

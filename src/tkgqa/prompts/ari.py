@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from ..errors import ParseError
 from ..llm.base import Message
+from .base import Bound
 
 TASK_DEFINITION = """Please use the tool provided below to interact with the knowledge graph. \
 You will find a list of actions categorized into time-based queries, entity queries, and specific time \
@@ -536,3 +537,24 @@ def parse_written_action(text: str, actions: Sequence[str]) -> ActionChoice:
                 raw=text,
             )
     raise ParseError("no executable function call in the output", raw=text, expected=EXPECTED_ACTION)
+
+
+# --- the prompts as PromptSpecs (one call each: the parsers close over the actions offered) ------------
+def action_prompt(
+    messages: Sequence[Message], actions: Sequence[str], *, constrained: bool, allow_free_answer: bool = True
+) -> Bound[ActionChoice]:
+    """The next action among ``actions`` (``constrained``: the reply must be one of them exactly)."""
+    if constrained:
+        return Bound("ari.action", messages, lambda t: parse_constrained_choice(t, actions))
+    free = allow_free_answer
+    return Bound("ari.action", messages, lambda t: parse_action_choice(t, actions, allow_free_answer=free))
+
+
+def written_action_prompt(messages: Sequence[Message], actions: Sequence[str]) -> Bound[ActionChoice]:
+    """An action the model writes itself (CoT KB), read against the executable ``actions``."""
+    return Bound("ari.written_action", messages, lambda t: parse_written_action(t, actions))
+
+
+def methodology_prompt(correct: Sequence[str], incorrect: Sequence[str] | None) -> Bound[str]:
+    """The methodology induced from solved (and failed) examples (Figure 9)."""
+    return Bound("ari.methodology", build_methodology_messages(correct, incorrect), parse_methodology)

@@ -1,17 +1,17 @@
 """Prompt convention: a prompt is a pure ``build(context) -> list[Message]`` plus a ``parse(text) -> T``.
 
 Method authors either implement :class:`PromptSpec` or wrap two functions in :class:`Prompt`, then call
-:func:`run_prompt`, which handles the LLM call, parsing and one retry on a parse error.
+:func:`~tkgqa.prompts.ask.ask`, which handles the LLM call, parsing, the re-ask on a parse error and the
+outcome (a parsed value or a refusal with a reason). A request built elsewhere is a :class:`Bound`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from ..llm.base import LLMBackend, Message
-from ..llm.parsing import ParsedResponse, complete_parsed
+from ..llm.base import Message
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -46,8 +46,14 @@ class Prompt(Generic[T]):
         return self.parser(text)
 
 
-def run_prompt(
-    llm: LLMBackend, prompt: PromptSpec[T], context: Context, *, retries: int = 1, **request_kw: Any
-) -> ParsedResponse[T]:
-    """Build the messages, call ``llm`` and parse (retrying on parse errors, see ``complete_parsed``)."""
-    return complete_parsed(llm, prompt.build(context), prompt.parse, retries=retries, **request_kw)
+@dataclass(frozen=True)
+class Bound(Generic[T]):
+    """A :class:`PromptSpec` already built for one call: its ``messages`` and a ``parse`` that may close over
+    what they listed (the choices, the fact ids shown)."""
+
+    name: str
+    messages: Sequence[Message]
+    parse: Callable[[str], T]
+
+    def build(self, context: Context | None = None) -> list[Message]:
+        return list(self.messages)

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 
 from ..llm.base import Message
 from ..llm.parsing import parse_answer_list
+from .base import Context, Prompt
 
-__all__ = ["ANSWER_FORMAT", "build_kg_rag_messages", "build_llm_only_messages", "build_schema_block",
-           "parse_answer_list"]  # fmt: skip
+__all__ = ["ANSWER_FORMAT", "KG_RAG_PROMPT", "LLM_ONLY_PROMPT", "build_kg_rag_messages",
+           "build_llm_only_messages", "build_schema_block", "parse_answer_list"]  # fmt: skip
 
 ANSWER_FORMAT = (
     'Reply with the answer as a JSON list of strings, e.g. ["Barack Obama"] or ["2014-11"], best answer '
@@ -49,3 +50,17 @@ def build_schema_block(entities: Sequence[str], relations: Sequence[str], times:
         "Write your next action with one of the functions above, using these names exactly; use {entities} "
         "for the current entity list."
     )
+
+
+def _build_llm_only(context: Context) -> list[Message]:
+    return build_llm_only_messages(context["question"])
+
+
+def _build_kg_rag(context: Context) -> list[Message]:
+    return build_kg_rag_messages(context["question"], context["facts"])
+
+
+#: ``{"question"}`` → the answer list.
+LLM_ONLY_PROMPT: Prompt[list[str]] = Prompt("baselines.llm_only", _build_llm_only, parse_answer_list)
+#: ``{"question", "facts"}`` (verbalised quadruples) → the answer list.
+KG_RAG_PROMPT: Prompt[list[str]] = Prompt("baselines.kg_rag", _build_kg_rag, parse_answer_list)

@@ -10,6 +10,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from ..llm.base import Message
+from ..llm.parsing import extract_choice
+from .base import Bound
 from .r3 import _FACT_ID, Verdict, listed, parse_verdict
 
 VERDICT_FORMAT = (
@@ -92,3 +94,23 @@ def build_choice_messages(
             "[F1] if you use them, then end with one line 'Option: <the chosen option, copied verbatim>'."
         ),
     ]
+
+
+def parse_choice(text: str, options: Sequence[str]) -> str:
+    """The option named after the last ``Option:`` (or in the whole reply), exactly as listed."""
+    tail = text.rsplit("Option:", 1)[-1] if "Option:" in text else text
+    return extract_choice(tail.strip(), options)
+
+
+def choice_prompt(question: str, options: Sequence[str], facts: Sequence[tuple[str, str]] = ()) -> Bound[str]:
+    """:func:`build_choice_messages`, read by :func:`parse_choice`."""
+    return Bound(
+        "r3.baseline_choice",
+        build_choice_messages(question, options, facts),
+        lambda t: parse_choice(t, options),
+    )
+
+
+def reply_prompt(messages: Sequence[Message], fact_ids: Collection[str] = ()) -> Bound[BaselineReply]:
+    """A CoT or KAPING request (``messages``), read by :func:`parse_baseline_reply` over ``fact_ids``."""
+    return Bound("r3.baseline", messages, lambda t: parse_baseline_reply(t, fact_ids))

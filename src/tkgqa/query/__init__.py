@@ -2,20 +2,30 @@
 
 What lives here, and every method consumes (methods never import each other):
 
-* question analysis — tokens (:mod:`.words`), entity mentions (:class:`MentionIndex`), the one question-time
-  reader (:func:`find_times`, :data:`TIME_CUES`), the relation lexicon, question linking
-  (:class:`QuestionLinker`, :class:`QuestionEntities`);
+* question text (:mod:`.text`) — tokens, entity mentions (:class:`MentionIndex`), the one question-time
+  reader (:func:`find_times`, :data:`TIME_CUES`), whether a time is asked (:mod:`.text.frame`), the relation
+  lexicon; question linking by the one linker (:class:`QuestionLinker`, :mod:`.link`);
 * the time semantics (:class:`~tkgqa.time.TemporalRelation`, :func:`~tkgqa.time.holds`, defined in
   :mod:`tkgqa.time.semantics` and re-exported here);
-* the one answer normaliser (:func:`normalize_answer`) and answer coverage of fact sets;
+* the one answer normaliser (:func:`normalize_answer`) and answer coverage of fact sets (:mod:`.coverage`);
 * the typed program (:mod:`.program`), its executor and the offline :class:`Reasoner` (question → program);
 * per-KG resource caching (:class:`PerKG`) and per-question context KGs (:func:`context_kg`).
 """
 
 from ..time import Extreme, TemporalRelation, holds, keep, search_window
 from .context import context_kg
-from .grounding import QuestionEntities, answer_covered, base_store, coverage_at, fact_mentions
-from .linking import LinkedQuestion, QuestionAnchors, QuestionLinker, mask_question
+from .coverage import answer_covered, coverage_at, fact_mentions
+from .link import (
+    GivenEntities,
+    IndexScope,
+    LinkedQuestion,
+    LinkerOptions,
+    QuestionAnchors,
+    QuestionLinker,
+    TextLinks,
+    base_store,
+    mask_question,
+)
 from .program.executor import Executor, Result
 from .program.nodes import (
     AnswerOrder,
@@ -54,7 +64,10 @@ __all__ = [
     "Extreme",
     "Fallback",
     "Filter",
+    "GivenEntities",
+    "IndexScope",
     "LinkedQuestion",
+    "LinkerOptions",
     "Match",
     "MentionIndex",
     "Parse",
@@ -62,7 +75,6 @@ __all__ = [
     "PerKG",
     "Program",
     "QuestionAnchors",
-    "QuestionEntities",
     "QuestionLinker",
     "QuestionParser",
     "Reasoner",
@@ -72,6 +84,7 @@ __all__ = [
     "Rows",
     "Select",
     "TemporalRelation",
+    "TextLinks",
     "TimeExpr",
     "TimeMention",
     "TimeOf",

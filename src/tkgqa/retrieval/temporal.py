@@ -92,6 +92,19 @@ class TimeConstraint:
             time = parsed.start if parsed.is_point else parsed
         return cls(kind.lower(), time)  # type: ignore[arg-type]
 
+    @classmethod
+    def relative_to(
+        cls, relation: TemporalRelation | str | None, time: TimePoint | Interval
+    ) -> TimeConstraint:
+        """φ_t's constraint for a question time read with ``relation``: before/after it, else *equal* (in)."""
+        match relation:
+            case TemporalRelation.BEFORE:
+                return cls("before", time)
+            case TemporalRelation.AFTER:
+                return cls("after", time)
+            case _:
+                return cls("equal", time)
+
     def __str__(self) -> str:
         return self.kind if self.time is None else f"{self.kind} {self.time}"
 
@@ -250,14 +263,8 @@ def parse_time_constraint(text: str) -> TimeConstraint | None:
     is unknown here)."""
     tokens = tokenize(text)
     mentions = find_times(text, tokens)
-    for mention in mentions:
-        match mention.relation:
-            case TemporalRelation.BEFORE:
-                return TimeConstraint("before", mention.point)
-            case TemporalRelation.AFTER:
-                return TimeConstraint("after", mention.point)
-            case _:
-                return TimeConstraint("equal", mention.point)
+    if mentions:
+        return TimeConstraint.relative_to(mentions[0].relation, mentions[0].point)
     words = {t.text for t in tokens}
     if words & (BEFORE_WORDS | AFTER_WORDS | {"same"}):
         return None  # no time mention, so the before/after/same word refers to an event

@@ -13,18 +13,16 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..kg import Fact, KGStore
-from ..time import MONTHS, TimePoint
+from ..time import MONTH_NAMES, TimePoint
 
 TimeStyle = Literal["iso", "words"]
-
-_MONTH_NAMES = {n: name.capitalize() for name, n in MONTHS.items() if len(name) > 3 or name == "may"}
 
 
 def format_time(t: TimePoint, style: TimeStyle = "iso") -> str:
     """``2014-05-03`` (iso) or ``3 May 2014`` (words), at the point's own granularity."""
     if style == "iso" or t.month is None:
         return t.iso()
-    month = _MONTH_NAMES[t.month]
+    month = MONTH_NAMES[t.month - 1]
     year = t.iso().split("-")[0] if t.year >= 0 else t.iso()[:5]
     return f"{month} {year}" if t.day is None else f"{t.day} {month} {year}"
 

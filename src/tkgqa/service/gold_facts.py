@@ -21,14 +21,13 @@ from ..errors import NotFoundError
 from ..eval.views import labelled_fact
 from ..kg.base import KGStore
 from ..kg.fact import Fact
-from ..query.linking import QuestionLinker
-from ..query.resources import PerKG
+from ..query.link import QuestionLinker
 from ..time import TimePoint, try_parse_time
 from .queries import KGLinkers
 
 #: Entities of the question searched for facts that link them to the gold answer.
 MAX_QUESTION_ENTITIES = 3
-_LINKERS: PerKG[QuestionLinker] = PerKG(lambda kg: QuestionLinker(kg, max_entities=MAX_QUESTION_ENTITIES))
+_LINKER = QuestionLinker.anchors(MAX_QUESTION_ENTITIES)  # mention indexes cached per KG inside
 
 
 def base_name(kg_name: str | None) -> str:
@@ -64,7 +63,7 @@ def supporting_facts(
 ) -> tuple[list[Fact], list[str]]:
     """The facts of ``kg`` that support ``gold`` for ``question`` (see the module docstring), and the
     question entities they were searched from."""
-    anchors = _LINKERS.get(kg).link(Question(qid="gold", text=question)).anchors
+    anchors = _LINKER.link(Question(qid="gold", text=question), kg).anchors
     asked = set(anchors.entities)
     entities, times = _gold_entities(kg, linkers, gold)
     found: dict[Fact, None] = {}

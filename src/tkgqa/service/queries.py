@@ -108,17 +108,14 @@ def method_catalog() -> list[dict[str, Any]]:
     they need one (by their bare name: every method that accepts one does; see ``preset_catalog``)."""
     from ..methods import _builtin  # noqa: F401  (registers the built-in methods)
     from ..methods.base import METHODS
+    from .resolve import uses_llm
 
     rows = []
     for name in METHODS.names():
         factory = METHODS.factory(name)
         own_doc = vars(factory).get("__doc__") if isinstance(factory, type) else factory.__doc__
-        try:
-            params = inspect.signature(factory).parameters
-        except (TypeError, ValueError):
-            params = {}  # type: ignore[assignment]
         description = DESCRIPTIONS.get(name) or _one_line(own_doc or "") or name
-        uses = "llm" in params
+        uses = uses_llm(name)
         rows.append({"name": name, "description": description, "uses_llm": uses, "needs_llm": uses})
     return rows
 

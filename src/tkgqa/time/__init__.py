@@ -17,6 +17,7 @@ from .interval import (
 )
 from .point import (
     MONTH_NAMES,
+    MONTH_PATTERN,
     MONTHS,
     OPEN_YEARS,
     Granularity,
@@ -45,6 +46,7 @@ from .semantics import (
 __all__ = [
     "MONTHS",
     "MONTH_NAMES",
+    "MONTH_PATTERN",
     "NEG_INF",
     "OPEN_YEARS",
     "POS_INF",

@@ -184,18 +184,21 @@ class TimePoint:
 
 
 # --- parsing (every benchmark notation; see the module docstring) ---------------------------------
-MONTHS = {
-    "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
-    "may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9,
-    "september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
-}  # fmt: skip
-#: The full English month names, January first (the longest spelling of each month in :data:`MONTHS`).
-MONTH_NAMES: tuple[str, ...] = tuple(
-    max((name for name, number in MONTHS.items() if number == month), key=len).capitalize()
-    for month in range(1, 13)
-)
+#: The one month-name table: the English names, January first (``MONTH_NAMES[t.month - 1]``).
+MONTH_NAMES = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)  # fmt: skip
+#: Month words (lower case: full names and the abbreviations ``jan`` … ``dec`` and ``sept``) → number.
+MONTHS: dict[str, int] = {
+    word: n
+    for n, name in enumerate(MONTH_NAMES, 1)
+    for word in (name.lower()[:3], *(("sept",) if n == 9 else ()), name.lower())
+}
+#: A regular expression (no capturing group) matching any month word of :data:`MONTHS`, longest first.
+MONTH_PATTERN = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + ")"
 OPEN_YEARS = frozenset({1, 2916})
-_MONTH_RE = "(" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_MONTH_RE = "(" + MONTH_PATTERN + r")\.?"
 _ORD = r"(\d{1,2})(?:st|nd|rd|th)?"
 
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [

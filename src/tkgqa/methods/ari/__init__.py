@@ -17,7 +17,7 @@ Question linking (:class:`~tkgqa.query.QuestionLinker`) and the offline reasoner
 policy come from the shared query layer; similarity from :mod:`tkgqa.retrieval.similarity`.
 """
 
-from ...query.linking import QuestionAnchors
+from ...query.link import QuestionAnchors
 from ...retrieval.similarity import Similarity
 from .actions import Action, AgentState, Item
 from .agent import Episode, StepRecord, run_episode

@@ -15,6 +15,7 @@ from ...datasets.base import Question
 from ...errors import LLMError
 from ...kg.fact import Fact
 from ...llm.helpers import charge
+from ...query.text.frame import asked_granularity
 from ...time import Granularity
 from ...usage import Usage
 from ..base import StepEvent, StepKind, report_step
@@ -30,12 +31,6 @@ from .actions import (
 )
 from .environment import ARIEnvironment
 from .policies import Policy, StepView
-
-_TIME_QUESTION = re.compile(
-    r"^\s*(when\b|what\s+(year|month|date|day|time)\b|(in|on|at|during)\s+(which|what)\s+(year|month|date|day|time)\b"
-    r"|which\s+(year|month|date|day)\b)",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -85,19 +80,6 @@ class Episode:
     @property
     def n_actions(self) -> int:
         return sum(1 for s in self.steps if s.action is not None)
-
-
-def asks_for_time(text: str) -> Granularity | None:
-    """The granularity a question asks for when it asks for a time ("In which month…" → MONTH)."""
-    m = _TIME_QUESTION.match(text)
-    if not m:
-        return None
-    low = m.group(0).lower()
-    if "year" in low:
-        return Granularity.YEAR
-    if "month" in low:
-        return Granularity.MONTH
-    return Granularity.DAY
 
 
 def run_episode(
@@ -176,7 +158,7 @@ def _final_answers(
     kg = env.kg
     items = list(state.items)
     action = state.answer
-    gran = asks_for_time(question.text)
+    gran = asked_granularity(question.text)
     if action is None:
         if not fallback or not items:
             return [], [], False

@@ -212,6 +212,15 @@ class ARIConfig(PresetConfig):
         updates["embedder"] = self.embedder if self.embedder is not None else auto_embedder()
         return self.model_copy(update=updates)
 
+    def deviations(self) -> list[str]:
+        """What differs from the paper in this (effective) config: :func:`deviations` with itself as the
+        request (:meth:`ARIMethod.deviations` passes the request, which may have left the embedder to the
+        automatic choice)."""
+        return deviations(self, self)
+
+    def unspecified(self) -> list[str]:
+        return unspecified(self)
+
 
 _WARNED: set[str] = set()
 

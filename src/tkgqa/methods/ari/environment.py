@@ -19,7 +19,7 @@ from enum import StrEnum
 from typing import TypeVar
 
 from ...kg.base import KGStore
-from ...query.linking import QuestionAnchors
+from ...query.link import QuestionAnchors, entity_relations
 from ...retrieval.similarity import Similarity
 from ...time import Granularity, TimePoint
 from .actions import (
@@ -139,7 +139,7 @@ class ARIEnvironment:
             if entity in a.out_relations or entity in a.in_relations:
                 found = (tuple(a.out_relations.get(entity, ())), tuple(a.in_relations.get(entity, ())))
             else:
-                found = (_relations(self.kg, entity, True), _relations(self.kg, entity, False))
+                found = (entity_relations(self.kg, entity, True), entity_relations(self.kg, entity, False))
             self._rel_cache[entity] = found
         return found
 
@@ -322,14 +322,6 @@ def _informative(items: Sequence[Item], action: Action) -> bool:
     reference offers whenever there is a list) not everything."""
     kept = len(filter_items(items, action))
     return kept > 0 and (kept < len(items) or action.kind in ("get_first", "get_last"))
-
-
-def _relations(kg: KGStore, entity: str, as_subject: bool) -> tuple[str, ...]:
-    facts = kg.facts(subject=entity) if as_subject else kg.facts(object=entity)
-    counts: dict[str, int] = {}
-    for f in facts:
-        counts[f.relation] = counts.get(f.relation, 0) + 1
-    return tuple(sorted(counts, key=lambda r: (-counts[r], r)))
 
 
 def _with_times(bases: Sequence[Action], times: Sequence[TimePoint | None]) -> Iterator[Action]:

@@ -10,18 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ...kg.base import KGStore
-from ...query.text.normalize import normalize_answer
-from ...time import try_parse_time
+from ...query.text.normalize import answer_time, normalize_answer
+from ...time import TimePoint
 from .actions import Item
 
 
-def _gold_times(gold: Iterable[str]) -> list[str]:
-    return [g for g in gold if _is_time(g)]
-
-
-def _is_time(text: str) -> bool:
-    t = text.strip()
-    return bool(t) and t[0].isdigit() and try_parse_time(t) is not None
+def _gold_times(gold: Iterable[str]) -> list[TimePoint]:
+    return [t for t in map(answer_time, gold) if t is not None]
 
 
 def value_matches_gold(kg: KGStore, value: str, gold: Sequence[str]) -> bool:
@@ -39,11 +34,7 @@ def item_matches_gold(kg: KGStore, item: Item, gold: Sequence[str]) -> bool:
     t = item.time
     if t is None:
         return False
-    for g in _gold_times(gold):
-        gt = try_parse_time(g)
-        if gt is not None and t.coarsen(gt.granularity) == gt:
-            return True
-    return False
+    return any(t.coarsen(gt.granularity) == gt for gt in _gold_times(gold))
 
 
 def answers_correct(kg: KGStore, answers: Sequence[str], gold: Sequence[str]) -> bool | None:

@@ -12,22 +12,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import ConfigError, ContextWindowError, ParseError
-from ...llm import LLMBackend, Message, complete_parsed, error_usage
-from ...prompts.ari import build_action_messages, format_examples, format_history, parse_written_action
+from ...errors import ConfigError
+from ...llm import Message
+from ...prompts.ari import (
+    build_action_messages,
+    format_examples,
+    format_history,
+    written_action_prompt,
+)
+from ...prompts.ask import Refused, ask
 from ...prompts.baselines import build_schema_block
 from ..base import METHODS
 from .actions import ANSWER, Action
-from .config import ARIConfig
 from .method import ARIMethod
-from .policies import Decision, LLMPolicy, Policy, PromptStyle, StepView
+from .policies import Decision, LLMPolicy, Policy, PromptStyle, StepView, refused_decision
 
 
-def _agent_overrides(overrides: dict[str, Any], **fixed: Any) -> dict[str, Any]:
+def _agent_overrides(method: ARIMethod, overrides: dict[str, Any], **fixed: Any) -> dict[str, Any]:
+    """An LLM agent without methodologies: policy ``llm`` only (another is an error), no memory."""
     policy = overrides.pop("policy", None) or "llm"
     if policy != "llm":
         raise ConfigError(f"this baseline is an LLM agent; policy {policy!r} is not available (use 'ari')")
     overrides.pop("memory", None)
+    method.memory = None
     return {**overrides, "no_guidance": True, **fixed}
 
 
@@ -38,11 +45,9 @@ class ReActKB(ARIMethod):
     name = "react_kb"
     style = PromptStyle(react=True)
 
-    def __init__(
-        self, config: ARIConfig | None = None, *, llm: str | LLMBackend | None = None, **overrides: Any
-    ) -> None:
+    def prepare(self, overrides: dict[str, Any]) -> dict[str, Any]:
         overrides.setdefault("choice_mode", "free")  # ReAct writes a thought before the action
-        super().__init__(config, llm=llm, **_agent_overrides(overrides))
+        return _agent_overrides(self, overrides)
 
 
 class CoTPolicy(LLMPolicy):
@@ -75,19 +80,11 @@ class CoTPolicy(LLMPolicy):
         if not texts:
             return Decision(None, error="no executable actions")
 
-        try:
-            parsed = complete_parsed(
-                self.llm,
-                self.messages(view),
-                lambda text: parse_written_action(text, texts),
-                retries=self.retries,
-                max_tokens=self.max_tokens,
-            )
-        except ParseError as exc:
-            usage = error_usage(exc)
-            return Decision(None, raw=exc.raw, usage=usage, parse_failed=True, error=str(exc)[:300])
-        except ContextWindowError as exc:  # the prompt outgrew the model; any other LLMError propagates
-            return Decision(None, usage=error_usage(exc), error=f"context window: {exc}"[:300])
+        prompt = written_action_prompt(self.messages(view), texts)
+        # window: the prompt outgrew the model, the step stops; any other LLMError propagates
+        parsed = ask(self.llm, prompt, retries=self.retries, window=True, max_tokens=self.max_tokens)
+        if isinstance(parsed, Refused):
+            return refused_decision(parsed)
         choice = parsed.value
         if choice.index is not None:
             return Decision(
@@ -104,22 +101,20 @@ class CoTKB(ARIMethod):
     name = "cot_kb"
     style = PromptStyle(reasons_in_examples=True, show_candidates=False)
 
-    def __init__(
-        self, config: ARIConfig | None = None, *, llm: str | LLMBackend | None = None, **overrides: Any
-    ) -> None:
+    def prepare(self, overrides: dict[str, Any]) -> dict[str, Any]:
         overrides.setdefault("n_examples", 3)
-        overrides.setdefault(
-            "examples", "ours"
-        )  # examples with their reasoning (the paper's 9 are not given)
-        super().__init__(config, llm=llm, **_agent_overrides(overrides, choice_mode="free"))
+        # examples with their reasoning (the paper's 9 are not given)
+        overrides.setdefault("examples", "ours")
+        return _agent_overrides(self, overrides, choice_mode="free")
 
     def make_policy(self, question: Any, kg: Any) -> Policy:
         assert self.llm is not None
         c = self.config
-        assert c.n_examples is not None and c.examples is not None and c.retries is not None
-        style = PromptStyle(
-            n_examples=c.n_examples, examples=c.examples, reasons_in_examples=True, show_candidates=False
-        )
+        assert c.retries is not None
         return CoTPolicy(
-            self.llm, choice_mode="free", retries=c.retries, max_tokens=c.max_tokens, style=style
+            self.llm,
+            choice_mode="free",
+            retries=c.retries,
+            max_tokens=c.max_tokens,
+            style=self.prompt_style(),
         )

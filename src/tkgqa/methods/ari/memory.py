@@ -17,9 +17,10 @@ import numpy as np
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...errors import DataError, ParseError
-from ...llm import LLMBackend, Usage, complete_parsed, error_usage
-from ...prompts.ari import build_methodology_messages, parse_methodology
+from ...errors import DataError
+from ...llm import LLMBackend, Usage
+from ...prompts.ari import methodology_prompt
+from ...prompts.ask import Refused, ask
 from ...retrieval.embedders import Embedder
 
 GLOBAL_CLUSTER = -1
@@ -249,18 +250,14 @@ class ARIMemory:
             good, bad = self.examples(c, per_kind)
             if not good and not bad:
                 continue
-            messages = build_methodology_messages(
+            prompt = methodology_prompt(
                 [r.example_text(with_candidates) for r in good],
                 [r.example_text(with_candidates) for r in bad] if incorrect else None,
             )
-            try:
-                parsed = complete_parsed(
-                    llm, messages, parse_methodology, retries=retries, max_tokens=max_tokens
-                )
-            except ParseError as exc:
-                usage = usage + error_usage(exc)
-                continue
+            parsed = ask(llm, prompt, retries=retries, max_tokens=max_tokens)
             usage = usage + parsed.usage
+            if isinstance(parsed, Refused):
+                continue
             found[c] = parsed.value
             if on_cluster is not None:
                 on_cluster(c)

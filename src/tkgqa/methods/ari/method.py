@@ -7,30 +7,26 @@ and the settings the paper leaves open."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 from ...datasets.base import Question
 from ...errors import ConfigError, DataError
 from ...kg.base import KGStore
-from ...llm import LLMBackend, llm_context, resolve_llm_arg, usage_dict
-from ...query import PerKG, Reasoner
-from ...query.linking import LinkedQuestion, QuestionLinker
+from ...llm import LLMBackend, llm_context, usage_dict
+from ...query import Reasoner
+from ...query.link import LinkedQuestion, QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
-from ..base import METHODS, Answer, Method, llm_required, merge_config, parse_options
+from ..base import METHODS, Answer, Method, llm_required, options_from
 from .agent import Episode, run_episode
-from .config import ARIConfig, EmbedderName, deviations, embedder_fallback, embedder_kind, unspecified
+from .config import ARIConfig, EmbedderName, deviations, embedder_fallback, embedder_kind
 from .environment import ARIEnvironment, FilterSettings
 from .memory import ARIMemory, HistoryRecord, HistoryStep
 from .policies import LLMPolicy, OraclePolicy, Policy, PromptStyle
 
 PolicyFactory = Callable[[Question, KGStore], Policy]
-
-
-def parse_spec(spec: str) -> dict[str, Any]:
-    """``"oracle"`` → ``{"policy": "oracle"}``; ``"a=1,b=x"`` → ``{"a": "1", "b": "x"}`` (validated later)."""
-    return parse_options(spec, method="ari", positional="policy")
 
 
 @METHODS.register("ari")
@@ -44,41 +40,37 @@ class ARIMethod(Method):
     name = "ari"
     style = PromptStyle()
 
+    config_class = ARIConfig
+    spec_positional = "policy"  # "ari:oracle"; "ari:policy=symbolic,no_filter=true,memory=mem.json"
+    config: ARIConfig
+    requested: ARIConfig
+
     def __init__(
         self,
         config: ARIConfig | None = None,
         *,
         llm: str | LLMBackend | None = None,
-        memory: str | ARIMemory | None = None,
         spec: str | None = None,
+        memory: str | ARIMemory | None = None,
         **overrides: Any,
     ) -> None:
-        base = config or ARIConfig()
-        if spec:  # "ari:oracle" or "ari:policy=symbolic,no_filter=true,memory=mem.json"
-            overrides = {**parse_spec(spec), **overrides}
-        if isinstance(llm, str):
-            overrides["llm"] = llm
-        elif llm is not None:
-            overrides["llm"] = f"{llm.name}:{llm.model_id}"
         if isinstance(memory, str):
             overrides["memory"] = memory
-        self.requested: ARIConfig = merge_config(ARIConfig, base, overrides)
+        self.memory: ARIMemory | None = memory if isinstance(memory, ARIMemory) else None
+        super().__init__(config, llm=llm, spec=spec, **overrides)
+
+    def setup(self) -> None:
         if self.requested.embedder is not None:
             self.requested.embedder.check_available()
-        self.config: ARIConfig = self.requested.effective()
-        self.llm = llm if isinstance(llm, LLMBackend) else resolve_llm_arg(self.config.llm)
         if self.config.policy == "llm" and self.llm is None:
             raise llm_required("ari", alternative="the offline policy: --method ari:policy=symbolic")
-        self.memory: ARIMemory | None = memory if isinstance(memory, ARIMemory) else None
         if self.memory is None and self.config.memory:
             self.memory = ARIMemory.load(self.config.memory)
         self._notes: list[str] = []
         self._adopt_memory_embedder()
         self._embedder: Embedder | None = None
         self._embedder_ready = False
-        self._linkers: PerKG[QuestionLinker] = PerKG(
-            lambda kg: QuestionLinker(kg, self.config.max_entities), size=4
-        )
+        self._linker = QuestionLinker.anchors(self.config.max_entities)
         self._symbolic: Reasoner | None = None
 
     # --- resources ----------------------------------------------------------------------------------
@@ -109,15 +101,15 @@ class ARIMethod(Method):
                 f"embedder={kind.value}: taken from the memory (clustered with {self.memory.embedder_name!r})"
             )
 
+    def deviations(self) -> list[str]:
+        """The deviations from the paper in force, the embedder's fallback (decided from the request)
+        included."""
+        return deviations(self.requested, self.config)
+
     def describe(self) -> dict[str, Any]:
-        """The method, its effective settings (``config``: the preset's values filled in), the preset, the
-        deviations from the paper in force and the settings the paper leaves open (our choices)."""
-        out: dict[str, Any] = {
-            **super().describe(),
-            "preset": self.config.preset.value,
-            "deviations": deviations(self.requested, self.config),
-            "unspecified_by_paper": unspecified(self.config),
-        }
+        """:meth:`Method.describe` and any fallback taken (the embedder: from the memory, or not
+        installed)."""
+        out = super().describe()
         notes = [*self._notes]
         fallback = embedder_fallback(self.requested, self.config)
         if fallback:
@@ -126,26 +118,16 @@ class ARIMethod(Method):
             out["fallbacks"] = notes
         return out
 
-    def linker(self, kg: KGStore) -> QuestionLinker:
-        return self._linkers.get(kg)
+    def link(self, question: Question, kg: KGStore) -> LinkedQuestion:
+        return self._linker.link(question, kg)
 
     def environment(
         self, question: Question, kg: KGStore, linked: LinkedQuestion | None = None
     ) -> ARIEnvironment:
-        linked = linked or self.linker(kg).link(question)
+        linked = linked or self.link(question, kg)
         c = self.config
         assert c.action_space is not None and c.filter_mode is not None
-        settings = FilterSettings(
-            enabled=not c.no_filter,
-            top_k=c.top_k,
-            max_candidates=c.max_candidates,
-            n_answer_entities=c.n_answer_entities,
-            n_answer_times=c.n_answer_times,
-            action_space=c.action_space,
-            mode=c.filter_mode,
-            max_new_subjects=c.max_new_subjects,
-            rank_with_time=c.rank_with_time,
-        )
+        settings = options_from(FilterSettings, c, enabled=not c.no_filter, mode=c.filter_mode)
         return ARIEnvironment(kg, linked.anchors, Similarity(question.text, self.embedder), settings)
 
     def make_policy(self, question: Question, kg: KGStore) -> Policy:
@@ -160,22 +142,21 @@ class ARIMethod(Method):
             parsed = self._symbolic.parse(question, kg)
             return SymbolicPolicy(parsed.program, reason=parsed.reason, allow_free_answer=c.allow_free_answer)
         assert self.llm is not None
-        assert c.n_examples is not None and c.examples is not None
         assert c.choice_mode is not None and c.retries is not None
-        style = PromptStyle(
-            n_examples=c.n_examples,
-            examples=c.examples,
-            reasons_in_examples=self.style.reasons_in_examples,
-            react=self.style.react,
-            show_candidates=self.style.show_candidates,
-        )
         return LLMPolicy(
             self.llm,
             choice_mode=c.choice_mode,
             allow_free_answer=c.allow_free_answer,
             retries=c.retries,
             max_tokens=c.max_tokens,
-            style=style,
+            style=self.prompt_style(),
+        )
+
+    def prompt_style(self) -> PromptStyle:
+        """The class's prompt style with the config's examples (how many, which set)."""
+        assert self.config.n_examples is not None and self.config.examples is not None
+        return dataclasses.replace(
+            self.style, n_examples=self.config.n_examples, examples=self.config.examples
         )
 
     def methodology(self, linked: LinkedQuestion) -> tuple[int | None, str | None]:
@@ -214,7 +195,7 @@ class ARIMethod(Method):
         self, question: Question, kg: KGStore
     ) -> tuple[Episode, LinkedQuestion, int | None, str | None]:
         self._check_overlap(question)
-        linked = self.linker(kg).link(question)
+        linked = self.link(question, kg)
         cluster, methodology = self.methodology(linked)
         env = self.environment(question, kg, linked)
         policy = self.make_policy(question, kg)

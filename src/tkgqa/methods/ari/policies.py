@@ -13,18 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ...datasets.base import Question
-from ...errors import ContextWindowError, ParseError
-from ...llm import LLMBackend, Message, Usage, complete_parsed, error_usage
+from ...errors import ContextWindowError
+from ...llm import LLMBackend, Message, Usage
 from ...llm.parsing import error_reason
 from ...prompts.ari import (
-    ActionChoice,
     ExampleSet,
+    action_prompt,
     build_action_messages,
     format_examples,
     format_history,
-    parse_action_choice,
-    parse_constrained_choice,
 )
+from ...prompts.ask import Refused, ask
 from .actions import ANSWER, Action, AgentState, Item, lookup_items
 from .environment import ActionSpace, ARIEnvironment
 from .gold import item_matches_gold, value_matches_gold
@@ -54,6 +53,20 @@ class Decision:
     parse_failed: bool = False
     error: str = ""
     note: str = ""
+
+
+def refused_decision(refused: Refused, refusals: Sequence[str] | None = None) -> Decision:
+    """The step stops: the prompt outgrew the model's context window, or every reply was refused
+    (``refusals``: the reasons the parser gave, summarised in the error; ``None``: the error as it is)."""
+    err = refused.error
+    if isinstance(err, ContextWindowError):
+        return Decision(None, usage=refused.usage, error=f"context window: {err}"[:300])
+    error = refused.message
+    if refusals is not None:
+        why = refusals[-1] if refusals else error_reason(err)
+        asked = f"re-asked {len(refusals) - 1} time(s)" if len(refusals) > 1 else "not re-asked"
+        error = f"refused ({asked}, the step abstains): {why}"
+    return Decision(None, raw=refused.raw, usage=refused.usage, parse_failed=True, error=error[:300])
 
 
 class Policy(Protocol):
@@ -129,26 +142,19 @@ class LLMPolicy:
         if self.constrained:
             kw["choices"] = texts
         refusals: list[str] = []
-
-        def parser(text: str) -> ActionChoice:
-            try:
-                if self.constrained:
-                    return parse_constrained_choice(text, texts)
-                return parse_action_choice(text, texts, allow_free_answer=free)
-            except ParseError as exc:
-                refusals.append(error_reason(exc))
-                raise
-
-        try:
-            parsed = complete_parsed(self.llm, self.messages(view), parser, retries=self.retries, **kw)
-        except ParseError as exc:
-            usage = error_usage(exc)
-            why = refusals[-1] if refusals else error_reason(exc)
-            asked = f"re-asked {len(refusals) - 1} time(s)" if len(refusals) > 1 else "not re-asked"
-            error = f"refused ({asked}, the step abstains): {why}"
-            return Decision(None, raw=exc.raw, usage=usage, parse_failed=True, error=error[:300])
-        except ContextWindowError as exc:  # the prompt outgrew the model; any other LLMError propagates
-            return Decision(None, usage=error_usage(exc), error=f"context window: {exc}"[:300])
+        prompt = action_prompt(
+            self.messages(view), texts, constrained=self.constrained, allow_free_answer=free
+        )
+        parsed = ask(
+            self.llm,
+            prompt,
+            retries=self.retries,
+            window=True,  # the prompt outgrew the model: the step stops; any other LLMError propagates
+            on_reject=lambda exc: refusals.append(error_reason(exc)),
+            **kw,
+        )
+        if isinstance(parsed, Refused):
+            return refused_decision(parsed, refusals)
         choice = parsed.value
         if choice.index is not None:
             action = view.candidates[choice.index]

@@ -16,14 +16,14 @@ from ...datasets.base import Question
 from ...errors import ConfigError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
-from ...llm.base import LLMBackend
-from ...prompts.baselines import build_kg_rag_messages
-from ...query import PerKG, QuestionLinker
+from ...llm import LLMBackend
+from ...prompts.baselines import KG_RAG_PROMPT
+from ...query import QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
-from ..base import METHODS, Answer, Method, MethodConfig, merge_config
+from ..base import METHODS, Answer, Method, MethodConfig
 from ..client import client_option
-from .llm_only import _llm_for, ask_for_answers
+from .llm_only import ask_for_answers
 
 
 class KGRAGConfig(MethodConfig):
@@ -46,21 +46,14 @@ def verbalize(kg: KGStore, fact: Fact) -> str:
 class KGRAG(Method):
     name = "kg_rag"
 
-    def __init__(
-        self, config: KGRAGConfig | None = None, *, llm: str | LLMBackend | None = None, **overrides: Any
-    ) -> None:
-        overrides.pop("policy", None)
-        if isinstance(llm, str):
-            overrides["llm"] = llm
-        self.config: KGRAGConfig = merge_config(KGRAGConfig, config, overrides)
-        self.llm = _llm_for(self.name, self.config, llm)
-        self._linkers: PerKG[QuestionLinker] = PerKG(
-            lambda kg: QuestionLinker(kg, self.config.max_entities), size=4
-        )
-        self._embedder: Embedder | None = None
+    config_class = KGRAGConfig
+    needs_llm = True
+    config: KGRAGConfig
+    llm: LLMBackend
 
-    def _linker(self, kg: KGStore) -> QuestionLinker:
-        return self._linkers.get(kg)
+    def setup(self) -> None:
+        self._linker = QuestionLinker.anchors(self.config.max_entities)
+        self._embedder: Embedder | None = None
 
     def _similarity(self, text: str) -> Similarity:
         if self._embedder is None and self.config.embedder != "lexical":
@@ -74,7 +67,7 @@ class KGRAG(Method):
 
     def retrieve(self, question: Question, kg: KGStore) -> list[Fact]:
         """At most ``max_facts`` facts around the question's entities, in time order."""
-        anchors = self._linker(kg).link(question).anchors
+        anchors = self._linker.link(question, kg).anchors
         sim = self._similarity(question.text)
         relations = anchors.relations()
         rel_scores = dict(zip(relations, sim.scores([kg.label(r) for r in relations]), strict=True))
@@ -99,9 +92,16 @@ class KGRAG(Method):
     def answer(self, question: Question, kg: KGStore) -> Answer:
         facts = self.retrieve(question, kg)
         trace: list[dict[str, Any]] = [{"type": "retrieval", "facts": [verbalize(kg, f) for f in facts]}]
-        messages = build_kg_rag_messages(question.text, [verbalize(kg, f) for f in facts])
+        context = {"question": question.text, "facts": [verbalize(kg, f) for f in facts]}
         found = ask_for_answers(
-            self, self.llm, question, messages, self.config.retries, self.config.max_tokens, trace
+            self,
+            self.llm,
+            question,
+            KG_RAG_PROMPT,
+            context,
+            self.config.retries,
+            self.config.max_tokens,
+            trace,
         )
         if found.abstained:
             return found

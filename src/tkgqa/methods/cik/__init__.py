@@ -3,7 +3,7 @@ stream of temporal KGs — relation paths, evidence pruning, prompt compression.
 
 Presets (:mod:`.config`): ``paper`` (default) and ``ours``; ``docs/cik_paper_vs_ours.md`` compares them."""
 
-from ...query.grounding import QuestionEntities, answer_covered, normalize_answer
+from ...query import QuestionLinker, answer_covered, normalize_answer
 from .config import CIKConfig, Delta2Rule, Preset, TimePruning
 from .evidence import (
     AssociativeMap,
@@ -47,7 +47,7 @@ __all__ = [
     "LexicalPathPolicy",
     "ObfuscatedSetting",
     "Preset",
-    "QuestionEntities",
+    "QuestionLinker",
     "RenderedEvidence",
     "StreamResult",
     "TimePruning",

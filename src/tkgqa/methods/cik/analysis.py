@@ -24,7 +24,7 @@ from typing import Any
 from ...datasets.base import Question
 from ...kg import KGStore
 from ...llm.tokens import Tokenizer, counter_name
-from ...query.grounding import answer_covered
+from ...query.coverage import answer_covered
 from .evidence import render_plain, token_counts
 from .method import CIKMethod, EvidenceStages
 

@@ -105,6 +105,7 @@ class CIKConfig(PresetConfig):
     ours_side: ClassVar[Mapping[str, str]] = _OURS_SIDE
 
     preset: Preset = Preset.PAPER
+    llm: str | None = Field(default=None, description="LLM spec (Π_esg and Π_rog), e.g. 'llamacpp:smollm2'")
     hops: int = Field(default=3, ge=1, le=5, description="n: relations discovered up to n hops")
     delta1: int = Field(default=300, ge=1, description="δ1: multi-hop truncation threshold")
     delta2: int = Field(default=30, ge=1, description="δ2: the bound after time-aware pruning")
@@ -137,6 +138,12 @@ class CIKConfig(PresetConfig):
     prompt_token_limit: int | None = Field(
         default=None, description="abstain when the evidence exceeds this many tokens ('token limit')"
     )
+
+    def deviations(self) -> list[str]:
+        return deviations(self)
+
+    def unspecified(self) -> list[str]:
+        return unspecified(self)
 
     @property
     def layout(self) -> str:
@@ -191,3 +198,12 @@ def unspecified(effective: CIKConfig) -> list[str]:
     if effective.preset_value("delta2_rule") is Delta2Rule.PHI_T:
         out.append("delta2_rule=phi_t: TimeR4's φ_t and the question's time constraint, a tool of ours")
     return out
+
+
+#: Bare words of ``"cik:…"`` (``"cik:nocompress"``, ``"cik:ours"``).
+SPEC_FLAGS: dict[str, tuple[str, Any]] = {
+    **dict.fromkeys(("nocompress", "no_compress"), ("compress", False)),
+    "keep_times": ("elide_times", False), "tree": ("elide_times", True),
+    "lexical": ("path_policy", "lexical"), "keep_all_tails": ("longest_per_tail", False),
+    "fallback": ("fallback", True), "no_fallback": ("fallback", False),
+}  # fmt: skip

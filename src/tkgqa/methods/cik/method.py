@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from ...datasets.base import Question
-from ...errors import ContextWindowError, LLMError, ParseError
 from ...kg import KGStore
-from ...llm import LLMBackend, Usage, charge, error_usage, llm_context, resolve_llm_arg, usage_dict
-from ...prompts.base import run_prompt
+from ...kg.fact import Fact
+from ...llm import LLMBackend, Usage, llm_context, usage_dict
+from ...prompts.ask import Refusal, Refused, ask
 from ...prompts.cik import ESG_PROMPT, ROG_PROMPT
-from ...query.grounding import QuestionEntities
+from ...query.link import QuestionLinker
 from ...retrieval.temporal import TimeConstraint, parse_time_constraint
 from ..base import (
     METHODS,
@@ -34,12 +34,12 @@ from ..base import (
     Method,
     StepEvent,
     StepKind,
+    abstain_refused,
+    listed_answer,
     llm_required,
-    merge_config,
-    parse_options,
     report_step,
 )
-from .config import CIKConfig, Delta2Rule, TimePruning, deviations, unspecified
+from .config import SPEC_FLAGS, CIKConfig, Delta2Rule, TimePruning
 from .evidence import RenderedEvidence, render_compressed, render_plain
 from .paths import (
     EntityRelations,
@@ -126,31 +126,12 @@ class CIKMethod(Method):
     given, ``config`` the effective one (the preset's values filled in)."""
 
     name = "cik"
+    config_class = CIKConfig
+    spec_flags = SPEC_FLAGS
+    config: CIKConfig
 
-    def __init__(
-        self,
-        llm: str | LLMBackend | None = None,
-        config: CIKConfig | None = None,
-        spec: str | None = None,
-        **overrides: Any,
-    ) -> None:
-        updates = {**parse_options(spec, method="cik", flags=_SPEC_FLAGS), **overrides}
-        self.requested: CIKConfig = merge_config(CIKConfig, config, updates)
-        self.config: CIKConfig = self.requested.effective()
-        self.llm = resolve_llm_arg(llm)
-        self.linker = QuestionEntities(self.config.max_entities)
-
-    def describe(self) -> dict[str, Any]:
-        """The method, its effective settings (``config``), the preset, the deviations from the paper in
-        force and the settings the paper leaves open (our choices)."""
-        llm = None if self.llm is None else getattr(self.llm, "cache_namespace", lambda: None)()
-        return {
-            **super().describe(),
-            "llm": llm,
-            "preset": self.config.preset.value,
-            "deviations": deviations(self.config),
-            "unspecified_by_paper": unspecified(self.config),
-        }
+    def setup(self) -> None:
+        self.linker = QuestionLinker(self.config.max_entities)
 
     def report_metrics(self, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Run-level counts for ``report.json`` (path selection failures, fallbacks, δ2, token limits)."""
@@ -184,15 +165,11 @@ class CIKMethod(Method):
             )
             for r in rels
         ]
-        try:
-            parsed = run_prompt(
-                self.llm,
-                ESG_PROMPT,
-                {"question": question, "markers": markers},
-                max_tokens=cfg.esg_max_tokens,
-            )
-        except (ParseError, ContextWindowError) as exc:  # no paths proposed; other LLM errors propagate
-            return [[] for _ in rels], error_usage(exc), f"{type(exc).__name__}: {exc}"[:300]
+        context = {"question": question, "markers": markers}
+        parsed = ask(self.llm, ESG_PROMPT, context, window=True, max_tokens=cfg.esg_max_tokens)
+        if isinstance(parsed, Refused):  # no paths proposed; other LLM errors propagate
+            exc = parsed.error
+            return [[] for _ in rels], parsed.usage, f"{type(exc).__name__}: {exc}"[:300]
         paths = list(parsed.value[: len(rels)])
         paths += [[] for _ in range(len(rels) - len(paths))]
         return paths, parsed.usage, ""
@@ -302,102 +279,85 @@ class CIKMethod(Method):
         )
         ok = not stages.path_failed
         report_step(StepEvent("cik", StepKind.STAGE, 0, label, count=c["pruned"], ok=ok))
-        if not stages.entities:
-            names = ", ".join(kg.label(e) for e in stages.missing)
-            reason = (
-                f"There's no information in the knowledge about {names}"
-                if names
-                else "no question entity found in the KG"
-            )
-            return Answer.abstain(reason, trace, usage=usage_dict(usage, llm))
-        if not stages.pruned:
-            failed = stages.path_failed
-            reason = "the evidence set is empty"
-            if failed and not any(t.n_facts for t in stages.traversals):
-                error = stages.selection_error
-                if error.startswith("ContextWindowError"):
-                    why = "the Π_esg prompt does not fit the model's context window"
-                elif error:
-                    why = f"Π_esg gave no usable path ({error.split(':', 1)[0]})"
-                else:
-                    why = f"no relation path yields facts for {', '.join(kg.label(e) for e in failed)}"
-                reason = f"{PATH_FAILED}: {why}"
+        reason = self._no_evidence(stages, kg)
+        if reason is not None:
             return Answer.abstain(reason, trace, usage=usage_dict(usage, llm))
         rendered = self.render(stages, kg)
         layout = self.config.layout
-        context = {
-            "question": stages.question,
-            "evidence": rendered.text,
-            "map": rendered.map_text,
-            "layout": layout,
-        }
         tokens = rendered.tokens()
         trace.append(
             {"step": "render", "compressed": rendered.map is not None, "layout": layout, "tokens": tokens}
         )
         report_step(StepEvent("cik", StepKind.STAGE, 1, f"evidence rendered ({layout}): {tokens} tokens"))
+        evidence = [it.fact for it in stages.pruned]
         limit = self.config.prompt_token_limit
         if limit is not None and tokens > limit:
             return Answer.abstain(
                 f"evidence of {tokens} tokens exceeds the limit {limit}",
                 trace,
                 usage=usage_dict(usage, llm),
-                evidence=[it.fact for it in stages.pruned],
+                evidence=evidence,
             )
-        try:
-            parsed = run_prompt(llm, ROG_PROMPT, context, max_tokens=self.config.max_tokens)
-        except ContextWindowError as exc:  # the paper's "token limit" failures: a clean abstention
-            trace.append({"step": "answer", "error": str(exc)[:300]})
-            return Answer.abstain(
-                "the prompt does not fit the model's context window",
-                trace,
-                usage=usage_dict(usage, llm),
-                evidence=[it.fact for it in stages.pruned],
+        context = {
+            "question": stages.question,
+            "evidence": rendered.text,
+            "map": rendered.map_text,
+            "layout": layout,
+        }
+        return self._reason(llm, context, rendered, evidence, trace, usage)
+
+    def _no_evidence(self, stages: EvidenceStages, kg: KGStore) -> str | None:
+        """Why there is nothing to answer from (no question entity in the KG, an empty evidence set), or
+        ``None``."""
+        if not stages.entities:
+            names = ", ".join(kg.label(e) for e in stages.missing)
+            return (
+                f"There's no information in the knowledge about {names}"
+                if names
+                else "no question entity found in the KG"
             )
-        except LLMError as exc:  # the backend failed: an error, carrying the path selection's usage
-            charge(exc, usage)
-            raise
-        except ParseError as exc:
-            usage = usage + error_usage(exc)
-            trace.append({"step": "answer", "error": str(exc)[:300]})
-            return Answer.abstain(
-                "could not parse the answer",
-                trace,
-                usage=usage_dict(usage, llm),
-                raw_output=exc.raw,
-                evidence=[it.fact for it in stages.pruned],
-            )
-        usage = usage + parsed.usage
-        raw = parsed.value
+        if stages.pruned:
+            return None
+        failed = stages.path_failed
+        if not failed or any(t.n_facts for t in stages.traversals):
+            return "the evidence set is empty"
+        error = stages.selection_error
+        if error.startswith("ContextWindowError"):
+            why = "the Π_esg prompt does not fit the model's context window"
+        elif error:
+            why = f"Π_esg gave no usable path ({error.split(':', 1)[0]})"
+        else:
+            why = f"no relation path yields facts for {', '.join(kg.label(e) for e in failed)}"
+        return f"{PATH_FAILED}: {why}"
+
+    def _reason(
+        self,
+        llm: LLMBackend,
+        context: dict[str, Any],
+        rendered: RenderedEvidence,
+        evidence: list[Fact],
+        trace: list[dict[str, Any]],
+        usage: Usage,
+    ) -> Answer:
+        """Π_rog over the rendered evidence; ``usage``: what the path selection spent. A prompt too long for
+        the model (the paper's "token limit" failures) is a clean abstention, its call not counted."""
+        outcome = ask(
+            llm,
+            ROG_PROMPT,
+            context,
+            reason="could not parse the answer",
+            spent=usage,
+            window=True,
+            max_tokens=self.config.max_tokens,
+        )
+        if isinstance(outcome, Refused):
+            if outcome.kind is Refusal.UNPARSABLE:
+                usage = usage + outcome.usage
+            return abstain_refused(outcome, trace, usage, llm, entry={"step": "answer"}, evidence=evidence)
+        usage = usage + outcome.usage
+        raw = outcome.value
         answers = [rendered.map.decompress_answer(a) if rendered.map else a for a in raw]
         answers = list(dict.fromkeys(a for a in answers if a))
         trace.append({"step": "answer", "raw": raw, "answers": answers})
-        if not answers:
-            return Answer.abstain(
-                "the model found no answer in the evidence",
-                trace,
-                usage=usage_dict(usage, llm),
-                raw_output=parsed.text,
-                evidence=[it.fact for it in stages.pruned],
-            )
-        return Answer(
-            answers=answers,
-            evidence=[it.fact for it in stages.pruned],
-            trace=trace,
-            usage=usage_dict(usage, llm),
-            raw_output=parsed.text,
-        )
-
-
-_SPEC_FLAGS: dict[str, tuple[str, Any]] = {
-    "nocompress": ("compress", False),
-    "no_compress": ("compress", False),
-    "keep_times": ("elide_times", False),
-    "tree": ("elide_times", True),
-    "lexical": ("path_policy", "lexical"),
-    "keep_all_tails": ("longest_per_tail", False),
-    "paper": ("preset", "paper"),
-    "ours": ("preset", "ours"),
-    "fallback": ("fallback", True),
-    "no_fallback": ("fallback", False),
-}
+        empty = "the model found no answer in the evidence"
+        return listed_answer(answers, outcome.text, trace, usage, llm, empty=empty, evidence=evidence)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ...datasets.base import Question
 from ...kg import Fact, KGStore, TemporalKG
-from ...time import try_parse_time
+from ...time import MONTHS, try_parse_time
 
 _WORD = re.compile(r"[^\W\d_]+")
 _KEEP_WORDS = (
@@ -36,12 +36,8 @@ _KEEP_WORDS = (
 )
 _KEEP = frozenset(_KEEP_WORDS.split())
 # Time words of a question stay as they are ("in May 2009" is a time, not "Theresa May").
-_TIME_WORDS_TEXT = (
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec "
-    "monday tuesday wednesday thursday friday saturday sunday"
-)
-_TIME_WORDS = frozenset(_TIME_WORDS_TEXT.split())
+_WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
+_TIME_WORDS = frozenset(MONTHS) | _WEEKDAYS
 
 
 def obfuscate_word(word: str) -> str:
@@ -170,11 +166,11 @@ def obfuscate_setting(
     """``Q′`` over ``K_all ∪ K′`` (``merge``) or ``K′``: each question's entities are linked on the original
     KG first (unless the dataset gives them), then text, entities, answers (labels and ids) and context facts
     are rewritten in ``K′`` spelling (:func:`obfuscate_question`)."""
-    from ...query.grounding import QuestionEntities
+    from ...query.link import QuestionLinker
 
     avoid = set(kg.entities) if merge else set()
     k_prime, mapping = obfuscate_kg(kg, avoid=avoid)
-    linker = QuestionEntities(max_entities)
+    linker = QuestionLinker(max_entities)
     vocab = entity_label_words(kg)
     out: list[Question] = []
     linked = 0

@@ -123,6 +123,7 @@ class LPKGConfig(PresetConfig):
     ours_side: ClassVar[Mapping[str, str]] = _OURS_SIDE
 
     preset: Preset = Preset.PAPER
+    llm: str | None = Field(default=None, description="LLM spec (ICL planner, QA reader, Compare)")
     planner: str = "icl"
     k: int | None = Field(default=None, ge=0, le=16, description="in-context demonstrations")
     demos: str | None = Field(default=None, description="planning-data JSONL for the demonstrations")
@@ -145,6 +146,12 @@ class LPKGConfig(PresetConfig):
     threads: int | None = Field(default=None, ge=1)
     fallback: bool = True
     seed: int = client_option(0, ge=0, le=2**32 - 1)
+
+    def deviations(self) -> list[str]:
+        return deviations(self)
+
+    def unspecified(self) -> list[str]:
+        return unspecified(self)
 
 
 def _shown(name: str, value: Any) -> str:

@@ -27,10 +27,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ...errors import ConfigError, DataError, ParseError
+from ...errors import ConfigError, DataError
 from ...kg.base import KGStore
-from ...llm import LLMBackend, Usage, error_usage
-from ...prompts.base import run_prompt
+from ...llm import LLMBackend, Usage
+from ...prompts.ask import Refused, ask
 from ...prompts.lpkg import Demo, finetune_messages, verbalize_parser
 from ...query.generate import patterns as pn
 from ...query.generate.grounding import Grounder, GroundingConfig
@@ -121,13 +121,17 @@ class VerbalizationStats:
     usage: Usage = field(default_factory=Usage)
 
 
-def llm_verbalize(inst: Instance, kg: KGStore, llm: LLMBackend, templates: TemplateVerbalizer) -> Verbalized:
+def llm_verbalize(
+    inst: Instance, kg: KGStore, llm: LLMBackend, templates: TemplateVerbalizer
+) -> Verbalized | Refused:
     """Sub-questions and the complex question written by ``llm`` (the paper's verbalisation); the plan keeps
-    the template skeleton. Raises ParseError/LLMError when the model's reply is unusable."""
+    the template skeleton. :class:`Refused` when the model's reply is unusable (an LLMError propagates)."""
     subs = templates.sub_questions(inst)
     placeholders = [sorted(set(re.findall(r"\{(\w+)\}", s))) for s in subs]
     context = {"pattern": str(inst.pattern), "instance": describe_instance(inst, kg), "n": len(subs)}
-    parsed = run_prompt(llm, verbalize_parser(len(subs), placeholders), context, max_tokens=400)
+    parsed = ask(llm, verbalize_parser(len(subs), placeholders), context, max_tokens=400)
+    if isinstance(parsed, Refused):
+        return parsed
     out = parsed.value
     return Verbalized(out.question, tuple(out.sub_questions), gold_plan(inst, out.sub_questions))
 
@@ -142,13 +146,12 @@ def make_verbalizer(
 
     def run(inst: Instance) -> tuple[Verbalized, str]:
         if llm is not None:
-            try:
-                v = llm_verbalize(inst, kg, llm, templates)
+            v = llm_verbalize(inst, kg, llm, templates)
+            if not isinstance(v, Refused):
                 stats.llm += 1
                 return v, f"llm:{getattr(llm, 'model_id', 'llm')}"
-            except ParseError as exc:  # an unusable reply: templates instead (an LLMError propagates)
-                stats.llm_failed += 1
-                stats.usage = stats.usage + error_usage(exc)
+            stats.llm_failed += 1  # an unusable reply: templates instead (an LLMError propagates)
+            stats.usage = stats.usage + v.usage
         stats.template += 1
         return templates(inst), "template"
 

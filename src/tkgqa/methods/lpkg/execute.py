@@ -37,11 +37,12 @@ from ...errors import ParseError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...kg.memory import TemporalKG
-from ...llm import LLMBackend, Usage, error_usage
-from ...prompts.base import PromptSpec, run_prompt
+from ...llm import LLMBackend, Usage
+from ...prompts.ask import UNPARSABLE, Parsed, Refused, ask, without_raw
+from ...prompts.base import PromptSpec
 from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
-from ...query import Executor, QuestionEntities, Reasoner
-from ...query.generate.patterns import SetOperation, asks_time
+from ...query import Executor, QuestionLinker, Reasoner
+from ...query.generate.patterns import SetOperation
 from ...query.program.answer_sets import (
     AnswerSet,
     CompareMode,
@@ -55,6 +56,7 @@ from ...query.program.answer_sets import (
 )
 from ...query.program.nodes import Exclude as ExcludeRows
 from ...query.program.nodes import Fallback, Filter, Match, Program, Rows, Select, TimeOf, Times
+from ...query.text.frame import asks_time
 from ...time import Interval, TemporalRelation, TimePoint, parse_time
 from ..base import StepEvent, StepKind, report_step
 from .plan import (
@@ -136,7 +138,7 @@ def match_facts(kg: KGStore, program: Program, limit: int) -> list[Fact]:
 class KGSearch:
     """Entity-linked operator lookup (see the module docstring)."""
 
-    def __init__(self, reasoner: Reasoner, linker: QuestionEntities, *, max_info: int = 5000) -> None:
+    def __init__(self, reasoner: Reasoner, linker: QuestionLinker, *, max_info: int = 5000) -> None:
         self.reasoner = reasoner
         self.linker = linker
         self.max_info = max_info
@@ -156,7 +158,7 @@ class KGSearch:
 class RetrieverSearch:
     """The ``k`` best facts by a :class:`~tkgqa.retrieval.Retriever` (around the linked entities if any)."""
 
-    def __init__(self, embedder: str, linker: QuestionEntities, *, k: int = 30) -> None:
+    def __init__(self, embedder: str, linker: QuestionLinker, *, k: int = 30) -> None:
         from ...retrieval import Retriever  # optional dependency path (numpy only for "hashing")
 
         self.retriever = Retriever(embedder)
@@ -223,14 +225,13 @@ class LLMReader:
         context = {"question": text, "facts": [_fact_text(f, kg) for f in facts]}
         timeish = asks_time(text)
         kind = ValueKind.TIME if timeish else ValueKind.ENTITY
-        try:
-            if self.votes > 1:
-                values, usage = vote(self.llm, self.prompt, context, self.votes, self.temperature)
-            else:
-                parsed = run_prompt(self.llm, self.prompt, context, max_tokens=128)
-                values, usage = parsed.value, parsed.usage
-        except ParseError as exc:  # an unusable reply: no answer to this step (an LLMError propagates)
-            return AnswerSet(kind), error_usage(exc)
+        if self.votes > 1:
+            outcome = vote(self.llm, self.prompt, context, self.votes, self.temperature)
+        else:
+            outcome = ask(self.llm, self.prompt, context, max_tokens=128)
+        if isinstance(outcome, Refused):  # an unusable reply: no answer to this step (an LLMError propagates)
+            return AnswerSet(kind), outcome.usage
+        values, usage = outcome.value, outcome.usage
         pairs: list[tuple[str, Fact]] = []
         kept: list[str] = []
         for raw in values:
@@ -249,10 +250,10 @@ class LLMReader:
 
 def vote(
     llm: LLMBackend, prompt: PromptSpec[list[str]], context: Mapping[str, Any], n: int, temperature: float
-) -> tuple[list[str], Usage]:
+) -> Parsed[list[str]] | Refused:
     """The authors' self-consistency: ``n`` sampled replies, the most frequent reply text (stripped) wins —
-    the first to reach the top count on a tie — and is parsed (ParseError when it cannot be; an LLMError
-    propagates)."""
+    the first to reach the top count on a tie — and is parsed (Refused when it cannot be, not re-asked; an
+    LLMError propagates)."""
     messages = prompt.build(context)
     usage = Usage()
     counts: dict[str, int] = {}
@@ -264,10 +265,10 @@ def vote(
     top = max(counts.values())
     winner = next(r for r, c in counts.items() if c == top)
     try:
-        return prompt.parse(winner), usage
+        return Parsed(prompt.parse(winner), winner, usage, n)
     except ParseError as exc:
         failed = usage + Usage(parse_failures=1)
-        raise ParseError(str(exc).split("; raw text:")[0], raw=winner, usage=failed) from None
+        return Refused(UNPARSABLE, ParseError(without_raw(exc), raw=winner, usage=failed), failed)
 
 
 class LLMComparer:
@@ -281,10 +282,9 @@ class LLMComparer:
         self, question: str, sub_questions: list[str], answers: list[list[str]], kg: KGStore
     ) -> tuple[AnswerSet, Usage]:
         context = {"question": question, "sub_questions": sub_questions, "answers": answers}
-        try:
-            parsed = run_prompt(self.llm, AUTHORS_COMPARE_PROMPT, context, max_tokens=128)
-        except ParseError as exc:
-            return AnswerSet(ValueKind.ENTITY), error_usage(exc)
+        parsed = ask(self.llm, AUTHORS_COMPARE_PROMPT, context, max_tokens=128)
+        if isinstance(parsed, Refused):
+            return AnswerSet(ValueKind.ENTITY), parsed.usage
         values = [v for v in (_link(raw, kg) for raw in parsed.value) if v is not None]
         return AnswerSet(ValueKind.ENTITY, tuple(Support(v, ()) for v in dict.fromkeys(values))), parsed.usage
 
@@ -364,7 +364,7 @@ class PlanExecutor:
         self,
         searcher: Searcher,
         reader: Reader,
-        linker: QuestionEntities,
+        linker: QuestionLinker,
         *,
         max_fanout: int = 10,
         trace_facts: int = 5,

@@ -32,11 +32,11 @@ from typing import Any
 from ...datasets.base import Question
 from ...errors import ConfigError
 from ...kg.base import KGStore
-from ...llm import LLMBackend, llm_context, resolve_llm_arg, usage_dict
+from ...llm import llm_context, usage_dict
 from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_ANSWER_PROMPT, Demo
-from ...query import ParserOptions, QuestionEntities, Reasoner
-from ..base import METHODS, Answer, Method, Preset, merge_config, parse_options
-from .config import CompareHow, DemoSource, LPKGConfig, PlanFormat, QAPrompt, deviations, unspecified
+from ...query import ParserOptions, QuestionLinker, Reasoner
+from ..base import METHODS, Answer, Method, Preset
+from .config import CompareHow, DemoSource, LPKGConfig, PlanFormat, QAPrompt
 from .execute import (
     Execution,
     KGSearch,
@@ -56,11 +56,6 @@ from .metrics import plan_metrics
 from .official import is_official_file
 from .planner import ICLPlanner, Planner, resolve_planner
 
-_SPEC_FLAGS: dict[str, tuple[str, Any]] = {
-    "paper": ("preset", Preset.PAPER),
-    "ours": ("preset", Preset.OURS),
-}
-
 
 @METHODS.register("lpkg")
 class LPKGMethod(Method):
@@ -69,18 +64,12 @@ class LPKGMethod(Method):
 
     name = "lpkg"
 
-    def __init__(
-        self,
-        llm: str | LLMBackend | None = None,
-        config: LPKGConfig | None = None,
-        spec: str | None = None,
-        **overrides: Any,
-    ) -> None:
-        updates = {**parse_options(spec, method="lpkg", flags=_SPEC_FLAGS, positional="planner"), **overrides}
-        self.requested: LPKGConfig = merge_config(LPKGConfig, config, updates)
-        self.config: LPKGConfig = self.requested.effective()
+    config_class = LPKGConfig
+    spec_positional = "planner"  # "lpkg:random", "lpkg:finetuned:NAME"; "lpkg:ours" is the preset
+    config: LPKGConfig
+
+    def setup(self) -> None:
         cfg = self.config
-        self.llm = resolve_llm_arg(llm)
         reader_mode = ReaderMode(cfg.preset_value("reader"))
         compare = CompareHow(cfg.preset_value("compare"))
         if self.llm is None and (reader_mode is ReaderMode.LLM or compare is CompareHow.LLM):
@@ -106,7 +95,7 @@ class LPKGMethod(Method):
             demos_later=self._kg_demos,
         )
         self.reasoner = Reasoner(ParserOptions())
-        self.linker = QuestionEntities()
+        self.linker = QuestionLinker()
         self.executor = PlanExecutor(
             self._searcher(),
             self._reader(reader_mode),
@@ -137,18 +126,8 @@ class LPKGMethod(Method):
         )
 
     def describe(self) -> dict[str, Any]:
-        """The method, its effective settings, the preset, the deviations from the paper in force and the
-        settings the paper leaves open (our choices)."""
-        llm = None if self.llm is None else getattr(self.llm, "cache_namespace", lambda: None)()
-        return {
-            **super().describe(),
-            "llm": llm,
-            "planner_info": self.planner.describe(),
-            "preset": self.config.preset.value,
-            "demos": self.demo_origin(),
-            "deviations": deviations(self.config),
-            "unspecified_by_paper": unspecified(self.config),
-        }
+        """:meth:`Method.describe`, the planner and where the demonstrations come from."""
+        return {**super().describe(), "planner_info": self.planner.describe(), "demos": self.demo_origin()}
 
     def demo_origin(self) -> str:
         """Where the in-context demonstrations come from: ``official`` (the authors' prompt file),

@@ -34,7 +34,8 @@ from enum import StrEnum
 from typing import assert_never
 
 from ...errors import ParseError, TKGQAError
-from ...query.generate.patterns import PatternType, SetOperation, asks_time
+from ...query.generate.patterns import PatternType, SetOperation
+from ...query.text.frame import asks_time
 from ...time import Extreme, TimePoint, parse_time
 
 MAX_PLAN_CHARS = 20_000

@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError, ParseError
-from ...llm import LLMBackend, Usage, complete_parsed, error_usage, resolve_llm, tkgqa_home
+from ...llm import LLMBackend, Usage, resolve_llm, tkgqa_home
 from ...llm.base import Message
+from ...prompts.ask import Refused, ask, without_raw
+from ...prompts.base import Bound
 from ...prompts.lpkg import (
     BUILTIN_DEMOS,
     Demo,
@@ -62,7 +64,7 @@ def parsed(text: str, usage: Usage, seconds: float) -> PlanOutput:
     try:
         return PlanOutput(text, parse_plan(text), "", usage, seconds)
     except ParseError as exc:
-        return PlanOutput(text, None, str(exc).split("; raw text:")[0], usage, seconds)
+        return PlanOutput(text, None, without_raw(exc), usage, seconds)
 
 
 class Planner(ABC):
@@ -122,17 +124,12 @@ class ICLPlanner(Planner):
 
     def plan(self, question: str) -> PlanOutput:
         t0 = time.perf_counter()
-        msgs = self.messages(question)
-        try:
-            out = complete_parsed(
-                self.llm, msgs, parse_plan, retries=self.retries, max_tokens=self.max_tokens
-            )
-        except ParseError as exc:
-            return PlanOutput(
-                exc.raw, None, str(exc).split("; raw text:")[0], error_usage(exc), time.perf_counter() - t0
-            )
+        prompt = Bound("lpkg.plan", self.messages(question), parse_plan)
         # an LLMError (endpoint down, timeout, bad key) propagates: an infrastructure failure is an error
         # row, never an empty plan that would read as an abstention
+        out = ask(self.llm, prompt, retries=self.retries, max_tokens=self.max_tokens)
+        if isinstance(out, Refused):
+            return PlanOutput(out.raw, None, out.brief, out.usage, time.perf_counter() - t0)
         return PlanOutput(out.text, out.value, "", out.usage, time.perf_counter() - t0)
 
     def describe(self) -> dict[str, Any]:

@@ -13,42 +13,28 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from ...datasets.base import Question
-from ...errors import ParseError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
-from ...llm import LLMBackend, Message, extract_choice, llm_context, resolve_llm_arg, usage_dict
+from ...llm import Message, llm_context, usage_dict
 from ...prompts import r3_baselines as B
-from ..base import METHODS, Answer, Method, llm_required, merge_config
+from ...prompts.ask import Asker, Refused
+from ..base import METHODS, Answer, Method, llm_required
 from .config import BaselineConfig
 from .entities import EntityFinder
 from .facts import FactPool, Pruning, Ranker, prune, subgraph
-from .task import Calls, Task, TaskKind, describe_llm, short_error
-
-
-def _choice_parser(options: list[str]) -> Any:
-    def parse(text: str) -> str:
-        tail = text.rsplit("Option:", 1)[-1] if "Option:" in text else text
-        return extract_choice(tail.strip(), options)
-
-    return parse
+from .task import Task, TaskKind, calls_of, short_error
 
 
 class _Baseline(Method):
     name: ClassVar[str] = "baseline"
     default_shots: ClassVar[int] = 0
 
-    def __init__(
-        self, llm: str | LLMBackend | None = None, config: BaselineConfig | None = None, **overrides: Any
-    ) -> None:
-        overrides.pop("policy", None)
-        overrides.setdefault("shots", self.default_shots)
-        if isinstance(llm, str):
-            overrides["llm"] = llm
-        self.config: BaselineConfig = merge_config(BaselineConfig, config, overrides)
-        self.llm = llm if isinstance(llm, LLMBackend) else resolve_llm_arg(self.config.llm)
+    config_class = BaselineConfig
+    config: BaselineConfig
 
-    def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "llm": describe_llm(self.llm)}
+    def prepare(self, overrides: dict[str, Any]) -> dict[str, Any]:
+        overrides.setdefault("shots", self.default_shots)
+        return overrides
 
     def _facts(self, question: Question, kg: KGStore, task: Task, pool: FactPool) -> list[str]:
         return []
@@ -57,37 +43,27 @@ class _Baseline(Method):
         if self.llm is None:
             raise llm_required(self.name)
         task = Task.of(question)
-        calls = Calls(self.llm, self.config.max_tokens)
+        calls = calls_of(self.llm, self.config.max_tokens)
         pool = FactPool(kg)
         with llm_context(method=self.name, question_id=question.qid):
             ids = self._facts(question, kg, task, pool)
             trace: list[dict[str, Any]] = [{"step": "retrieval", "facts": pool.table(ids)}] if ids else []
             lines = pool.lines(ids)
-            try:
-                if task.kind == TaskKind.CHOICE:
-                    options = [o.text for o in task.options]
-                    chosen = calls.ask(
-                        B.build_choice_messages(question.text, options, lines),
-                        _choice_parser(options),
-                        retries=self.config.retries,
-                    )
-                    words, text = [chosen.value], chosen.text
-                else:
-                    reply = calls.ask(
-                        self._messages(question.text, task, lines),
-                        lambda t: B.parse_baseline_reply(t, set(ids)),
-                        retries=self.config.retries,
-                    )
-                    word = task.word(reply.value.verdict)
-                    words, text = ([word] if word else []), reply.text
-            except ParseError as exc:
-                trace.append({"step": "parse_failure", "error": short_error(exc)})
-                return Answer.abstain(
-                    "unparsable model output",
-                    trace,
-                    usage=usage_dict(calls.usage, self.llm),
-                    raw_output=exc.raw,
+            if task.kind == TaskKind.CHOICE:
+                options = [o.text for o in task.options]
+                chosen = calls.ask(
+                    B.choice_prompt(question.text, options, lines), retries=self.config.retries
                 )
+                if isinstance(chosen, Refused):
+                    return self._unparsable(chosen, trace, calls)
+                words, text = [chosen.value], chosen.text
+            else:
+                asked = B.reply_prompt(self._messages(question.text, task, lines), set(ids))
+                reply = calls.ask(asked, retries=self.config.retries)
+                if isinstance(reply, Refused):
+                    return self._unparsable(reply, trace, calls)
+                word = task.word(reply.value.verdict)
+                words, text = ([word] if word else []), reply.text
         cited_ids = list(dict.fromkeys(f"F{n}" for n in B._FACT_ID.findall(text)))
         known = set(ids)
         if ids:
@@ -103,6 +79,12 @@ class _Baseline(Method):
         if not words:
             return Answer.abstain("the model answered I don't know", trace, usage=usage, raw_output=text)
         return Answer(words, evidence, trace, usage=usage, raw_output=text)
+
+    def _unparsable(self, refused: Refused, trace: list[dict[str, Any]], calls: Asker) -> Answer:
+        trace.append({"step": "parse_failure", "error": short_error(refused.error)})
+        return Answer.abstain(
+            refused.reason, trace, usage=usage_dict(calls.usage, self.llm), raw_output=refused.raw
+        )
 
     def _messages(self, question: str, task: Task, lines: list[tuple[str, str]]) -> list[Message]:
         return B.build_cot_messages(question, shots=self.config.shots, claim=task.claim)
@@ -130,10 +112,7 @@ class KAPING(_Baseline):
 
     name = "kaping"
 
-    def __init__(
-        self, llm: str | LLMBackend | None = None, config: BaselineConfig | None = None, **overrides: Any
-    ) -> None:
-        super().__init__(llm, config, **overrides)
+    def setup(self) -> None:
         self.finder = EntityFinder(self.config.max_entities)
         self._ranker: Ranker | None = None
 

@@ -4,9 +4,9 @@ paper, and the baselines' settings.
 ``preset=paper`` (the default) runs the paper's configuration (Toroghi et al. 2024, §3.2, Eq. 4-5, Appendix
 D) wherever the paper specifies one; ``preset=ours`` is the project's variant (each difference also a single
 option). A preset-dependent setting left unset (``None``) takes its preset's value (:data:`PRESETS`); one
-given explicitly wins. :func:`deviations` lists what differs from the paper and :func:`unspecified` what the
-paper leaves open; both go into ``report.json`` through ``R3Method.describe``. ``docs/r3_paper_vs_ours.md``
-has the table.
+given explicitly wins. :meth:`R3Config.deviations` lists what differs from the paper and
+:func:`unspecified` what the paper leaves open; both go into ``report.json`` through
+``R3Method.describe``. ``docs/r3_paper_vs_ours.md`` has the table.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from ..base import MethodConfig, Preset, PresetConfig, shown_setting
+from ..base import MethodConfig, Preset, PresetConfig
 from ..client import client_option
 from .demos import DemoSource
 from .facts import Direction, Pruning
@@ -136,10 +136,8 @@ class R3Config(PresetConfig):
     max_tokens: int = client_option(512, ge=16, le=32_768)
     axiom_facts: int = Field(default=15, ge=0, le=100)  # sub-graph facts shown when surfacing the axiom
 
-
-def deviations(config: R3Config) -> list[str]:
-    """The preset-dependent settings in force that differ from the paper, each with both sides."""
-    return config.preset_deviations(shown_setting)
+    def unspecified(self) -> list[str]:
+        return unspecified(self)
 
 
 def unspecified(config: R3Config) -> list[str]:
@@ -188,8 +186,6 @@ SPEC_FLAGS: dict[str, tuple[str, Any]] = {
     "embedding_judge": ("judge", "embedding"),
     "no_citation_required": ("require_citation", False),
     "citation_required": ("require_citation", True),
-    "paper": ("preset", "paper"),
-    "ours": ("preset", "ours"),
     "authors_demos": ("demos", "authors"),
     "ours_demos": ("demos", "ours"),
     "first_option": ("choice_rule", "first"),

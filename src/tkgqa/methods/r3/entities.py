@@ -1,6 +1,6 @@
 """R3 step 1: the question's anchor entities, ``EL(q, K) ∪ LLM_E(q)`` (Eq. 1), each source reported.
 
-The linker is the shared question linker (:class:`~tkgqa.query.QuestionEntities`: exact label n-grams, the
+The linker is the shared question linker (:class:`~tkgqa.query.QuestionLinker`: exact label n-grams, the
 symbolic mention rules, fuzzy capitalised spans). The LLM names entities in free text; each name is linked
 to a KG entity by :class:`~tkgqa.kg.EntityLinker` (exact, alias, then fuzzy at ``min_score``); names that
 link to nothing are reported as ``unlinked``.
@@ -13,7 +13,7 @@ from typing import Any
 
 from ...kg.base import KGStore
 from ...kg.linking import EntityLinker
-from ...query import PerKG, QuestionEntities, base_store
+from ...query import PerKG, QuestionLinker, base_store
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class EntityFinder:
     """The linker half and the name → KG entity linking of the LLM half (one per method instance)."""
 
     def __init__(self, max_entities: int = 6, min_score: float = 0.85) -> None:
-        self.detector = QuestionEntities(max_entities)
+        self.detector = QuestionLinker(max_entities)
         self.min_score = min_score
         self._linkers: PerKG[EntityLinker] = PerKG(EntityLinker.from_kg)
 

@@ -27,18 +27,19 @@ from typing import Any
 from ...datasets.base import Question
 from ...errors import ParseError
 from ...kg.base import KGStore
-from ...llm import LLMBackend, Usage, llm_context, resolve_llm_arg, usage_dict
+from ...llm import Usage, llm_context, usage_dict
 from ...prompts import r3 as P
-from ..base import METHODS, Answer, Method, llm_required, merge_config, parse_options
-from .config import SPEC_FLAGS, EntitySource, PremiseJudge, PromptStyle, R3Config, deviations, unspecified
+from ...prompts.ask import Asker, Refused
+from ..base import METHODS, Answer, Method, llm_required
+from .config import SPEC_FLAGS, EntitySource, PremiseJudge, PromptStyle, R3Config
 from .demos import DemoSource, load_demos
 from .entities import EntityFinder, EntityReport
 from .facts import Pruning, Ranker
 from .grounding import run_summary
 from .preference import OptionResult, PreferenceMatcher
-from .prompting import Prompter
+from .prompting import Prompter, entity_prompt
 from .search import SearchResult, TreeSearch
-from .task import Calls, Task, TaskKind, describe_llm, short_error
+from .task import Task, TaskKind, calls_of, short_error
 
 
 @METHODS.register("r3")
@@ -47,21 +48,11 @@ class R3Method(Method):
     :class:`~.config.R3Config` (``spec``: ``"r3:truncation,max_depth=0"``)."""
 
     name = "r3"
+    config_class = R3Config
+    spec_flags = SPEC_FLAGS
+    config: R3Config
 
-    def __init__(
-        self,
-        llm: str | LLMBackend | None = None,
-        config: R3Config | None = None,
-        spec: str | None = None,
-        **overrides: Any,
-    ) -> None:
-        overrides.pop("policy", None)  # the harness passes a policy to every method; R3 has none
-        updates = {**parse_options(spec, method="r3", flags=SPEC_FLAGS), **overrides}
-        if isinstance(llm, str):
-            updates["llm"] = llm
-        self.requested: R3Config = merge_config(R3Config, config, updates)
-        self.config: R3Config = self.requested.effective()
-        self.llm = llm if isinstance(llm, LLMBackend) else resolve_llm_arg(self.config.llm)
+    def setup(self) -> None:
         self.finder = EntityFinder(self.config.max_entities, self.config.link_min_score)
         self._ranker: Ranker | None = None
         self._notes: list[str] = []
@@ -74,16 +65,8 @@ class R3Method(Method):
             self._notes.append(f"demos=ours: {self.demos.reason}")
 
     def describe(self) -> dict[str, Any]:
-        """The method, its effective settings, the preset, the deviations from the paper in force, what the
-        paper leaves open, the demonstrations used (files, hashes) and any fallback."""
-        out: dict[str, Any] = {
-            **super().describe(),
-            "llm": describe_llm(self.llm),
-            "preset": self.config.preset.value,
-            "deviations": deviations(self.config),
-            "unspecified_by_paper": unspecified(self.config),
-            "demonstrations": self.demos.to_dict(),
-        }
+        """:meth:`Method.describe`, the demonstrations used (files, hashes) and any fallback."""
+        out: dict[str, Any] = {**super().describe(), "demonstrations": self.demos.to_dict()}
         if self._notes:
             out["fallbacks"] = list(self._notes)
         return out
@@ -107,7 +90,7 @@ class R3Method(Method):
         return self._ranker
 
     # --- entities ---------------------------------------------------------------------------------------
-    def extract_entities(self, question: Question, kg: KGStore, calls: Calls | None) -> EntityReport:
+    def extract_entities(self, question: Question, kg: KGStore, calls: Asker | None) -> EntityReport:
         """``EL(q, K) ∪ LLM_E(q)`` (or one of them, per ``entities``), each part reported."""
         source = self.config.entities
         linker = [e for e in question.entities if kg.has_entity(e)]
@@ -118,12 +101,11 @@ class R3Method(Method):
         unlinked: list[str] = []
         error = ""
         if source != EntitySource.LINKER and calls is not None:
-            try:
-                names = calls.ask(
-                    P.build_entity_messages(question.text), P.parse_entities, retries=self.config.retries
-                ).value
-            except ParseError as exc:
-                error = short_error(exc)
+            found = calls.ask(entity_prompt(question.text), retries=self.config.retries)
+            if isinstance(found, Refused):
+                error = short_error(found.error)
+            else:
+                names = found.value
             llm_linked, unlinked = self.finder.link_names(names, kg)
         union = list(dict.fromkeys(linker + llm_linked))
         return EntityReport(
@@ -136,14 +118,14 @@ class R3Method(Method):
         offline_choice = task.kind == TaskKind.CHOICE and self.config.judge == PremiseJudge.EMBEDDING
         if self.llm is None and not offline_choice:
             raise llm_required(self.name, alternative="r3:judge=embedding for preference questions")
-        calls = Calls(self.llm, self.config.max_tokens) if self.llm is not None else None
+        calls = calls_of(self.llm, self.config.max_tokens) if self.llm is not None else None
         with llm_context(method=self.name, question_id=question.qid):
             if task.kind == TaskKind.CHOICE:
                 return self._preference(question, kg, task, calls)
             assert calls is not None
             return self._query(question, kg, task, calls)
 
-    def _query(self, question: Question, kg: KGStore, task: Task, calls: Calls) -> Answer:
+    def _query(self, question: Question, kg: KGStore, task: Task, calls: Asker) -> Answer:
         report = self.extract_entities(question, kg, calls)
         trace: list[dict[str, Any]] = [report.to_dict()]
         search = TreeSearch(
@@ -226,7 +208,7 @@ class R3Method(Method):
         return lines
 
     # --- preference matching ------------------------------------------------------------------------------
-    def _preference(self, question: Question, kg: KGStore, task: Task, calls: Calls | None) -> Answer:
+    def _preference(self, question: Question, kg: KGStore, task: Task, calls: Asker | None) -> Answer:
         matcher = PreferenceMatcher(self.config, calls, kg, question, task, self.ranker, self.prompter(task))
         premises = None
         if calls is None:  # offline embedding judge: the request itself is the one premise
@@ -280,5 +262,5 @@ class R3Method(Method):
             raw_output=best.option.text,
         )
 
-    def _usage_of(self, calls: Calls | None) -> dict[str, float]:
+    def _usage_of(self, calls: Asker | None) -> dict[str, float]:
         return usage_dict(calls.usage if calls is not None else Usage(), self.llm)

@@ -26,10 +26,11 @@ from ...errors import ParseError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...prompts import r3 as P
+from ...prompts.ask import Asker, Refused
 from .config import ChoiceRule, PremiseJudge, R3Config
 from .facts import FactPool, Ranker
-from .prompting import Prompter
-from .task import Calls, Option, Task, short_error
+from .prompting import Prompter, option_prompt
+from .task import Option, Task, short_error
 
 
 @dataclass
@@ -102,7 +103,7 @@ class PreferenceMatcher:
     def __init__(
         self,
         config: R3Config,
-        calls: Calls | None,
+        calls: Asker | None,
         kg: KGStore,
         question: Question,
         task: Task,
@@ -130,8 +131,12 @@ class PreferenceMatcher:
             + self.question.text
         )
         users = list(dict.fromkeys(self.kg.label(f.subject) for f in user_facts(self.kg, self.question)))
-        req = self.prompter.axiom(request, users, self.pool.lines(personal))
-        return self.calls.ask(req.messages, req.parse, retries=self.cfg.retries).value
+        surfaced = self.calls.ask(
+            self.prompter.axiom(request, users, self.pool.lines(personal)), retries=self.cfg.retries
+        )
+        if isinstance(surfaced, Refused):
+            raise surfaced.error  # the caller abstains ("axiom unparsable")
+        return surfaced.value
 
     def judge(self, option: Option, premises: Sequence[str]) -> OptionResult:
         facts = user_facts(self.kg, self.question) + option_facts(self.kg, option)
@@ -149,19 +154,12 @@ class PreferenceMatcher:
             ]
             return result
         assert self.calls is not None
-        valid = set(result.facts)
-        messages = P.build_option_messages(
-            self.question.text, premises, option.text, self.pool.lines(result.facts)
-        )
-        try:
-            result.checks = self.calls.ask(
-                messages,
-                lambda t: P.parse_premise_checks(t, len(premises), valid),
-                retries=self.cfg.grounding_retries,
-                rejected=result.rejected,
-            ).value
-        except ParseError as exc:
-            result.error = short_error(exc)
+        prompt = option_prompt(self.question.text, premises, option.text, self.pool.lines(result.facts))
+        checks = self.calls.ask(prompt, retries=self.cfg.grounding_retries, rejected=result.rejected)
+        if isinstance(checks, Refused):
+            result.error = short_error(checks.error)
+        else:
+            result.checks = checks.value
         return result
 
     def run(

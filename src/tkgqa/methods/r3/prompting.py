@@ -11,24 +11,15 @@ Either way a citation of a fact that was not listed is a ParseError (re-asked by
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from collections.abc import Sequence
 
-from ...llm.base import Message
 from ...prompts import r3 as P
 from ...prompts import r3_paper as PP
+from ...prompts.base import Bound
 from .config import PromptStyle, R3Config
 from .demos import DemoSet, Stage
 
-T = TypeVar("T")
 CLAIM_LEAD = "Claim (answer Yes if it is correct, No if it is not)"
-
-
-@dataclass(frozen=True)
-class Request(Generic[T]):
-    messages: list[Message]
-    parse: Callable[[str], T]
 
 
 class Prompter:
@@ -46,9 +37,9 @@ class Prompter:
         entities: Sequence[str],
         facts: Sequence[tuple[str, str]],
         previous: Sequence[str] = (),
-    ) -> Request[P.Axiom]:
+    ) -> Bound[P.Axiom]:
         if self.axiom_style == PromptStyle.OURS:
-            return Request(P.build_axiom_messages(question, facts, previous), P.parse_axiom)
+            return Bound("r3.axiom", P.build_axiom_messages(question, facts, previous), P.parse_axiom)
         prompt = self.demos.prompt(Stage.AXIOM, self.claim)
         lead = prompt.lead if prompt.name != "ours" or not self.claim else CLAIM_LEAD
         messages = PP.build_paper_axiom_messages(
@@ -60,15 +51,17 @@ class Prompter:
             lead=lead,
             previous=previous,
         )
-        return Request(messages, lambda t: P.parse_axiom(t, hint_ok=True))
+        return Bound("r3.axiom", messages, lambda t: P.parse_axiom(t, hint_ok=True))
 
-    def prune(self, question: str, rule: str, facts: Sequence[tuple[str, str]]) -> Request[list[str]]:
+    def prune(self, question: str, rule: str, facts: Sequence[tuple[str, str]]) -> Bound[list[str]]:
         """The LLM's pick among ``facts``: the ids it chose (only listed ones)."""
         ids = [i for i, _ in facts]
         if self.answer_style == PromptStyle.OURS:
             valid = set(ids)
-            return Request(
-                P.build_prune_messages(question, rule, facts), lambda t: P.parse_fact_selection(t, valid)
+            return Bound(
+                "r3.prune",
+                P.build_prune_messages(question, rule, facts),
+                lambda t: P.parse_fact_selection(t, valid),
             )
         texts = [text for _, text in facts]
         lead = CLAIM_LEAD if self.claim else "Question"
@@ -76,17 +69,18 @@ class Prompter:
         def parse(text: str) -> list[str]:
             return [ids[i] for i in PP.parse_copied_facts(text, texts)]
 
-        return Request(PP.build_paper_prune_messages(question, rule, texts, lead=lead), parse)
+        return Bound("r3.prune", PP.build_paper_prune_messages(question, rule, texts, lead=lead), parse)
 
     def answer(
         self, question: str, rules: Sequence[tuple[str, str]], facts: Sequence[tuple[str, str]]
-    ) -> Request[P.GroundedAnswer]:
+    ) -> Bound[P.GroundedAnswer]:
         fact_ids = [i for i, _ in facts]
         rule_ids = [r for r, _ in rules]
         need = self.require_citation
         if self.answer_style == PromptStyle.OURS:
             valid, known = set(fact_ids), set(rule_ids)
-            return Request(
+            return Bound(
+                "r3.answer",
                 P.build_answer_messages(question, rules, facts, claim=self.claim),
                 lambda t: P.parse_grounded_answer(t, valid, known, require_fact=need),
             )
@@ -101,7 +95,53 @@ class Prompter:
             system=prompt.system,
             lead=lead,
         )
-        return Request(
+        return Bound(
+            "r3.answer",
             messages,
             lambda t: PP.parse_paper_answer(t, fact_ids, rule_ids, fact_texts=texts, require_fact=need),
         )
+
+
+# --- the prompts that look the same in every style ---------------------------------------------------
+def entity_prompt(question: str) -> Bound[list[str]]:
+    """``LLM_E(q)``: the question's entity names."""
+    return Bound("r3.entities", P.build_entity_messages(question), P.parse_entities)
+
+
+def relation_prompt(question: str, rule: str, relations: Sequence[str]) -> Bound[list[str]]:
+    """The LLM's pick among ``relations`` (only listed ones)."""
+    return Bound(
+        "r3.relations",
+        P.build_relation_messages(question, rule, relations),
+        lambda t: P.parse_relation_selection(t, relations),
+    )
+
+
+def need_prompt(
+    question: str, rules: Sequence[tuple[str, str]], facts: Sequence[tuple[str, str]]
+) -> Bound[str | None]:
+    """The information still missing (``None``: nothing)."""
+    return Bound("r3.need", P.build_need_messages(question, rules, facts), P.parse_need)
+
+
+def next_entity_prompt(
+    question: str, need: str, facts: Sequence[tuple[str, str]], chosen: Sequence[str]
+) -> Bound[str]:
+    """The entity to expand next (not one of ``chosen``)."""
+    return Bound(
+        "r3.next_entity",
+        P.build_next_entity_messages(question, need, facts, chosen),
+        lambda t: P.parse_next_entity(t, chosen),
+    )
+
+
+def option_prompt(
+    request: str, premises: Sequence[str], option: str, facts: Sequence[tuple[str, str]]
+) -> Bound[list[P.PremiseCheck]]:
+    """The premise checks of one option (citing only the listed ``facts``)."""
+    valid = {i for i, _ in facts}
+    return Bound(
+        "r3.option",
+        P.build_option_messages(request, premises, option, facts),
+        lambda t: P.parse_premise_checks(t, len(premises), valid),
+    )

@@ -18,16 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...errors import ParseError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...prompts import r3 as P
+from ...prompts.ask import Asker, Parsed, Refused
 from ..base import StepEvent, StepKind, report_step
 from .config import LLMPick, R3Config
 from .entities import EntityFinder
 from .facts import FactPool, Pruning, Ranker, prune, subgraph
-from .prompting import Prompter
-from .task import Calls, Task, short_error
+from .prompting import Prompter, need_prompt, next_entity_prompt, relation_prompt
+from .task import Task, short_error
 
 
 @dataclass
@@ -97,7 +97,7 @@ class TreeSearch:
     def __init__(
         self,
         config: R3Config,
-        calls: Calls,
+        calls: Asker,
         kg: KGStore,
         question: str,
         task: Task,
@@ -131,12 +131,13 @@ class TreeSearch:
     def _mode(self) -> Pruning:
         return self.cfg.pruning if self.ranker is not None else Pruning.TRUNCATION
 
-    def surface_axiom(self, facts: list[Fact], entities: list[str]) -> P.Axiom:
+    def surface_axiom(self, facts: list[Fact], entities: list[str]) -> Parsed[P.Axiom] | Refused:
         shown = self.pool.lines(self._axiom_facts(facts))
         previous = [a.rule for a in self.axioms]
         labels = [self.kg.label(e) for e in entities]
-        req = self.prompter.axiom(self.question, labels, shown, previous)
-        return self.calls.ask(req.messages, req.parse, retries=self.cfg.retries).value
+        return self.calls.ask(
+            self.prompter.axiom(self.question, labels, shown, previous), retries=self.cfg.retries
+        )
 
     def extend(self, node: Node, candidates: list[Fact], current: list[str], axiom: P.Axiom) -> None:
         """``T ← T ∪ SGP(K, I)`` over the candidates not yet in ``current`` (so an entity expanded again
@@ -154,68 +155,57 @@ class TreeSearch:
         pool_ids = [fresh[i][1] for i in rest[: self.cfg.llm_pool]]
         if pick == LLMPick.FACTS and pool_ids:
             req = self.prompter.prune(self.question, axiom.rule, self.pool.lines(pool_ids))
-            try:
-                node.llm_picked = self.calls.ask(req.messages, req.parse, retries=self.cfg.retries).value
-            except ParseError as exc:
-                node.note = f"fact selection unparsable: {short_error(exc)}"
+            picked = self.calls.ask(req, retries=self.cfg.retries)
+            if isinstance(picked, Refused):
+                node.note = f"fact selection unparsable: {short_error(picked.error)}"
+            else:
+                node.llm_picked = picked.value
         elif pick == LLMPick.RELATIONS and rest:
             rest_ids = [fresh[i][1] for i in rest]
             names = list(dict.fromkeys(self.pool.fact(i).relation for i in rest_ids))
             labels = [self.kg.label(r) for r in names]
-            messages = P.build_relation_messages(self.question, axiom.rule, labels)
-            try:
-                chosen = set(
-                    self.calls.ask(
-                        messages, lambda t: P.parse_relation_selection(t, labels), retries=self.cfg.retries
-                    ).value
-                )
+            relations = self.calls.ask(
+                relation_prompt(self.question, axiom.rule, labels), retries=self.cfg.retries
+            )
+            if isinstance(relations, Refused):
+                node.note = f"relation selection unparsable: {short_error(relations.error)}"
+            else:
+                chosen = set(relations.value)
                 wanted = {r for r, lab in zip(names, labels, strict=True) if lab in chosen}
                 node.llm_picked = [i for i in rest_ids if self.pool.fact(i).relation in wanted][
                     : self.cfg.llm_pool
                 ]
-            except ParseError as exc:
-                node.note = f"relation selection unparsable: {short_error(exc)}"
         current.extend(node.added + [i for i in node.llm_picked if i not in node.added])
 
     def grounded_answer(self, node: Node, current: list[str]) -> None:
         node.facts = list(current)
         req = self.prompter.answer(self.question, self._rules(), self.pool.lines(current))
-        try:
-            node.answer = self.calls.ask(
-                req.messages, req.parse, retries=self.cfg.grounding_retries, rejected=node.rejected
-            ).value
-        except ParseError as exc:
-            node.error = (
-                f"no grounded answer after {self.cfg.grounding_retries + 1} attempt(s): {short_error(exc)}"
-            )
+        got = self.calls.ask(req, retries=self.cfg.grounding_retries, rejected=node.rejected)
+        if isinstance(got, Refused):
+            why = short_error(got.error)
+            node.error = f"no grounded answer after {self.cfg.grounding_retries + 1} attempt(s): {why}"
+        else:
+            node.answer = got.value
 
     def missing_evidence(self, node: Node, current: list[str], chosen: list[str]) -> str | None:
         """The entity to expand next (a KG name), or ``None`` (the node's note says why)."""
         lines = self.pool.lines(current)
-        try:
-            need = self.calls.ask(
-                P.build_need_messages(self.question, self._rules(), lines),
-                P.parse_need,
-                retries=self.cfg.retries,
-            ).value
-        except ParseError as exc:
-            node.note = f"missing evidence unparsable: {short_error(exc)}"
+        asked = self.calls.ask(need_prompt(self.question, self._rules(), lines), retries=self.cfg.retries)
+        if isinstance(asked, Refused):
+            node.note = f"missing evidence unparsable: {short_error(asked.error)}"
             return None
-        node.need = need
+        node.need = need = asked.value
         if need is None:
             node.note = "the model found nothing missing"
             return None
         labels = [self.kg.label(e) for e in chosen]
-        try:
-            name = self.calls.ask(
-                P.build_next_entity_messages(self.question, need, lines, labels),
-                lambda t: P.parse_next_entity(t, labels),
-                retries=self.cfg.retries,
-            ).value
-        except ParseError as exc:
-            node.note = f"next entity unparsable: {short_error(exc)}"
+        picked = self.calls.ask(
+            next_entity_prompt(self.question, need, lines, labels), retries=self.cfg.retries
+        )
+        if isinstance(picked, Refused):
+            node.note = f"next entity unparsable: {short_error(picked.error)}"
             return None
-        node.next_entity = name
+        node.next_entity = name = picked.value
         entity = self.finder.link_name(name, self.kg)
         if entity is None:
             node.note = f"{name!r} is not a KG entity"
@@ -228,14 +218,14 @@ class TreeSearch:
         branch = Branch(index)
         chosen = list(entities)
         candidates = subgraph(self.kg, chosen, self.cfg.direction)
-        try:
-            branch.axiom = self.surface_axiom(candidates, chosen)
-        except ParseError as exc:
-            branch.error = f"axiom unparsable: {short_error(exc)}"
+        surfaced = self.surface_axiom(candidates, chosen)
+        if isinstance(surfaced, Refused):
+            branch.error = f"axiom unparsable: {short_error(surfaced.error)}"
             self._report(
                 StepKind.BRANCH, f"branch {index + 1}: {branch.error}", ok=False, data={"branch": index}
             )
             return branch, None
+        branch.axiom = surfaced.value
         self._report(
             StepKind.BRANCH,
             f"branch {index + 1}: {branch.axiom.rule}",

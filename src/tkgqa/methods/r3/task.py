@@ -1,20 +1,16 @@
 """What kind of query R3 is answering (yes/no question, claim, choice among options) and how it talks back:
 the verdict in the dataset's words (``extra["choices"]``: ``yes``/``no``, ``true``/``false``), the options of
-a preference query, and the LLM calls of one question with their usage and rejected replies."""
+a preference query, and how a refused reply is told (:func:`short_error`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeVar
 
 from ...datasets.base import Question
-from ...errors import ParseError
-from ...llm import LLMBackend, Message, ParsedResponse, Usage, complete_parsed, error_usage
+from ...llm import LLMBackend
+from ...prompts.ask import Asker, without_raw
 from ...prompts.r3 import Verdict
-
-T = TypeVar("T")
 
 
 class TaskKind(StrEnum):
@@ -66,52 +62,11 @@ class Task:
 
 
 def short_error(exc: BaseException, limit: int = 300) -> str:
-    text = str(exc).split("; raw text:", 1)[0]
+    text = without_raw(exc)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-@dataclass
-class Calls:
-    """The LLM calls of one question: usage summed, each rejected reply's reason kept.
-
-    A :class:`ParseError` after the retries is raised to the caller (who decides what the step yields); an
-    :class:`~tkgqa.errors.LLMError` (the backend failed) is never caught here."""
-
-    llm: LLMBackend
-    max_tokens: int = 512
-    usage: Usage = field(default_factory=Usage)
-
-    def ask(
-        self,
-        messages: Sequence[Message],
-        parser: Callable[[str], T],
-        *,
-        retries: int = 1,
-        rejected: list[str] | None = None,
-        max_tokens: int | None = None,
-    ) -> ParsedResponse[T]:
-        errors: list[str] = []
-
-        def logged(text: str) -> T:
-            try:
-                return parser(text)
-            except ParseError as exc:
-                errors.append(short_error(exc))
-                raise
-
-        try:
-            parsed = complete_parsed(
-                self.llm, list(messages), logged, retries=retries, max_tokens=max_tokens or self.max_tokens
-            )
-        except ParseError as exc:
-            self.usage = self.usage + error_usage(exc)
-            raise
-        finally:
-            if rejected is not None:
-                rejected.extend(errors)
-        self.usage = self.usage + parsed.usage
-        return parsed
-
-
-def describe_llm(llm: LLMBackend | None) -> Any:
-    return None if llm is None else getattr(llm, "cache_namespace", lambda: None)()
+def calls_of(llm: LLMBackend, max_tokens: int) -> Asker:
+    """The LLM calls of one question: usage summed, refused replies re-asked; an
+    :class:`~tkgqa.errors.LLMError` (the backend failed) propagates with the failed call's own usage."""
+    return Asker(llm, max_tokens=max_tokens, charge=False, describe=short_error)

@@ -11,7 +11,7 @@ from ...datasets.base import Question
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...query import AnswerOrder, Extreme, Parse, ParserOptions, Program, Reasoner, pretty
-from ..base import METHODS, Answer, Method, MethodConfig, merge_config
+from ..base import METHODS, Answer, Method, MethodConfig, options_from
 from ..client import client_option
 
 __all__ = ["SymbolicConfig", "SymbolicReasoner", "pretty"]
@@ -40,18 +40,12 @@ class SymbolicReasoner(Method):
 
     name = "symbolic"
 
-    def __init__(self, config: SymbolicConfig | None = None, **overrides: object) -> None:
-        self.config: SymbolicConfig = merge_config(SymbolicConfig, config, overrides)
+    config_class = SymbolicConfig
+    config: SymbolicConfig
+
+    def setup(self) -> None:
+        options = options_from(ParserOptions, self.config)
         c = self.config
-        options = ParserOptions(
-            after_reference=c.after_reference,
-            before_reference=c.before_reference,
-            set_order=c.set_order,
-            exclude_question_entities=c.exclude_question_entities,
-            relation_candidates=c.relation_candidates,
-            relax=c.relax,
-            any_relation=c.any_relation,
-        )
         self.reasoner = Reasoner(options, max_evidence=c.max_evidence, cache_size=c.cache_size)
 
     def parse(self, question: Question | str, kg: KGStore) -> Parse:

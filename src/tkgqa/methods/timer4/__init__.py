@@ -8,7 +8,7 @@ through the KG (:func:`kg_rewrite`, ours).
 from .config import PRESETS, PhiNorm, Preset, RewritePolicy, Scope, deviations, unspecified
 from .coverage import COVERAGE_NS, QuestionCoverage, question_coverage
 from .export import ExportReport, export_instruction_data
-from .method import RetrievalStages, TimeR4, TimeR4Config
+from .method import RetrievalStages, TimeR4Config, TimeR4Method
 from .rewrite import (
     KGRewrite,
     RewriteAnchor,
@@ -39,8 +39,8 @@ __all__ = [
     "RewritePolicy",
     "RewriteVerdict",
     "Scope",
-    "TimeR4",
     "TimeR4Config",
+    "TimeR4Method",
     "accept_rewrite",
     "check_rewrite",
     "deviations",

@@ -5,8 +5,8 @@ the paper gives one; ``preset=ours`` switches on the project's variants. A prese
 unset (``None``) takes its preset's value (:data:`PRESETS`); one given explicitly wins.
 :meth:`TimeR4Config.effective` resolves them, :func:`deviations` lists what differs from the paper and
 :func:`unspecified` what the paper leaves open (our choices in both presets). Both go into ``report.json``
-through :meth:`TimeR4.describe` — the same mechanism as ARI and CIK-LLM. ``docs/timer4_paper_vs_ours.md``
-has the table with the measured effect of each variant.
+through :meth:`TimeR4Method.describe` — the same mechanism as every method with a paper.
+``docs/timer4_paper_vs_ours.md`` has the table with the measured effect of each variant.
 """
 
 from __future__ import annotations
@@ -123,6 +123,9 @@ class TimeR4Config(PresetConfig):
     ours_side: ClassVar[Mapping[str, str]] = _OURS_SIDE
 
     preset: Preset = Preset.PAPER
+    llm: str | None = Field(
+        default=None, description="LLM spec (rewrite and answer), e.g. 'llamacpp:smollm2'"
+    )
     embedder: str = "minilm"
     tks_embedder: str | None = "auto"
     scope: Scope | None = None
@@ -151,6 +154,12 @@ class TimeR4Config(PresetConfig):
     @classmethod
     def _rewrite_mode(cls, value: object) -> RewriteMode:
         return RewriteMode.parse(value)  # True/False (the former boolean setting) read as auto/off
+
+    def deviations(self) -> list[str]:
+        return deviations(self)
+
+    def unspecified(self) -> list[str]:
+        return unspecified(self)
 
 
 TKS_UNTRAINED = (
@@ -212,3 +221,22 @@ def unspecified(effective: TimeR4Config) -> list[str]:
         "the trained retriever's pairs: gold facts mined from train/dev questions (TimeQuestions dev) or "
         "KG-generated questions (MultiTQ: the shared copy has no train split with answers)",
     ]
+
+
+#: Bare words of ``"timer4:…"`` (``"timer4:no_rewrite,no_rerank"``): the presets and the ablations.
+SPEC_FLAGS: dict[str, tuple[str, Any]] = {
+    "no_fact_retrieval": ("fact_retrieval", False),
+    "wo_fact_retrieval": ("fact_retrieval", False),
+    "no_rewrite": ("rewrite", RewriteMode.OFF),
+    "wo_rewrite": ("rewrite", RewriteMode.OFF),
+    "kg_rewrite": ("rewrite", RewriteMode.KG),
+    "llm_rewrite": ("rewrite", RewriteMode.LLM),
+    "no_temporal_retrieval": ("temporal_retrieval", False),
+    "wo_temporal_retrieval": ("temporal_retrieval", False),
+    "no_rerank": ("rerank", False),
+    "wo_rerank": ("rerank", False),
+    "always_rewrite": ("rewrite_policy", RewritePolicy.ALWAYS),
+    "detect_rewrite": ("rewrite_policy", RewritePolicy.DETECT),
+    "hybrid": ("hybrid", True),
+    "rerank_extremes": ("rerank_extremes", True),
+}

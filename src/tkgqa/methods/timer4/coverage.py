@@ -1,7 +1,7 @@
 """TimeR4 Figure 3 offline: answer coverage@n of each retrieval stage.
 
 For each question, whether a gold answer (label-normalised entity, or time at its own granularity; see
-:func:`tkgqa.query.grounding.answer_covered`) appears among the first ``n`` facts retrieved by FKS,
+:func:`tkgqa.query.coverage.answer_covered`) appears among the first ``n`` facts retrieved by FKS,
 TKS and TKS + φ_t rerank, for n ∈ {5, 10, 15, 20}. The rewrite stage runs as the method is configured
 (:class:`~tkgqa.methods.timer4.rewrite.RewriteMode`; by default the LLM rewrite with an LLM, the offline KG
 rewrite without): TKS retrieves with the rewritten question, the rerank uses the constraint the KG rewrite
@@ -20,8 +20,8 @@ from typing import Any
 
 from ...datasets.base import Question
 from ...kg import KGStore
-from ...query.grounding import coverage_at
-from .method import TimeR4
+from ...query.coverage import coverage_at
+from .method import TimeR4Method
 
 COVERAGE_NS = (5, 10, 15, 20)
 STAGES = ("fks", "tks", "tks_rerank")
@@ -41,7 +41,7 @@ class QuestionCoverage:
 
 
 def question_coverage(
-    method: TimeR4, question: Question, kg: KGStore, ns: Sequence[int] = COVERAGE_NS
+    method: TimeR4Method, question: Question, kg: KGStore, ns: Sequence[int] = COVERAGE_NS
 ) -> QuestionCoverage:
     k = max(ns)
     ids = method.scope(question, kg)[0]
@@ -72,7 +72,7 @@ def question_coverage(
 
 
 def summarize(
-    rows: Sequence[QuestionCoverage], ns: Sequence[int] = COVERAGE_NS, *, method: TimeR4 | None = None
+    rows: Sequence[QuestionCoverage], ns: Sequence[int] = COVERAGE_NS, *, method: TimeR4Method | None = None
 ) -> dict[str, Any]:
     """The ``coverage.json`` body for TimeR4: ``{stage: {"5": frac, …}}`` plus run details."""
     out: dict[str, Any] = {

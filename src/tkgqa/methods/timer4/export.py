@@ -20,7 +20,7 @@ from ...errors import ConfigError
 from ...kg import KGStore
 from ...prompts.timer4 import reason_text
 from ...retrieval.training import TRAIN_SPLITS
-from .method import TimeR4
+from .method import TimeR4Method
 
 
 @dataclass(frozen=True)
@@ -37,17 +37,17 @@ def export_instruction_data(
     path: str | Path,
     *,
     split: str,
-    method: TimeR4 | None = None,
+    method: TimeR4Method | None = None,
     allow_test: bool = False,
 ) -> ExportReport:
     """Write the JSONL; ``kg`` is one store or ``question → store`` (per-question contexts). ``method``
     decides retrieval and rewriting (the LLM's with an LLM, else the offline KG rewrite); default:
-    ``TimeR4()`` without an LLM."""
+    ``TimeR4Method()`` without an LLM."""
     if split.strip().lower() not in TRAIN_SPLITS and not allow_test:
         raise ConfigError(
             f"instruction data must come from a train/dev split, got split={split!r}; never fine-tune on test"
         )
-    method = method or TimeR4()
+    method = method or TimeR4Method()
     cfg = method.config
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -45,14 +45,15 @@ from typing import Any
 import numpy as np
 
 from ...datasets.base import Question
-from ...errors import ConfigError, ContextWindowError, LLMError, ParseError
+from ...errors import ConfigError
 from ...kg import KGStore
 from ...kg.fact import Fact
 from ...kg.neighborhood import neighbors
-from ...llm import LLMBackend, Usage, charge, error_usage, llm_context, resolve_llm_arg, usage_dict
-from ...prompts.base import Prompt, run_prompt
+from ...llm import LLMBackend, Usage, llm_context, usage_dict
+from ...prompts.ask import Refused, ask
+from ...prompts.base import Prompt
 from ...prompts.timer4 import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
-from ...query import ParserOptions, QuestionEntities, Reasoner
+from ...query import ParserOptions, QuestionLinker, Reasoner
 from ...retrieval import BM25Retriever, Retriever, ScoredFact, TimeConstraint
 from ...retrieval.temporal import fuse, time_scores
 from ...retrieval.training import find_trained_retriever, trained_retriever_dir, trained_retrievers
@@ -63,20 +64,19 @@ from ..base import (
     Method,
     StepEvent,
     StepKind,
+    abstain_refused,
+    listed_answer,
     llm_required,
-    merge_config,
-    parse_options,
     report_step,
 )
 from .config import (
+    SPEC_FLAGS,
     FactSource,
     PhiNorm,
-    Preset,
     RewritePolicy,
     Scope,
     TimeR4Config,
     deviations,
-    unspecified,
 )
 from .given_facts import AUTHORS_REASON_PROMPT, dataset_facts
 from .rewrite import RewriteAnchor, RewriteMode, RewriteOutcome, check_rewrite, kg_rewrite, needs_rewrite
@@ -100,52 +100,40 @@ class RetrievalStages:
 
 
 @METHODS.register("timer4")
-class TimeR4(Method):
+class TimeR4Method(Method):
     """TimeR4. ``llm``: spec or backend (needed by :meth:`answer`, not by :meth:`retrieve`). ``requested``
     is the configuration as given, ``config`` the effective one (the preset's values filled in)."""
 
     name = "timer4"
+    config_class = TimeR4Config
+    spec_flags = SPEC_FLAGS
+    config: TimeR4Config
 
-    def __init__(
-        self,
-        llm: str | LLMBackend | None = None,
-        config: TimeR4Config | None = None,
-        spec: str | None = None,
-        **overrides: Any,
-    ) -> None:
-        updates = {**parse_options(spec, method="timer4", flags=_SPEC_FLAGS), **overrides}
-        self.requested: TimeR4Config = merge_config(TimeR4Config, config, updates)
-        self.config: TimeR4Config = self.requested.effective()
-        self.llm = resolve_llm_arg(llm)
-        self.linker = QuestionEntities()
+    def setup(self) -> None:
+        self.linker = QuestionLinker()
         self._fks: Retriever | None = None
         self._tks: dict[str, Retriever] = {}
         self._reasoner: Reasoner | None = None
         self._bm25: weakref.WeakKeyDictionary[Any, tuple[int, BM25Retriever]] = weakref.WeakKeyDictionary()
         self._spans: weakref.WeakKeyDictionary[Any, tuple[int, int] | None] = weakref.WeakKeyDictionary()
 
+    def deviations(self) -> list[str]:
+        """The config's deviations with whether a trained time-aware retriever was found under
+        ``TKGQA_HOME``, and the offline rewrite ``rewrite=auto`` falls back to without an LLM."""
+        out = deviations(self.config, tks_trained=bool(trained_retrievers()))
+        if (
+            self.config.rewrite is RewriteMode.AUTO
+            and self.rewrite_mode() is RewriteMode.KG
+            and self.config.facts is FactSource.RETRIEVE
+        ):
+            out.append("rewrite=auto without an LLM: the offline KG rewrite (ours; paper: the LLM, Fig. 5)")
+        return out
+
     def describe(self) -> dict[str, Any]:
-        """The method, its effective settings, the preset, the deviations from the paper in force, the
-        settings the paper leaves open, and the trained time-aware retrievers found under ``TKGQA_HOME``
+        """:meth:`Method.describe` and the trained time-aware retrievers found under ``TKGQA_HOME``
         (``tks_trained``: dataset → path; which one each question used is in its trace and in
         ``method_metrics``)."""
-        llm = None if self.llm is None else getattr(self.llm, "cache_namespace", lambda: None)()
-        found = trained_retrievers()
-        return {
-            **super().describe(),
-            "llm": llm,
-            "preset": Preset(self.config.preset).value,
-            "deviations": deviations(self.config, tks_trained=bool(found))
-            + (
-                ["rewrite=auto without an LLM: the offline KG rewrite (ours; paper: the LLM, Fig. 5)"]
-                if self.config.rewrite is RewriteMode.AUTO
-                and self.rewrite_mode() is RewriteMode.KG
-                and self.config.facts is FactSource.RETRIEVE
-                else []
-            ),
-            "unspecified_by_paper": unspecified(self.config),
-            "tks_trained": {k: str(v) for k, v in found.items()},
-        }
+        return {**super().describe(), "tks_trained": {k: str(v) for k, v in trained_retrievers().items()}}
 
     def report_metrics(self, rows: Any) -> dict[str, Any]:
         """Counts over an evaluation's rows for ``report.json``: rewritten questions, reranked ones, and the
@@ -409,13 +397,11 @@ class TimeR4(Method):
             )
             for f in facts[: cfg.rewrite_facts]
         ]
-        try:
-            with llm_context(stage=STAGE_REWRITE):
-                parsed = run_prompt(
-                    self.llm, REWRITE_PROMPT, {"question": text, "facts": shown}, max_tokens=96
-                )
-        except (ParseError, ContextWindowError) as exc:  # keep the question; other LLM errors propagate
-            return RewriteOutcome(text, None, None, {**step, "error": str(exc)[:300]}, error_usage(exc))
+        with llm_context(stage=STAGE_REWRITE):
+            context = {"question": text, "facts": shown}
+            parsed = ask(self.llm, REWRITE_PROMPT, context, window=True, max_tokens=96)
+        if isinstance(parsed, Refused):  # keep the question; other LLM errors propagate
+            return RewriteOutcome(text, None, None, {**step, "error": parsed.message}, parsed.usage)
         check = check_rewrite(text, parsed.value)
         accepted = check.accepted
         out = parsed.value if accepted else text
@@ -453,33 +439,16 @@ class TimeR4(Method):
         usage: Usage,
     ) -> Answer:
         """The answer step (§4.6): ``prompt`` over ``context``; ``usage``: what earlier steps spent."""
-        try:
-            with llm_context(stage=STAGE_ANSWER):
-                parsed = run_prompt(llm, prompt, context, max_tokens=self.config.max_tokens)
-        except LLMError as exc:  # the backend failed: an error, carrying the earlier steps' usage
-            charge(exc, usage)
-            raise
-        except ParseError as exc:
-            usage = usage + error_usage(exc)
-            trace.append({"step": "reason", "error": str(exc)[:300]})
-            return Answer.abstain(
-                "could not parse the answer list",
-                trace,
-                usage=usage_dict(usage, llm),
-                raw_output=exc.raw,
-                evidence=evidence,
-            )
+        with llm_context(stage=STAGE_ANSWER):
+            reason = "could not parse the answer list"
+            tokens = self.config.max_tokens
+            parsed = ask(llm, prompt, context, reason=reason, spent=usage, max_tokens=tokens)
         usage = usage + parsed.usage
+        if isinstance(parsed, Refused):
+            return abstain_refused(parsed, trace, usage, llm, entry={"step": "reason"}, evidence=evidence)
         trace.append({"step": "reason", "answers": parsed.value})
-        if not parsed.value:
-            return Answer.abstain(
-                "the model listed no answer",
-                trace,
-                usage=usage_dict(usage, llm),
-                raw_output=parsed.text,
-                evidence=evidence,
-            )
-        return Answer(parsed.value, evidence, trace, usage_dict(usage, llm), raw_output=parsed.text)
+        empty = "the model listed no answer"
+        return listed_answer(parsed.value, parsed.text, trace, usage, llm, empty=empty, evidence=evidence)
 
     def _answer(self, question: Question, kg: KGStore, llm: LLMBackend) -> Answer:
         cfg = self.config
@@ -528,23 +497,3 @@ STAGE_ANSWER = "answer"
 
 def _stage(index: int, label: str, count: int | None) -> None:
     report_step(StepEvent("timer4", StepKind.STAGE, index, label[:200], count=count))
-
-
-_SPEC_FLAGS: dict[str, tuple[str, Any]] = {
-    "paper": ("preset", Preset.PAPER),
-    "ours": ("preset", Preset.OURS),
-    "no_fact_retrieval": ("fact_retrieval", False),
-    "wo_fact_retrieval": ("fact_retrieval", False),
-    "no_rewrite": ("rewrite", RewriteMode.OFF),
-    "wo_rewrite": ("rewrite", RewriteMode.OFF),
-    "kg_rewrite": ("rewrite", RewriteMode.KG),
-    "llm_rewrite": ("rewrite", RewriteMode.LLM),
-    "no_temporal_retrieval": ("temporal_retrieval", False),
-    "wo_temporal_retrieval": ("temporal_retrieval", False),
-    "no_rerank": ("rerank", False),
-    "wo_rerank": ("rerank", False),
-    "always_rewrite": ("rewrite_policy", RewritePolicy.ALWAYS),
-    "detect_rewrite": ("rewrite_policy", RewritePolicy.DETECT),
-    "hybrid": ("hybrid", True),
-    "rerank_extremes": ("rerank_extremes", True),
-}

@@ -35,6 +35,7 @@ from ...kg import Fact, KGStore
 from ...llm import Usage
 from ...query import Executor, Filter, Program, Reasoner, Rows, TimeOf, find_times, pretty
 from ...query.program.nodes import Entities, Exclude, Fallback, Match, Select, Times
+from ...query.text.frame import interrogative_when
 from ...query.text.words import tokenize
 from ...retrieval.temporal import TimeConstraint
 from ...time import Granularity, Interval, TemporalRelation, TimePoint
@@ -44,7 +45,6 @@ _SIGNAL = re.compile(
     r"(?:on|in|at) the same (?:day|month|year|time)(?: as| of)?|same (?:day|month|year|time) as)\b",
     re.IGNORECASE,
 )
-_INTERROGATIVE_WHEN = re.compile(r"^\s*when\b|\b(?:month|year|day|date|time)\s+when\b", re.IGNORECASE)
 _ARGUMENT_END = re.compile(r"[,?;!]|\.\s*$|\.\s+(?=[A-Z])")  # "William J. Fallon" keeps its inner period
 
 
@@ -112,7 +112,7 @@ def _implicit_signals(question: str) -> list[re.Match[str]]:
     out = []
     for m in _SIGNAL.finditer(question):
         word = m.group(1).lower()
-        if word == "when" and _INTERROGATIVE_WHEN.search(question[: m.end()]):
+        if word == "when" and interrogative_when(question[: m.end()]):
             continue
         if word.startswith(("on the same", "in the same", "at the same", "same")) and _times_in(question):
             continue  # "in the same month as … in 2012": the time is given
@@ -293,13 +293,7 @@ class KGRewrite:
     @property
     def constraint(self) -> TimeConstraint:
         """φ_t's constraint: before/after the anchor's time, else *equal* (in) it."""
-        match self.relation:
-            case TemporalRelation.BEFORE:
-                return TimeConstraint("before", self.time)
-            case TemporalRelation.AFTER:
-                return TimeConstraint("after", self.time)
-            case _:
-                return TimeConstraint("equal", self.time)
+        return TimeConstraint.relative_to(self.relation, self.time)
 
     def trace(self) -> dict[str, Any]:
         return {

@@ -5,7 +5,7 @@ Two sources:
 
 * :func:`mine_dataset_pairs` — questions with gold answers (e.g. TimeQuestions dev): the facts around the
   question's entities (given, else linked in the text) that hold a gold answer (an entity by label, a time
-  at its own granularity: :func:`tkgqa.query.grounding.answer_covered`); those also meeting the time the
+  at its own granularity: :func:`tkgqa.query.coverage.answer_covered`); those also meeting the time the
   question states (before/after/in, :func:`tkgqa.retrieval.temporal.parse_time_constraint`) first, then
   those joining the most question entities, then the most words shared with the question. At most
   ``per_question`` facts per question.
@@ -23,8 +23,8 @@ from collections.abc import Iterable, Sequence
 
 from ...datasets.base import Question
 from ...kg import Fact, KGStore
+from ...query import QuestionLinker, answer_covered
 from ...query.generate.questions import GeneratedQuestion, Pattern, generate_questions
-from ...query.grounding import QuestionEntities, answer_covered
 from ...query.program.executor import Executor
 from ...query.text.words import tokenize
 from ...retrieval.temporal import parse_time_constraint, time_scores
@@ -45,7 +45,7 @@ def mine_dataset_pairs(
     questions: Iterable[Question], kg: KGStore, *, per_question: int = 1, max_entities: int = 3
 ) -> list[Pair]:
     """``(question text, gold fact)`` pairs from questions with gold answers (see the module docstring)."""
-    linker = QuestionEntities(max_entities)
+    linker = QuestionLinker(max_entities)
     out: list[Pair] = []
     for q in questions:
         if not q.answers:

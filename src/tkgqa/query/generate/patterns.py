@@ -18,7 +18,6 @@ nodes (:data:`Node`: :class:`Projection`, :class:`WhenQ`, :class:`SetOp`, :class
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -31,6 +30,7 @@ from ...time import Extreme, Granularity, Interval, TemporalRelation, TimePoint,
 from ..program import answer_sets as ops
 from ..program.answer_sets import AnswerSet, CompareMode, ValueKind
 from ..program.nodes import Const, Entities, Filter, Match, Program, Select, TimeOf, Times
+from ..text.frame import asks_time as asks_time  # the one time-question reader (re-exported)
 
 
 class PatternType(StrEnum):
@@ -364,14 +364,3 @@ SKELETONS: dict[PatternType, tuple[Node, ...]] = {
         WhenQ("a", "r", "o"), _P("o", "r", True), TimeFilter(1, _BEFORE, 0), Pick(2, Extreme.LAST),
     ),
 }  # fmt: skip
-
-
-_TIME_QUESTION = re.compile(
-    r"^\s*(?:when\b|(?:in|on|at|during)?\s*(?:what|which)\s+(?:year|month|day|date|time)\b|how long\b)",
-    re.IGNORECASE,
-)
-
-
-def asks_time(question: str) -> bool:
-    """Whether ``question`` asks for a time ("When …", "In which year …", "On what date …")."""
-    return bool(_TIME_QUESTION.match(question))

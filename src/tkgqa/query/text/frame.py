@@ -2,10 +2,25 @@
 
 These are surface rules over tokens, shared by the parser for large KGs and the one for per-question
 contexts.
+
+Whether a question asks for a time is read here, and only here, in three documented meanings:
+
+* :func:`find_target` — the parser's full reading over tokens: a wh-word anywhere ("Name the country which
+  …"), "the month in which …", templated items ("point in time of …"), the asked granularity;
+* :func:`asks_time` / :func:`asked_granularity` — the question's *opening words* only, for callers that
+  hold a string (LPKG's value kinds, ARI's answer granularity): "When …", "(In/On/At/During) what/which
+  year|month|day|date|time …", "How long …". ``asks_time`` says the answer is a time or a duration (any of
+  those openings); ``asked_granularity`` is the point in time asked for, so "How long" (a duration) and a bare
+  "Which time …" (an occasion: "Which time did X visit Y first?") are not read as one;
+* :func:`interrogative_when` — whether a "when" asks for the time ("When did …", "the month when …") rather
+  than linking a clause ("… after X, when Y …"): TimeR4's rewrite reads the latter as an implicit time.
+
+All three are total over arbitrary text (they never raise).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ...time import Extreme, Granularity, TemporalRelation
@@ -127,6 +142,45 @@ def find_target(tokens: list[Token]) -> Target:
         if texts[k] in GRANULARITY_WORDS and texts[k] not in {"days"}:
             return Target("time", GRANULARITY_WORDS[texts[k]], w, use_end)
     return Target("entity", None, w)
+
+
+# The opening words of a question that asks for a time (see the module docstring).
+_TIME_OPENING = re.compile(
+    r"^\s*(?:(?P<when>when)\b"
+    r"|(?P<prep>in|on|at|during)?(?P<gap>\s*)(?P<wh>what|which)\s+(?P<unit>year|month|day|date|time)\b"
+    r"|(?P<span>how long)\b)",
+    re.IGNORECASE,
+)
+_UNIT_WHEN = re.compile(r"\b(?:month|year|day|date|time)\s+when\b", re.IGNORECASE)
+
+
+def asks_time(question: str) -> bool:
+    """Whether ``question`` opens by asking for a time or a duration ("When …", "In which year …", "On what
+    date …", "How long …")."""
+    return _TIME_OPENING.match(question) is not None
+
+
+def asked_granularity(question: str) -> Granularity | None:
+    """The granularity of the point in time ``question`` opens by asking for ("In which month …" → MONTH,
+    "When …" → DAY), ``None`` when it asks for none (nor for "How long …" or a bare "Which time …")."""
+    m = _TIME_OPENING.match(question)
+    if m is None or m.group("span") or (m.group("prep") and not m.group("gap")):
+        return None
+    if not m.group("prep") and (m.group("wh") or "").lower() == "which" and m.group("unit").lower() == "time":
+        return None  # a bare "Which time …" asks for an occasion
+    low = m.group(0).lower()
+    if "year" in low:
+        return Granularity.YEAR
+    if "month" in low:
+        return Granularity.MONTH
+    return Granularity.DAY
+
+
+def interrogative_when(text: str) -> bool:
+    """Whether ``text`` opens with "when" or holds "<unit> when" ("the month when …"): a "when" that asks
+    for the time (TimeR4's rewrite passes the question up to a "when" it found)."""
+    m = _TIME_OPENING.match(text)
+    return (m is not None and m.group("when") is not None) or _UNIT_WHEN.search(text) is not None
 
 
 def find_ordinal(tokens: list[Token], covered: set[int]) -> Ordinal | None:

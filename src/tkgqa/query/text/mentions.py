@@ -301,19 +301,19 @@ class MentionIndex:
             cands: set[str] = set()
             for t in tokens[i:j]:
                 cands.update(self.token_index.get(t.text, ())[:200])
-            best: tuple[float, str] | None = None
-            for name in cands:
+            # ties on score break by degree, then by the label's words found elsewhere in the question (the
+            # "2014" of "2014 FIFA World Cup" was read as a time), then by name — never by hash order
+            question_words = {t.text for t in tokens}
+            best: tuple[float, int, int, str] | None = None
+            for name in sorted(cands):
                 label = mention_key(self.kg.label(name))
                 score = max(fuzz.ratio(span, label), fuzz.token_set_ratio(span, label) - 5)
-                if (
-                    best is None
-                    or score > best[0]
-                    or (score == best[0] and self.degree(name) > self.degree(best[1]))
-                ):
-                    best = (score, name)
+                key = (score, self.degree(name), len(question_words.intersection(label.split())), name)
+                if best is None or key[:3] > best[:3]:
+                    best = key
             taken = {m.entity for m in chosen} | {m.entity for m in out}
-            if best is not None and best[0] >= (85 if j - i > 1 else 92) and best[1] not in taken:
-                out.append(EntityMention(i, j, best[1], (j - i) * best[0] / 100, "fuzzy"))
+            if best is not None and best[0] >= (85 if j - i > 1 else 92) and best[3] not in taken:
+                out.append(EntityMention(i, j, best[3], (j - i) * best[0] / 100, "fuzzy"))
             i = j
         return out
 

@@ -15,13 +15,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ...time import Granularity, TemporalRelation, TimePoint, try_parse_time
+from ...time import MONTH_PATTERN, Granularity, TemporalRelation, TimePoint, try_parse_time
 from .words import Token
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
-)
+_MONTH = MONTH_PATTERN + r"\.?"
 _DAY = r"(?:[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?:1\d{3}|20\d{2})"
 _TIME = re.compile(
