@@ -1,4 +1,16 @@
-"""tkgqa: question answering over temporal knowledge graphs."""
+"""tkgqa: question answering over temporal knowledge graphs.
+
+The entry points, imported on first use (``import tkgqa`` stays light: no pandas, torch, DuckDB or FastAPI):
+
+    tkgqa.ask("Who visited China in November 2014?")               # an Answer, over the bundled demo KG
+    kg = tkgqa.load_kg("path/to/kg.txt")                             # a KG file, or "demo"
+    tkgqa.evaluate("symbolic", tkgqa.load_dataset("multitq", ...), None, "runs/symbolic")
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .errors import (
     ConfigError,
@@ -12,7 +24,35 @@ from .errors import (
     TKGQAError,
 )
 
+if TYPE_CHECKING:
+    from .datasets import load_dataset
+    from .eval.ask import ask
+    from .eval.runner import evaluate
+    from .kg.loaders import load_kg
+
 __version__ = "0.1.0"
+
+#: The entry points and the module each comes from, imported on first access.
+_LAZY = {
+    "ask": "tkgqa.eval.ask",
+    "evaluate": "tkgqa.eval.runner",
+    "load_kg": "tkgqa.kg.loaders",
+    "load_dataset": "tkgqa.datasets",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # imported once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
 
 __all__ = [
     "ConfigError",
@@ -25,4 +65,8 @@ __all__ = [
     "ReplayMiss",
     "TKGQAError",
     "__version__",
+    "ask",
+    "evaluate",
+    "load_dataset",
+    "load_kg",
 ]

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # the LLM layer imports this module: no runtime import back
-    from .llm.base import Usage
+if TYPE_CHECKING:  # a leaf module; imported for the annotations only, so `import tkgqa` stays light
+    from .usage import Usage
 
 
 class TKGQAError(Exception):

@@ -8,8 +8,9 @@ from collections.abc import Callable, Sequence
 
 from .errors import LLMError
 from .kg.reference import ListStore as ListStore
-from .llm.base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, Usage
+from .llm.base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse
 from .llm.tokens import count_message_tokens, count_tokens
+from .usage import Usage
 
 Responder = Callable[[LLMRequest], str]
 

@@ -72,3 +72,23 @@ def test_no_import_cycles() -> None:
     from import_cycles import find_cycles
 
     assert find_cycles() == []
+
+
+def test_only_tkgqa_serve_imports_the_service(graph: object) -> None:
+    """The CLI shares what it needs with the service through the layers below (``tkgqa.eval.resolve``);
+    only ``tkgqa serve`` builds the app."""
+    cli = graph.find_children("tkgqa.cli")  # type: ignore[attr-defined]
+    importers = {
+        module
+        for module in cli
+        if graph.direct_import_exists(importer=module, imported="tkgqa.service", as_packages=True)  # type: ignore[attr-defined]
+    }
+    assert importers <= {"tkgqa.cli.serve_cmd"}
+
+
+@pytest.mark.parametrize("module", ["tkgqa.usage", "tkgqa.errors", "tkgqa.sanitize"])
+def test_root_modules_are_leaves(graph: object, module: str) -> None:
+    """The root error types and :class:`~tkgqa.usage.Usage` import nothing from tkgqa at run time (the LLM
+    layer and everything else depend on them, never the other way round)."""
+    imported = graph.find_modules_directly_imported_by(module)  # type: ignore[attr-defined]
+    assert {m for m in imported if m.startswith("tkgqa")} == set()

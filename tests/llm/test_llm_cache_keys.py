@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from llm_http_fake import FakeServer, Reply, completion
 
+from tkgqa.credentials import is_secret_field, without_secrets
 from tkgqa.llm import SECRET_FIELDS, LLMRequest, Message, make_request, resolve_llm
-from tkgqa.llm.base import is_secret_field, without_secrets
 from tkgqa.llm.llamacpp_backend import LlamaCppBackend
 from tkgqa.llm.openai_backend import OpenAIBackend
 

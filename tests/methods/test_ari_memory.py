@@ -216,6 +216,19 @@ def test_build_memory_needs_gold(demo_kg: TemporalKG) -> None:
         build_memory([Question(qid="x", text="Who visited China?")], demo_kg, ARIMethod(policy="symbolic"))
 
 
+def test_build_memory_refuses_the_test_split(demo_kg: TemporalKG) -> None:
+    from tkgqa.datasets.demo import load_demo_questions
+    from tkgqa.errors import ConfigError
+
+    questions = load_demo_questions()[:4]
+    with pytest.raises(ConfigError, match="test split"):
+        build_memory(questions, demo_kg, ARIMethod(policy="symbolic", no_guidance=True), split="test")
+    memory, _ = build_memory(
+        questions, demo_kg, ARIMethod(policy="symbolic", no_guidance=True), n_clusters=2, split="dev"
+    )
+    assert memory.meta["split"] == "dev"
+
+
 def test_cli_build_and_show_memory(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
@@ -245,8 +258,10 @@ def test_cli_build_and_show_memory(tmp_path: Path) -> None:
     assert ARIMemory.load(out).methodologies == {}  # no --llm: clustered only
     shown = runner.invoke(app, ["ari", "show-memory", str(out)])
     assert shown.exit_code == 0 and "records" in shown.output
-    bad = runner.invoke(app, ["ari", "build-memory", "--split", "test", "--output", str(out)])
-    assert bad.exit_code != 0
+    bad = runner.invoke(
+        app, ["ari", "build-memory", "--policy", "symbolic", "--split", "test", "--output", str(out)]
+    )
+    assert bad.exit_code != 0 and "test split" in f"{bad.exception} {bad.output}"
 
 
 def test_cli_build_memory_from_generated_questions(tmp_path: Path) -> None:

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from tkgqa.errors import ConfigError
+from tkgqa.eval.resolve import build_method, uses_llm
 from tkgqa.methods._builtin import BUILTIN_METHODS
 from tkgqa.methods.base import METHODS, Method, MethodConfig, PresetConfig, resolve_method
-from tkgqa.service.resolve import build_method, uses_llm
 from tkgqa.testing import FakeLLM
 
 #: options that make each method buildable offline (an LLM-free preset where one exists)

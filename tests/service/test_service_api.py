@@ -21,9 +21,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from stubs import llm_stub, make_run
 
+from tkgqa.eval.views import parse_program
 from tkgqa.service import create_app
 from tkgqa.service.policy import ServiceSettings
-from tkgqa.service.views import parse_program
 
 QUESTION = "Who visited China in November 2014?"
 ERROR_KEYS = {"error", "type"}

@@ -57,11 +57,11 @@ def screenshot_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def cheap_presets() -> Iterator[None]:
     """The servers offer :data:`ui_shots.PRESET` (hashing embedder) instead of the MiniLM preset; patched per
     module of this folder only (never leaking into other tests of the session)."""
-    import tkgqa.service.app
+    import tkgqa.service.info_routes
     import tkgqa.service.policy
 
     with pytest.MonkeyPatch.context() as mp:
-        for module in (tkgqa.service.app, tkgqa.service.policy):
+        for module in (tkgqa.service.info_routes, tkgqa.service.policy):
             mp.setattr(module, "METHOD_PRESETS", (PRESET,))
         yield
 

@@ -117,7 +117,7 @@ def build_memory_cmd(
     """Answer history questions with ARI (no guidance), cluster them and induce methodologies."""
     from ..datasets.sampling import sample_questions
     from ..llm import resolve_llm_arg
-    from ..methods.ari import ARIMethod, build_memory
+    from ..methods.ari import ARIMethod, build_memory, check_history_split
 
     bad = [v for v in variant if v not in VARIANTS]
     if bad:
@@ -151,10 +151,7 @@ def build_memory_cmd(
         if not history:
             raise ConfigError("the generator found no question with a small non-empty answer set in this KG")
     else:
-        if split == "test":
-            raise ConfigError(
-                "refusing to build a memory from the test split: it would leak into the evaluation"
-            )
+        check_history_split(split)
         qs, store = _load(dataset, data_dir, questions, kg, split)
         history = sample_questions([q for q in qs if q.answers], n, seed=seed)
         meta.update(split=split, questions=str(questions or data_dir or "demo"))
@@ -187,6 +184,7 @@ def build_memory_cmd(
         variants=pairs,
         meta=meta,
         progress=progress,
+        split=split if chosen is HistorySource.DATASET else None,
     )
     path = memory.save(output)
     correct = sum(1 for r in memory.records if r.correct)

@@ -10,12 +10,12 @@ from rich.text import Text
 
 from ..datasets.base import Question
 from ..errors import ConfigError
+from ..eval.resolve import answer_payload, build_method, open_kg
+from ..eval.views import program_tree
 from ..kg.base import KGStore
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from ..methods.base import Answer, resolve_method
 from ..sanitize import clean_text, terminal_text
-from ..service.resolve import answer_payload, build_method, open_kg
-from ..service.views import program_tree
 from . import app
 from .run_config import METHOD_OPTION_HELP, cli_method_options
 from .terminal import TerminalConsole, echo_json, plain

@@ -78,8 +78,8 @@ def ground_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
 ) -> None:
     """Ground the patterns in a KG and report how many instances each yields."""
+    from ..eval.resolve import open_kg
     from ..query.generate.grounding import ground
-    from ..service.resolve import open_kg
 
     result = ground(open_kg(kg), _grounding(per_pattern, max_answers, seed, pattern))
     if as_json:
@@ -274,12 +274,12 @@ def plan_cmd(
 ) -> None:
     """Plan one question (and run the plan with --kg). The paper preset's demonstrations are derived from
     --kg (the bundled demo KG without it) unless --demos names a file."""
+    from ..eval.resolve import open_kg
     from ..llm import resolve_llm_arg
     from ..methods.base import merge_config
     from ..methods.lpkg.config import DemoSource, LPKGConfig, PlanFormat
     from ..methods.lpkg.data import kg_demos
     from ..methods.lpkg.planner import ICLPlanner, resolve_planner
-    from ..service.resolve import open_kg
 
     given = {"preset": preset, "planner": planner, "demos": demos, **({"k": k} if k is not None else {})}
     cfg = merge_config(LPKGConfig, None, given).effective()
@@ -299,8 +299,8 @@ def plan_cmd(
     }  # fmt: skip
     if kg is not None:
         from ..datasets.base import Question
+        from ..eval.resolve import answer_payload
         from ..methods import resolve_method
-        from ..service.resolve import answer_payload
 
         method = resolve_method("lpkg", **given, llm=llm)
         data["answer"] = answer_payload(method.answer(Question(qid="adhoc", text=question), open_kg(kg)))

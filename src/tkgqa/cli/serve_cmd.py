@@ -135,9 +135,9 @@ def serve(
 
     --llm is the default LLM of the methods that use one; methods without an LLM (symbolic) ignore it.
     With --dataset (and --data-dir), the example questions come from that benchmark's question set."""
+    from ..credentials import redact
     from ..service import require_service
     from ..service.policy import ServiceSettings, parse_list
-    from ..service.resolve import redact
 
     require_service(server=True)
     from ..service.app import create_app

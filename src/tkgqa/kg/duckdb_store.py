@@ -10,11 +10,11 @@ lookups and (one lookup each) incident facts; writes go to both copies in one tr
 vocabulary (names ↔ ids) and labels are held in Python memory; facts stay on disk and are read per query,
 so a 20M-fact store answers with a resident set far below its data size (``bench/store_scale.py``).
 
-**One meaning, one place.** SQL only selects candidate rows — the day-window overlap and the ``as_of``
-window of :func:`tkgqa.kg.memory._clipped_window` — and aggregates them; the rules of :mod:`tkgqa.kg.base`
-are then applied by the shared Python code (:func:`~tkgqa.kg.base.clip_at` for snapshots, the same
-ranking and "latest end" rule as the reference store), and the ARI operators of :mod:`tkgqa.kg.operators`
-run unchanged on the facts returned.
+**One meaning, one place.** SQL only selects candidate rows — the day-window overlap and the ``as_of`` window
+of :func:`~tkgqa.kg.memory_walks._clipped_window` — and aggregates them; the rules of :mod:`tkgqa.kg.base` are
+then applied by the shared Python code (:func:`~tkgqa.kg.base.clip_at` for snapshots, the same ranking and
+"latest end" rule as the reference store), and the ARI operators of :mod:`tkgqa.kg.operators` run unchanged on
+the facts returned.
 
 **Bi-temporal.** Each row also has a *transaction time*: ``recorded_at`` (when the store learnt it) and
 ``retracted_at`` (when it was withdrawn, or NULL), in microseconds since the Unix epoch (UTC), strictly
@@ -47,7 +47,7 @@ from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_fro
 from .base import Hop, TimeArg, TimeQuery, clip_at, entity_names
 from .duckdb_schema import TxTime, connect, load_state, tx_datetime, tx_micros
 from .duckdb_write import append_facts, next_tx, retract_keys
-from .fact import Fact, display_name
+from .fact import Fact, label_of
 
 if TYPE_CHECKING:
     import duckdb
@@ -235,10 +235,7 @@ class DuckDBStore:
         return name in self._sh.rel_id
 
     def label(self, name: str) -> str:
-        found = self._sh.labels.get(name)
-        if found is not None:
-            return found
-        return display_name(name) if self.display_underscores else name
+        return label_of(name, self._sh.labels, self.display_underscores)
 
     def set_labels(self, labels: Mapping[str, str]) -> None:
         self._sh.labels.update(labels)
@@ -263,7 +260,7 @@ class DuckDBStore:
             conds.append("recorded_at <= ? AND (retracted_at IS NULL OR retracted_at > ?)")
             params += [self._tx, self._tx]
         lo, hi = _window(time)
-        if self._cutoff is not None:  # the same window as the in-memory store's (memory._clipped_window)
+        if self._cutoff is not None:  # memory_walks._clipped_window, the same window
             cut = self._cutoff.first_day
             lo, hi = min(lo, cut), min(hi, cut - 1)
         if hi < POS_INF:

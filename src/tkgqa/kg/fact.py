@@ -6,6 +6,7 @@ Names are spelled as in the source file (``Barack_Obama``, ``Q76``); display lab
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,3 +62,12 @@ class Fact:
 def display_name(name: str) -> str:
     """ICEWS/MultiTQ spelling → words: ``Barack_Obama`` → ``Barack Obama``."""
     return name.replace("_", " ").strip()
+
+
+def label_of(name: str, labels: Mapping[str, str], display_underscores: bool = True) -> str:
+    """The label a store shows for ``name``: its entry in ``labels``, else the name (in words when
+    ``display_underscores``: :func:`display_name`)."""
+    found = labels.get(name)
+    if found is not None:
+        return found
+    return display_name(name) if display_underscores else name

@@ -64,34 +64,36 @@ _INT = re.compile(r"^-?\d+$")
 
 
 # --- the formats ----------------------------------------------------------------------------------
+def _load_delimited(
+    path: PathLike, fmt: str, widths: tuple[int, ...], strict: bool, name: str | None, labels: LabelsArg
+) -> TemporalKG:
+    """A file of tab-separated rows of ``widths`` fields (:func:`~tkgqa.kg.builder.parse_delimited`)."""
+    p = Path(path)
+    b = FactBuilder(str(p), fmt, strict)
+    parse_delimited(b, data_lines(p), widths)
+    return b.build(name or p.stem, read_labels(labels))
+
+
 def load_quadruples(
     path: PathLike, *, strict: bool = False, name: str | None = None, labels: LabelsArg = None
 ) -> TemporalKG:
     """MultiTQ / ICEWS quadruples ``subject\\trelation\\tobject\\tdate``."""
-    p = Path(path)
-    b = FactBuilder(str(p), "quadruples", strict)
-    parse_delimited(b, data_lines(p), (4,))
-    return b.build(name or p.stem, read_labels(labels))
+    return _load_delimited(path, "quadruples", (4,), strict, name, labels)
 
 
 def load_tsv(
     path: PathLike, *, strict: bool = False, name: str | None = None, labels: LabelsArg = None
 ) -> TemporalKG:
     """Our TSV format ``s r o start [end]`` (any ISO granularity, ``#`` comments, empty end = open)."""
-    p = Path(path)
-    b = FactBuilder(str(p), "tsv", strict)
-    parse_delimited(b, data_lines(p), (4, 5))
-    return b.build(name or p.stem, read_labels(labels))
+    return _load_delimited(path, "tsv", (4, 5), strict, name, labels)
 
 
 def load_wikidata(
     path: PathLike, *, strict: bool = False, name: str | None = None, labels: LabelsArg = None
 ) -> TemporalKG:
     """CronQuestions-style quintuples with Wikidata ids; labels from ``labels`` or the label files beside."""
-    p = Path(path)
-    b = FactBuilder(str(p), "wikidata", strict)
-    parse_delimited(b, data_lines(p), (5,))
-    return b.build(name or p.stem, read_labels(labels if labels is not None else wikidata_label_files(p)))
+    files = labels if labels is not None else wikidata_label_files(Path(path))
+    return _load_delimited(path, "wikidata", (5,), strict, name, files)
 
 
 def load_timequestions(

@@ -1,15 +1,15 @@
 """``TemporalKG``: the fast in-memory store.
 
-Layout (:mod:`tkgqa.kg.index`): dictionary-encoded ids in numpy columns (subject, relation, object, first
-day, last day, granularities). Each index (``s``, ``o``, ``r``, ``sr``, ``ro``, ``sro``, ``t``) is a sort of
-the fact ids by (key, first day), so a lookup is two binary searches for the key and two for the time
-window: a few microseconds whatever the KG size. Appended facts go to a small delta (Python dicts) that every
-query also reads; the delta is folded into the columns once it grows past a fraction of the store, so
-appends never rebuild the index per call. ``as_of`` returns a view (:class:`~tkgqa.kg.snapshot.KGSnapshot`)
-with a start-time cutoff applied inside each search and its facts clipped at the cutoff (an end on or after
-the cutoff's first day reads as open; :func:`_clipped_window` turns that into the index search). The
-:class:`~tkgqa.kg.base.KGStore` methods that neighbourhood walks need (``incident``, ``hop``,
-``relation_counts``, ``time_span``) run on these indexes, vectorised.
+Layout (:mod:`tkgqa.kg.index`): dictionary-encoded ids in numpy columns (subject, relation, object, first day,
+last day, granularities). Each index (``s``, ``o``, ``r``, ``sr``, ``ro``, ``sro``, ``t``) is a sort of the
+fact ids by (key, first day), so a lookup is two binary searches for the key and two for the time window: a
+few microseconds whatever the KG size. Appended facts go to a small delta (Python dicts) that every query also
+reads; the delta is folded into the columns once it grows past a fraction of the store, so appends never
+rebuild the index per call. ``as_of`` returns a view (:class:`~tkgqa.kg.snapshot.KGSnapshot`) with a
+start-time cutoff applied inside each search and its facts clipped at the cutoff (an end on or after the
+cutoff's first day reads as open; :func:`~tkgqa.kg.memory_walks._clipped_window` turns that into the index
+search). The :class:`~tkgqa.kg.base.KGStore` methods that neighbourhood walks need (``incident``, ``hop``,
+``relation_counts``, ``time_span``) run on these indexes, vectorised (:mod:`tkgqa.kg.memory_walks`).
 
 **Threads: one writer, many readers.** Appends (and the compaction they trigger) are serialised by a writer
 lock; readers take no lock. Everything a query reads of the columns, indexes and delta is one
@@ -30,8 +30,8 @@ import numpy.typing as npt
 
 from ..errors import ConfigError, NotFoundError
 from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, span_of
-from .base import Hop, TimeArg, TimeQuery, entity_names
-from .fact import Fact, display_name
+from .base import TimeArg, TimeQuery
+from .fact import Fact, label_of
 from .index import (
     COLUMNS,
     INDEX_KINDS,
@@ -45,26 +45,19 @@ from .index import (
     empty_state,
     index_key,
 )
+from .memory_walks import _EMPTY, WalkMixin, _clipped_window
 from .snapshot import KGSnapshot
 from .validate import check_name
 
 if TYPE_CHECKING:
     from .loaders import LoadReport
 
-_EMPTY = np.zeros(0, dtype=np.int64)
 _SPAN_CACHE_MAX = 4096
 _SCALAR_FILL = 8  # batches up to this size read columns element-wise
 _PRIME_MAX = 100_000  # precompute the TimePoints of a store with at most this many (day, granularity) pairs
 
 
-def _clipped_window(lo_t: int, hi_t: int, cutoff: int) -> tuple[int, int]:
-    """The day window ``[lo_t, hi_t]`` as searched in the columns of an ``as_of`` view starting on day
-    ``cutoff``: a fact must start before the cutoff, and one whose stored end reaches the cutoff is open
-    there (clipped), so it meets every window from its start on — ``t1 >= min(lo_t, cutoff)``."""
-    return min(lo_t, cutoff), min(hi_t, cutoff - 1)
-
-
-class TemporalKG:
+class TemporalKG(WalkMixin):
     """In-memory temporal KG implementing :class:`tkgqa.kg.KGStore`."""
 
     def __init__(
@@ -177,10 +170,7 @@ class TemporalKG:
         return self._labels
 
     def label(self, name: str) -> str:
-        found = self._labels.get(name)
-        if found is not None:
-            return found
-        return display_name(name) if self.display_underscores else name
+        return label_of(name, self._labels, self.display_underscores)
 
     def set_labels(self, labels: Mapping[str, str]) -> None:
         self._labels.update(labels)
@@ -486,133 +476,6 @@ class TemporalKG:
     ) -> int:
         return len(self._ids(subject, relation, object, time, cutoff))
 
-    def incident_ids(
-        self, entity_ids: IntArray, *, span: tuple[int, int] | None = None, cutoff: int | None = None
-    ) -> IntArray:
-        """Ids of the facts with subject or object in ``entity_ids`` (sorted, unique), optionally only
-        those meeting the day ``span`` and starting before day ``cutoff``. Vectorised: one call per hop."""
-        ents = np.unique(np.asarray(entity_ids, dtype=np.int64))
-        parts = []
-        st = self._st  # one state for the whole search (see the module docstring)
-        for kind in ("s", "o"):
-            offsets = st.index[kind].offsets_array
-            assert offsets is not None
-            known = ents[ents + 1 < len(offsets)]
-            starts, ends = offsets[known], offsets[known + 1]
-            lengths = ends - starts
-            total = int(lengths.sum())
-            if total:
-                shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-                parts.append(st.index[kind].ids[np.arange(total, dtype=np.int64) + shift])
-        if st.delta:
-            wanted = set(ents.tolist())
-            n = st.n_main
-            parts.append(
-                np.asarray(
-                    [n + j for j, d in enumerate(st.delta) if d[0] in wanted or d[2] in wanted],
-                    dtype=np.int64,
-                )
-            )
-        ids = np.unique(np.concatenate(parts)) if parts else _EMPTY
-        if len(ids) and (span is not None or cutoff is not None):
-            lo_t, hi_t = span if span is not None else (NEG_INF, POS_INF)
-            if cutoff is not None:
-                lo_t, hi_t = _clipped_window(lo_t, hi_t, cutoff)
-            ids = ids[(self.column("t0", ids) <= hi_t) & (self.column("t1", ids) >= lo_t)]
-        return ids
-
-    def _entity_ids(self, names: str | Iterable[str]) -> IntArray:
-        """Ids of the known entities among ``names`` (unknown names are dropped)."""
-        get = self._ent_id.get
-        return np.asarray([i for i in map(get, entity_names(names)) if i is not None], dtype=np.int64)
-
-    def _all_ids(self, cutoff: int | None = None) -> IntArray:
-        """Every fact id (those starting before day ``cutoff`` if given), in insertion order."""
-        if cutoff is None:
-            return np.arange(len(self), dtype=np.int64)
-        return np.sort(self._ids(None, None, None, None, cutoff))
-
-    def _name_rank(self) -> IntArray:
-        """Entity id → its position in name order (built once per vocabulary size)."""
-        rank = self._rank
-        if rank is None or len(rank) != len(self._ent):
-            order = np.asarray(sorted(range(len(self._ent)), key=self._ent.__getitem__), dtype=np.int64)
-            rank = np.empty(len(order), dtype=np.int64)
-            rank[order] = np.arange(len(order), dtype=np.int64)
-            self._rank = rank
-        return rank
-
-    def incident(
-        self,
-        entity: str,
-        *,
-        relation: str | None = None,
-        time: TimeQuery = None,
-        cutoff: int | None = None,
-    ) -> list[Fact]:
-        """Facts with ``entity`` as subject or object (self-loops once), by start time: two index searches."""
-        e = self._ent_id.get(entity)
-        if e is None:
-            return []
-        out = self._ids(entity, relation, None, time, cutoff)
-        inn = self._ids(None, relation, entity, time, cutoff)
-        if len(inn):
-            inn = inn[self.column("s", inn) != e]
-        if len(out) and len(inn):
-            ids = np.concatenate([out, inn])
-            ids = ids[np.lexsort((ids, self.column("t0", ids)))]  # by start, ties by insertion order
-        else:
-            ids = out if len(out) else inn
-        return self._build(ids)
-
-    def hop(
-        self,
-        frontier: str | Iterable[str],
-        *,
-        time: TimeQuery = None,
-        visited: str | Iterable[str] = (),
-        new_facts_only: bool = False,
-        max_neighbors: int | None = None,
-        cutoff: int | None = None,
-    ) -> Hop:
-        """One breadth-first step (see :meth:`tkgqa.kg.KGStore.hop`): a few numpy operations per call."""
-        front = self._entity_ids(frontier)
-        vis = self._entity_ids(visited)
-        span = None if time is None else self._span(time)
-        ids = self.incident_ids(front, span=span, cutoff=cutoff) if len(front) else _EMPTY
-        n_ent = len(self._ent)
-        s = o = _EMPTY
-        if len(ids) and ((new_facts_only and len(vis)) or max_neighbors != 0):
-            s, o = self.column("s", ids), self.column("o", ids)
-        if new_facts_only and len(vis) and len(ids):
-            touched = np.zeros(n_ent, dtype=bool)
-            touched[vis] = True
-            keep = ~(touched[s] | touched[o])
-            ids, s, o = ids[keep], s[keep], o[keep]
-        counts = np.bincount(self.column("r", ids), minlength=len(self._rel))
-        relations = {self._rel[i]: int(counts[i]) for i in np.flatnonzero(counts).tolist()}
-        neighbors: tuple[str, ...] = ()
-        if max_neighbors != 0 and len(ids):
-            seen = np.zeros(n_ent, dtype=bool)
-            seen[front] = True
-            seen[vis] = True
-            ends = np.concatenate([s, o])
-            ends = ends[~seen[ends]]
-            if len(ends):
-                ends_per_entity = np.bincount(ends, minlength=n_ent)
-                cand = np.flatnonzero(ends_per_entity)
-                cand = cand[np.lexsort((self._name_rank()[cand], -ends_per_entity[cand]))]
-                if max_neighbors is not None:
-                    cand = cand[:max_neighbors]
-                neighbors = tuple(self._ent[i] for i in cand.tolist())
-        return Hop(len(ids), relations, neighbors)
-
-    def relation_counts(self, entity: str | None = None, *, cutoff: int | None = None) -> dict[str, int]:
-        if entity is not None:
-            return self.hop(entity, max_neighbors=0, cutoff=cutoff).relations
-        counts = np.bincount(self.column("r", self._all_ids(cutoff)), minlength=len(self._rel))
-        return {self._rel[i]: int(n) for i, n in enumerate(counts.tolist()) if n}
-
     def __iter__(self) -> Iterator[Fact]:
         return self._iter_ids(np.arange(len(self), dtype=np.int64))
 
@@ -623,32 +486,3 @@ class TemporalKG:
     def as_of(self, cutoff: TimeArg) -> KGSnapshot:
         point = TimePoint.of(cutoff)
         return KGSnapshot(self, point)
-
-    def time_span(
-        self, entity: str | None = None, *, cutoff: int | None = None
-    ) -> tuple[TimePoint | None, TimePoint | None]:
-        if entity is None:
-            ids = self._all_ids(cutoff)
-        else:
-            ids = self.incident_ids(self._entity_ids(entity), cutoff=cutoff)
-        if not len(ids):
-            return (None, None)
-        t0, g0 = self.column("t0", ids), self.column("g0", ids)
-        t1, g1 = self.column("t1", ids), self.column("g1", ids)
-        known0, known1 = g0 > 0, g1 > 0
-        if cutoff is not None:
-            known1 &= t1 < cutoff  # clipped at the cutoff: an open end (see ``as_of``)
-        first = None
-        if known0.any():
-            i = int(np.argmin(np.where(known0, t0 * 4 + g0, np.iinfo(np.int64).max)))  # TimePoint order
-            first = self._point(int(t0[i]), int(g0[i]))
-        # The last point: each fact's end, or its start when the end is open (its last day is then within a
-        # year of ``t0``): only the facts that may reach the latest last day are turned into points.
-        has_last = known1 | known0
-        if not has_last.any():
-            return (first, None)
-        lowest = np.where(known1, t1, t0)[has_last].max()
-        near = has_last & (np.where(known1, t1, t0 + 366) >= lowest)
-        keys = np.unique(np.where(known1, t1 * 4 + g1, t0 * 4 + g0)[near]).tolist()
-        points = [cast(TimePoint, self._point(k >> 2, k & 3)) for k in keys]  # granularity > 0 here
-        return (first, max(points, key=lambda p: (p.last_day, p.first_day)))

@@ -7,33 +7,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
+from . import operators as ops
 from .base import KGStore
 from .fact import Fact
 from .linking import EntityLinker, RelationLinker
-from .operators import (
-    get_after,
-    get_before,
-    get_between,
-    get_during,
-    get_first,
-    get_head_entity,
-    get_last,
-    get_tail_entity,
-    get_time,
-)
 
-QUERY_OPS = (
-    "get_tail_entity",
-    "get_head_entity",
-    "get_time",
-    "get_before",
-    "get_after",
-    "get_between",
-    "get_during",
-    "get_first",
-    "get_last",
-)
-FILTER_OPS = {"get_before": get_before, "get_after": get_after, "get_during": get_during}
+QUERY_OPS = tuple(ops.OPERATORS)  # the ARI operators, in their order
+FILTER_OPS = {"get_before": ops.get_before, "get_after": ops.get_after, "get_during": ops.get_during}
 
 
 def check_operator_args(
@@ -103,17 +83,17 @@ def run_operator(
     t = _resolve(kg, linkers.entities, tail)
     r = _resolve(kg, linkers.relations, rel, relation=True)
     if op == "get_tail_entity":
-        return get_tail_entity(kg, h or "", r or "", time)
+        return ops.get_tail_entity(kg, h or "", r or "", time)
     if op == "get_head_entity":
-        return get_head_entity(kg, t or "", r or "", time)
+        return ops.get_head_entity(kg, t or "", r or "", time)
     if op == "get_time":
-        return get_time(kg, h or "", r or "", t or "")
+        return ops.get_time(kg, h or "", r or "", t or "")
     base = kg.facts(subject=h, relation=r, object=t)
     if op in FILTER_OPS:
         return FILTER_OPS[op](base, time or "")
     if op == "get_between":
-        return get_between(base, time or "", time2 or "")
-    return get_first(base) if op == "get_first" else get_last(base)
+        return ops.get_between(base, time or "", time2 or "")
+    return ops.get_first(base) if op == "get_first" else ops.get_last(base)
 
 
 def _resolve(

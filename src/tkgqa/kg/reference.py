@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from ..errors import ConfigError
 from ..time import NEG_INF, POS_INF, Interval, TimePoint, span_of
 from .base import Hop, TimeArg, TimeQuery, clip_at, entity_names
-from .fact import Fact, display_name
+from .fact import Fact, label_of
 from .validate import check_name
 
 
@@ -85,8 +85,7 @@ class ListStore:
         return name in self._root._relations
 
     def label(self, name: str) -> str:
-        found = self._root._labels.get(name)
-        return found if found is not None else display_name(name)
+        return label_of(name, self._root._labels)
 
     # --- queries ------------------------------------------------------------------------------------
     def facts(

@@ -11,14 +11,14 @@ and robust output parsing.
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ..credentials import SECRET_FIELDS
+from ..usage import Usage
 from .base import (
     LLM_BACKENDS,
-    SECRET_FIELDS,
     LLMBackend,
     LLMRequest,
     LLMResponse,
     Message,
-    Usage,
     choice_instruction,
     complete_many,
     make_request,

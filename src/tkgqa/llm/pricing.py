@@ -1,4 +1,4 @@
-"""Prices and the one rule that turns :class:`~tkgqa.llm.base.Usage` into an estimated cost in USD.
+"""Prices and the one rule that turns :class:`~tkgqa.usage.Usage` into an estimated cost in USD.
 
 :func:`usage_cost` is used for every cost figure tkgqa shows: ``Answer.usage`` (hence ``report.json``),
 ``tkgqa llm complete`` and ``tkgqa llm log``. The rule:
@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import ConfigError
-from .base import Usage
+from ..usage import Usage
 
 #: USD per 1M tokens (input, output). Unknown and local models cost 0.
 PRICES_PER_MTOK: Mapping[str, tuple[float, float]] = MappingProxyType(

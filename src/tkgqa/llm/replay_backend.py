@@ -24,7 +24,7 @@ outcomes (``replay: {exact, by_id, miss}``). Replies are never cached (they come
 
 :func:`cassette_header` and :func:`cassette_line` build what ``tkgqa eval --record`` and
 ``tkgqa llm export`` write (:mod:`tkgqa.eval.record`), with credentials removed by the rule of the cache
-key (:func:`~tkgqa.llm.base.without_secrets`).
+key (:func:`~tkgqa.credentials.without_secrets`).
 """
 
 from __future__ import annotations
@@ -37,8 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..credentials import without_secrets
 from ..errors import ConfigError, DataError, ReplayMiss
-from .base import LLMBackend, LLMRequest, LLMResponse, Message, Usage, without_secrets
+from ..usage import Usage
+from .base import LLMBackend, LLMRequest, LLMResponse, Message
 from .cache import current_llm_context
 from .tokens import count_message_tokens, count_tokens
 
@@ -277,7 +279,7 @@ def cassette_header(
     *, backend: str | None, model: str | None, settings: Mapping[str, Any], **more: Any
 ) -> dict[str, Any]:
     """The header line: what was recorded (backend, model, settings, anything in ``more``) and tkgqa's
-    version. Credentials are removed (:func:`~tkgqa.llm.base.without_secrets`)."""
+    version. Credentials are removed (:func:`~tkgqa.credentials.without_secrets`)."""
     from .. import __version__
 
     head = {

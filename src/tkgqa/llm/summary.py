@@ -1,6 +1,6 @@
 """Sums over the run log: per question (:func:`usage_summary`) and per model/method (:func:`summarize_log`).
 
-Each row becomes a :class:`~tkgqa.llm.base.Usage` (:func:`row_usage`) priced by
+Each row becomes a :class:`~tkgqa.usage.Usage` (:func:`row_usage`) priced by
 :func:`~tkgqa.llm.pricing.usage_cost`, the same function that prices ``Answer.usage``, so the log and an
 eval report of the same calls agree.
 """
@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .base import Usage
+from ..usage import Usage
 from .cache import LLMCache
 from .pricing import PRICES_PER_MTOK, is_local, price_key, usage_cost
 

@@ -292,14 +292,35 @@ def train_time_aware_retriever(
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimizer, lambda step: min((step + 1) / warmup, max(0.0, (total - step) / max(1, total - warmup)))
     )
-    rng = random.Random(config.seed)
-    model.train()
-    epoch_losses: list[float] = []
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=total, desc="contrastive training", unit="step")
+    model.train()
+    try:
+        epoch_losses = _train_epochs(model, rows, config, device, optimizer, schedule, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    model.eval()
+    out = Path(output_dir)
+    _save_model(model, out, {"base": str(src), "n_examples": len(examples)}, config, epoch_losses, device)
+    return TrainingReport(
+        out, device, len(examples), total, time.perf_counter() - started, tuple(epoch_losses)
+    )
+
+
+def _train_epochs(
+    model: Any, rows: Sequence[Sequence[str]], config: ContrastiveConfig, device: str, optimizer: Any,
+    schedule: Any, bar: Any,
+) -> list[float]:  # fmt: skip
+    """``config.epochs`` passes over ``rows`` (shuffled with ``config.seed``), one optimizer step per batch;
+    the mean loss of each epoch."""
+    import torch
+
+    rng = random.Random(config.seed)
+    epoch_losses: list[float] = []
     for _ in range(config.epochs):
         order = list(range(len(rows)))
         rng.shuffle(order)
@@ -322,10 +343,14 @@ def train_time_aware_retriever(
             if bar is not None:
                 bar.update(1)
         epoch_losses.append(float(np.mean(losses)))
-    if bar is not None:
-        bar.close()
-    model.eval()
-    out = Path(output_dir)
+    return epoch_losses
+
+
+def _save_model(
+    model: Any, out: Path, about: dict[str, Any], config: ContrastiveConfig, epoch_losses: list[float],
+    device: str,
+) -> None:  # fmt: skip
+    """Save the model to ``out`` with its :data:`MODEL_META_FILE` (id from the weights' digest)."""
     out.mkdir(parents=True, exist_ok=True)
     model.save(str(out))
     weights = out / "model.safetensors"
@@ -334,16 +359,12 @@ def train_time_aware_retriever(
     )
     meta = {
         "id": f"tkgqa-tar-{digest}",
-        "base": str(src),
-        "n_examples": len(examples),
+        **about,
         "config": {k: v for k, v in asdict(config).items()},
         "epoch_losses": epoch_losses,
         "device": device,
     }
     (out / MODEL_META_FILE).write_text(json.dumps(meta, indent=2, default=str))
-    return TrainingReport(
-        out, device, len(examples), total, time.perf_counter() - started, tuple(epoch_losses)
-    )
 
 
 def load_time_aware_embedder(

@@ -26,10 +26,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..credentials import redact
 from ..errors import ConfigError, DataError, LLMError, NotFoundError, ParseError, TKGQAError
 from ..methods.base import StepCancelled
 from ..sanitize import clean_json
-from .resolve import redact
 
 #: The longest message an error body carries; longer ones are cut (input is never echoed unbounded).
 MAX_ERROR_CHARS = 500

@@ -18,12 +18,12 @@ from typing import Any
 
 from ..datasets.base import Question
 from ..errors import NotFoundError
+from ..eval.views import labelled_fact
 from ..kg.base import KGStore
 from ..kg.fact import Fact
 from ..query.link import QuestionLinker
 from ..time import TimePoint, try_parse_time
 from .queries import KGLinkers
-from .views import labelled_fact
 
 #: Entities of the question searched for facts that link them to the gold answer.
 MAX_QUESTION_ENTITIES = 3

@@ -33,9 +33,9 @@ from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ..eval.resolve import build_method
 from ..methods.base import Method, StepCancelled
 from .errors import BusyError, DeadlineError, ShuttingDownError
-from .resolve import build_method
 
 log = logging.getLogger("tkgqa.service")
 

@@ -5,21 +5,19 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from fastapi import FastAPI, Query
+from fastapi import APIRouter, Query
 
 from ..errors import ConfigError
+from ..eval.views import labelled_fact
 from ..kg.fact import Fact
 from ..kg.neighborhood import entity_lifetime, subgraph
 from ..kg.queries import QUERY_OPS, run_operator
 from .errors import NotAllowedError
 from .live import LiveKG, parse_fact_lines, persists_appends
-from .models import AppendIn, AppendOut, EntitiesOut, ErrorBody, FactsOut, NeighborsOut
-from .views import labelled_fact
-
-if TYPE_CHECKING:
-    from .app import ServiceState
+from .models import AppendIn, AppendOut, EntitiesOut, FactsOut, NeighborsOut, error_responses
+from .state import ServiceState
 
 log = logging.getLogger("tkgqa.service")
 
@@ -35,13 +33,14 @@ def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
         413: "Body over the size limit",
         422: "Invalid request or bad fact lines (each reported as request:LINE)",
     }
-    return {code: {"model": ErrorBody, "description": text[code]} for code in codes}
+    return error_responses({code: text[code] for code in codes})
 
 
-def add_kg_routes(app: FastAPI, state: ServiceState) -> None:
+def kg_router(state: ServiceState) -> APIRouter:
+    router = APIRouter()
     live = state.live
 
-    @app.get("/api/kg/query", response_model=FactsOut, responses=_errors(400, 404))
+    @router.get("/api/kg/query", response_model=FactsOut, responses=_errors(400, 404))
     def kg_query(
         op: str = Query(..., max_length=40, description="ARI operator: " + ", ".join(QUERY_OPS)),
         head: str | None = Query(None, max_length=MAX_NAME_CHARS),
@@ -58,14 +57,14 @@ def add_kg_routes(app: FastAPI, state: ServiceState) -> None:
         )
         return {"op": op, "count": len(facts), "facts": [labelled_fact(f, kg) for f in facts[:limit]]}
 
-    @app.get("/api/entities", response_model=EntitiesOut)
+    @router.get("/api/entities", response_model=EntitiesOut)
     def entities(
         q: str = Query(..., max_length=MAX_NAME_CHARS), k: int = Query(10, ge=1, le=50)
     ) -> dict[str, Any]:
         """Autocomplete: entities whose name or label matches ``q``, best first."""
         return {"query": q, "candidates": live.derived.entities.complete(q, k)}
 
-    @app.get("/api/kg/neighbors", response_model=NeighborsOut, responses=_errors(404))
+    @router.get("/api/kg/neighbors", response_model=NeighborsOut, responses=_errors(404))
     def neighbors(
         entity: str = Query(..., min_length=1, max_length=MAX_NAME_CHARS, description="Name or label."),
         time: str | None = Query(None, max_length=60, description="Only facts overlapping this time."),
@@ -81,7 +80,7 @@ def add_kg_routes(app: FastAPI, state: ServiceState) -> None:
         facts per relation and per year (of all its facts in the time window)."""
         return neighbourhood(live, entity, time, relation, counterpart, offset, limit)
 
-    @app.post("/api/kg/facts", response_model=AppendOut, responses=_errors(403, 413, 422))
+    @router.post("/api/kg/facts", response_model=AppendOut, responses=_errors(403, 413, 422))
     def append_facts(body: AppendIn) -> dict[str, Any]:
         """Append facts to the served KG (tab-separated lines); the next question sees them. Off unless the
         server was started with ``--allow-append`` (and, bound beyond loopback, behind its API token)."""
@@ -107,6 +106,8 @@ def add_kg_routes(app: FastAPI, state: ServiceState) -> None:
             None if persisted else "held in memory only (--ephemeral-append): lost when the server restarts"
         )
         return {"added": added, "facts": len(live.kg), "persisted": persisted, "note": note}
+
+    return router
 
 
 def _resolve(live: LiveKG, name: str) -> str:

@@ -292,3 +292,9 @@ class RunDiffOut(BaseModel):
     b_strict_hits_at_1: float = Field(alias="b_strict_hits@1")
     mcnemar: dict[str, Any]
     questions: list[RunDiffQuestionOut]
+
+
+def error_responses(descriptions: dict[int, str]) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI ``responses`` of a route (or the app) for these error statuses: each an
+    :class:`ErrorBody` with its description."""
+    return {code: {"model": ErrorBody, "description": text} for code, text in descriptions.items()}

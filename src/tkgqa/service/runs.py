@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, NotFoundError, TKGQAError
+from ..eval.views import labelled_fact, program_tree
 from ..kg.fact import Fact
 from ..outcomes import Outcome as RowOutcome
 from ..outcomes import ResultRow
 from ..sanitize import clean_json
-from .views import labelled_fact, program_tree
 
 log = logging.getLogger("tkgqa.service")
 

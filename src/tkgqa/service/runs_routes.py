@@ -4,45 +4,45 @@ report and chart, its per-question results filtered by outcome. Without ``--runs
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from fastapi import FastAPI, Query
+from fastapi import APIRouter, Query
 from fastapi.responses import Response
 
 from ..errors import NotFoundError
-from .models import ErrorBody, RunAnswerOut, RunDiffOut, RunReportOut, RunResultsOut, RunsOut
+from .models import RunAnswerOut, RunDiffOut, RunReportOut, RunResultsOut, RunsOut, error_responses
 from .run_diff import run_diff, run_question
 from .runs import Outcome, list_runs, run_chart, run_report, run_results
+from .state import ServiceState
 
-if TYPE_CHECKING:
-    from .app import ServiceState
-
-NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No such run"}}
+NOT_FOUND = error_responses({404: "No such run"})
 
 
-def add_runs_routes(app: FastAPI, state: ServiceState) -> None:
+def runs_router(state: ServiceState) -> APIRouter:
+    router = APIRouter()
+
     def root() -> Path:
         if not state.settings.runs_dir:
             raise NotFoundError("this server has no runs folder; start it with tkgqa serve --runs-dir DIR")
         return Path(state.settings.runs_dir)
 
-    @app.get("/api/runs", response_model=RunsOut, responses=NOT_FOUND)
+    @router.get("/api/runs", response_model=RunsOut, responses=NOT_FOUND)
     def runs() -> dict[str, Any]:
         """The ``tkgqa eval`` output folders under the server's ``--runs-dir``, newest first."""
         return {"runs": list_runs(root())}
 
-    @app.get("/api/runs/{name}", response_model=RunReportOut, responses=NOT_FOUND)
+    @router.get("/api/runs/{name}", response_model=RunReportOut, responses=NOT_FOUND)
     def report(name: str) -> dict[str, Any]:
         """A run's summary, its ``report.md``, whether it has a chart, and how many questions it got right,
         wrong, abstained on or failed."""
         return run_report(root(), name)
 
-    @app.get("/api/runs/{name}/chart", response_class=Response, responses=NOT_FOUND)
+    @router.get("/api/runs/{name}/chart", response_class=Response, responses=NOT_FOUND)
     def chart(name: str) -> Response:
         """The run's ``breakdown.png``."""
         return Response(run_chart(root(), name), media_type="image/png")
 
-    @app.get("/api/runs/{name}/results", response_model=RunResultsOut, responses=NOT_FOUND)
+    @router.get("/api/runs/{name}/results", response_model=RunResultsOut, responses=NOT_FOUND)
     def results(
         name: str,
         outcome: Outcome = Query(Outcome.ALL),
@@ -52,13 +52,15 @@ def add_runs_routes(app: FastAPI, state: ServiceState) -> None:
         """Per-question results with the given outcome, each in the answer view's shape."""
         return run_results(root(), name, outcome, offset, limit, state.live.kg.label)
 
-    @app.get("/api/runs/{name}/questions/{qid}", response_model=RunAnswerOut, responses=NOT_FOUND)
+    @router.get("/api/runs/{name}/questions/{qid}", response_model=RunAnswerOut, responses=NOT_FOUND)
     def question(name: str, qid: str) -> dict[str, Any]:
         """One question of a run, in the answer view's shape."""
         return run_question(root(), name, qid, state.live.kg.label)
 
-    @app.get("/api/runs/{name}/diff/{other}", response_model=RunDiffOut, responses=NOT_FOUND)
+    @router.get("/api/runs/{name}/diff/{other}", response_model=RunDiffOut, responses=NOT_FOUND)
     def diff(name: str, other: str) -> dict[str, Any]:
         """Run ``name`` (A) against run ``other`` (B): what ``tkgqa eval-compare`` computes (strict Hits@1
         of each and McNemar's test on the common questions) and, per common question, both outcomes."""
         return run_diff(root(), name, other)
+
+    return router

@@ -2,7 +2,8 @@
 (a loopback server on a free port, for tests and ``bench/service_load.py``).
 
 Stopping is quick: on SIGTERM/SIGINT the server stops accepting, cancels every queued question (their
-requests get 503 at once, requests waiting on a running one within :data:`~tkgqa.service.app.POLL_S`), then
+requests get 503 at once, requests waiting on a running one within
+:data:`~tkgqa.service.ask_routes.POLL_S`), then
 waits at most ``shutdown_timeout_s`` for the rest before cancelling them. Method threads are daemons, so an
 LLM call that is still stalled does not keep the process alive.
 """

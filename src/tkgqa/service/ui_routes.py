@@ -6,29 +6,28 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from fastapi import FastAPI, Query
+from fastapi import APIRouter, Query
 
 from .. import __version__
 from ..errors import NotFoundError
 from ..loading import loading_now
 from .gold_facts import gold_facts, kg_fingerprint
-from .models import ErrorBody
+from .models import error_responses
 from .run_diff import run_question
+from .state import ServiceState
 
-if TYPE_CHECKING:
-    from .app import ServiceState
-
-NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No such run"}}
+NOT_FOUND = error_responses({404: "No such run"})
 MAX_GOLD_FACTS = 20
 
 
-def add_ui_routes(app: FastAPI, state: ServiceState) -> None:
+def ui_router(state: ServiceState) -> APIRouter:
+    router = APIRouter()
     # the fingerprint hashes every fact (~2 s on 227k facts): start it now, not on the first page load
     threading.Thread(target=kg_fingerprint, args=(state.live.kg, state.live.version), daemon=True).start()
 
-    @app.get("/api/status")
+    @router.get("/api/status")
     def status() -> dict[str, Any]:
         """``version`` (of tkgqa), ``kg`` and ``kg_fingerprint`` (16 hex digits of sha256 over the served
         KG's facts: a shared link carries it, so a page opened on another KG or after an append can say
@@ -43,7 +42,7 @@ def add_ui_routes(app: FastAPI, state: ServiceState) -> None:
             "loading": loading_now(),
         }
 
-    @app.get("/api/runs/{name}/questions/{qid}/gold-facts", responses=NOT_FOUND)
+    @router.get("/api/runs/{name}/questions/{qid}/gold-facts", responses=NOT_FOUND)
     def run_gold_facts(name: str, qid: str, limit: int = Query(3, ge=1, le=MAX_GOLD_FACTS)) -> dict[str, Any]:
         """The facts that support question ``qid``'s gold answer in run ``name``: at most ``limit`` of the
         ``total`` facts of the served KG linking an entity the question names to the gold answer (for a
@@ -54,3 +53,5 @@ def add_ui_routes(app: FastAPI, state: ServiceState) -> None:
         live = state.live
         row = run_question(Path(state.settings.runs_dir), name, qid, live.kg.label)
         return gold_facts(live.kg, live.derived.linkers, row, limit)
+
+    return router

@@ -21,7 +21,7 @@ from ...query.link import QuestionAnchors
 from ...retrieval.similarity import Similarity
 from .actions import Action, AgentState, Item
 from .agent import Episode, StepRecord, run_episode
-from .build import build_memory
+from .build import build_memory, check_history_split
 from .config import ARIConfig, EmbedderName, ExampleSet, Preset, deviations, variant_key
 from .environment import ActionSpace, ARIEnvironment, FilterMode, FilterSettings
 from .kb_baselines import CoTKB, ReActKB
@@ -58,6 +58,7 @@ __all__ = [
     "StepRecord",
     "StepView",
     "build_memory",
+    "check_history_split",
     "deviations",
     "kmeans",
     "run_episode",

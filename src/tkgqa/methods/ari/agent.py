@@ -14,10 +14,10 @@ from typing import Any
 from ...datasets.base import Question
 from ...errors import LLMError
 from ...kg.fact import Fact
-from ...llm.base import Usage
 from ...llm.helpers import charge
 from ...query.text.frame import asked_granularity
 from ...time import Granularity
+from ...usage import Usage
 from ..base import StepEvent, StepKind, report_step
 from .actions import (
     ANSWER,

@@ -16,10 +16,21 @@ from typing import Any
 from ...datasets.base import Question
 from ...errors import ConfigError
 from ...kg.base import KGStore
-from ...llm.base import LLMBackend, Usage
+from ...llm.base import LLMBackend
+from ...usage import Usage
 from .memory import ARIMemory
 
 Progress = Callable[[str, int, int], None]
+
+#: The split whose questions are evaluated: a memory is never built from it.
+TEST_SPLIT = "test"
+
+
+def check_history_split(split: str | None) -> None:
+    """Refuse history questions from the test split (a ConfigError): what the memory holds would leak into
+    the evaluation. ``None``: the questions come from no split (generated from the KG, or a file)."""
+    if split == TEST_SPLIT:
+        raise ConfigError("refusing to build a memory from the test split: it would leak into the evaluation")
 
 
 def build_memory(
@@ -33,18 +44,22 @@ def build_memory(
     variants: Sequence[tuple[bool, bool]] = ((True, True),),
     meta: dict[str, Any] | None = None,
     progress: Progress | None = None,
+    split: str | None = None,
 ) -> tuple[ARIMemory, Usage]:
     """Run ``method`` (an :class:`ARIMethod`, normally with ``no_guidance``) on ``questions``, then cluster
     and, when ``induce_with`` is given, induce the methodology ``variants`` ((clustered, incorrect) pairs).
+    ``split``: the dataset split the questions come from, if any; the test split is refused
+    (:func:`check_history_split`) and the split is recorded in the memory's ``meta``.
 
     Returns the memory and the LLM usage of the induction."""
+    check_history_split(split)
     if not questions:
         raise ConfigError("no history questions to build the memory from")
     if not any(q.answers for q in questions):
         raise ConfigError(
             "history questions need gold answers (the memory stores correct/incorrect processes)"
         )
-    memory = ARIMemory(n_clusters=n_clusters, meta=dict(meta or {}))
+    memory = ARIMemory(n_clusters=n_clusters, meta=dict(meta or {}) | ({"split": split} if split else {}))
     for i, q in enumerate(questions, 1):
         record, _ = method.record(q, kg)
         memory.add(record)

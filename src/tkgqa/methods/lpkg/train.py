@@ -172,48 +172,17 @@ def train_planner(
     if not train:
         raise ConfigError("no training examples: build planning data with `tkgqa lpkg data` first")
     path = Path(out) if out is not None else run_dir(name, data_sha256, cfg)
-    path.mkdir(parents=True, exist_ok=True)
     info_path = path / "config.json"
-    info: dict[str, Any] = json.loads(info_path.read_text("utf-8")) if info_path.is_file() else {}
-    if info and (info.get("data_sha256") != data_sha256 or info.get("config_digest") != cfg.digest()):
-        raise ConfigError(f"{path} holds a run with other data or settings; use another --name or --out")
+    info = _run_info(path, data_sha256, cfg)
     torch.manual_seed(cfg.seed)
     model, tok = load_base(threads=cfg.threads)
     pad = tok.convert_tokens_to_ids(END_TOKEN)
     (path / "base_config").mkdir(exist_ok=True)
     model.config.save_pretrained(path / "base_config")
     tok.save_pretrained(path / "base_config")
-    if cfg.full:
-        trainable = model
-    else:
-        from peft import LoraConfig, PeftModel, get_peft_model
-
-        ckpt_adapter = path / "checkpoint" / "adapter"
-        if (ckpt_adapter / "adapter_config.json").is_file():
-            trainable = PeftModel.from_pretrained(model, str(ckpt_adapter), is_trainable=True)
-        else:
-            lora = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
-                              target_modules=list(TARGETS), task_type="CAUSAL_LM")  # fmt: skip
-            trainable = get_peft_model(model, lora)
+    trainable = _trainable(model, path, cfg)
     params = [p for p in trainable.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
-
-    def lr_at(step: int) -> float:
-        if step < cfg.warmup:
-            return (step + 1) / cfg.warmup
-        progress_ = (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup)
-        return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress_)))
-
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
-    start = 0
-    state_path = path / "checkpoint" / "state.pt"
-    if state_path.is_file():
-        state = torch.load(state_path, weights_only=False)
-        if cfg.full:
-            trainable.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
-        sched.load_state_dict(state["scheduler"])
-        start = int(state["step"])
+    opt, sched, start = _optimizer(trainable, params, path, cfg)
     rows = [_encode(tok, ex, cfg.max_len) for ex in train]
     held = [_encode(tok, ex, cfg.max_len) for ex in heldout]
     eval_rows = random.Random(cfg.seed).sample(held, min(cfg.eval_size, len(held))) if held else []
@@ -222,26 +191,15 @@ def train_planner(
     cpu0, wall0 = time.process_time(), time.perf_counter()
     cpu_before = float(info.get("cpu_seconds", 0.0))
     wall_before = float(info.get("wall_seconds", 0.0))
-    base_info = {
-        "base_gguf": base_gguf().name, "base_size": base_gguf().stat().st_size, "data_sha256": data_sha256,
-        "config_digest": cfg.digest(), "train": cfg.model_dump(), "n_train": len(rows),
-        "n_heldout": len(held),
-        "truncated": sum(1 for ex, r in zip(train, rows, strict=True) if len(r[0]) >= cfg.max_len),
-        "method": "full" if cfg.full else "lora", "gguf_adapter": None,  # stale once training moves on
-    }  # fmt: skip
+    base_info = _base_info(rows, len(held), data_sha256, cfg)
     trainable.train()
     loss = float("nan")
     try:
         for step in range(start, cfg.steps):
             t0 = time.perf_counter()
-            batch = _batch([rows[i] for i in schedule[step]], pad)
-            loss_t = plan_loss(trainable, batch)
-            loss_t.backward()
-            torch.nn.utils.clip_grad_norm_(params, 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad()
-            loss = float(loss_t.detach())
+            loss = _optimizer_step(
+                trainable, _batch([rows[i] for i in schedule[step]], pad), params, opt, sched
+            )
             cpu_now = cpu_before + time.process_time() - cpu0
             row: dict[str, Any] = {
                 "step": step + 1,
@@ -267,10 +225,7 @@ def train_planner(
     finally:
         log.close()
     heldout_loss = evaluate_loss(trainable, held, pad) if held else None
-    if cfg.full:
-        trainable.save_pretrained(path / "model")
-    else:
-        trainable.save_pretrained(path / "adapter")
+    trainable.save_pretrained(path / ("model" if cfg.full else "adapter"))
     cpu = cpu_before + time.process_time() - cpu0
     wall = wall_before + time.perf_counter() - wall0
     final = {**base_info, "steps_done": cfg.steps, "cpu_seconds": cpu, "wall_seconds": wall,
@@ -278,6 +233,81 @@ def train_planner(
     _write_info(info_path, final)
     plot_losses(path)
     return TrainResult(path, cfg.steps, loss, heldout_loss, cpu / 60, wall / 60, None)
+
+
+def _run_info(path: Path, data_sha256: str, cfg: TrainConfig) -> dict[str, Any]:
+    """The run folder's ``config.json`` so far (empty for a new run); a run with other data or settings in
+    ``path`` is a ConfigError."""
+    path.mkdir(parents=True, exist_ok=True)
+    info_path = path / "config.json"
+    info: dict[str, Any] = json.loads(info_path.read_text("utf-8")) if info_path.is_file() else {}
+    if info and (info.get("data_sha256") != data_sha256 or info.get("config_digest") != cfg.digest()):
+        raise ConfigError(f"{path} holds a run with other data or settings; use another --name or --out")
+    return info
+
+
+def _trainable(model: Any, path: Path, cfg: TrainConfig) -> Any:
+    """What is trained: the whole model (``full``), else a LoRA adapter on it (the checkpoint's, resuming)."""
+    if cfg.full:
+        return model
+    from peft import LoraConfig, PeftModel, get_peft_model
+
+    ckpt_adapter = path / "checkpoint" / "adapter"
+    if (ckpt_adapter / "adapter_config.json").is_file():
+        return PeftModel.from_pretrained(model, str(ckpt_adapter), is_trainable=True)
+    lora = LoraConfig(r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
+                      target_modules=list(TARGETS), task_type="CAUSAL_LM")  # fmt: skip
+    return get_peft_model(model, lora)
+
+
+def _optimizer(trainable: Any, params: list[Any], path: Path, cfg: TrainConfig) -> tuple[Any, Any, int]:
+    """AdamW with warm-up then cosine decay to 10 %, and the step to start from: both restored from the
+    run's checkpoint when there is one."""
+    import torch
+
+    opt = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=0.0)
+
+    def lr_at(step: int) -> float:
+        if step < cfg.warmup:
+            return (step + 1) / cfg.warmup
+        progress_ = (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup)
+        return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress_)))
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
+    start = 0
+    state_path = path / "checkpoint" / "state.pt"
+    if state_path.is_file():
+        state = torch.load(state_path, weights_only=False)
+        if cfg.full:
+            trainable.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        sched.load_state_dict(state["scheduler"])
+        start = int(state["step"])
+    return opt, sched, start
+
+
+def _base_info(rows: Sequence[Any], n_heldout: int, data_sha256: str, cfg: TrainConfig) -> dict[str, Any]:
+    """What ``config.json`` says of the run whatever its progress: the base model, data, settings."""
+    return {
+        "base_gguf": base_gguf().name, "base_size": base_gguf().stat().st_size, "data_sha256": data_sha256,
+        "config_digest": cfg.digest(), "train": cfg.model_dump(), "n_train": len(rows),
+        "n_heldout": n_heldout,
+        "truncated": sum(1 for r in rows if len(r[0]) >= cfg.max_len),
+        "method": "full" if cfg.full else "lora", "gguf_adapter": None,  # stale once training moves on
+    }  # fmt: skip
+
+
+def _optimizer_step(trainable: Any, batch: Any, params: list[Any], opt: Any, sched: Any) -> float:
+    """One step on ``batch`` (gradients clipped at norm 1); its loss."""
+    import torch
+
+    loss_t = plan_loss(trainable, batch)
+    loss_t.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    opt.step()
+    sched.step()
+    opt.zero_grad()
+    return float(loss_t.detach())
 
 
 def _checkpoint(path: Path, model: Any, opt: Any, sched: Any, step: int, full: bool) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tkgqa.llm.base import LLMBackend, LLMRequest, LLMResponse, Usage
+from tkgqa.llm import LLMBackend, LLMRequest, LLMResponse, Usage
 
 
 class EchoLLM(LLMBackend):

@@ -1,5 +1,6 @@
-"""What ``tkgqa ask`` and the HTTP service share: opening a KG, resolving a method (with its LLM) and
-serializing an :class:`~tkgqa.methods.base.Answer` to JSON.
+"""What the CLI (``tkgqa ask``, ``tkgqa eval``, ``tkgqa lpkg``) and the HTTP service share: opening a KG,
+resolving a method (with its LLM) and serializing an :class:`~tkgqa.methods.base.Answer` to JSON. It sits
+below both, so the CLI never imports the service's internals.
 
 Nothing here imports FastAPI, so the CLI uses it without the ``[service]`` extra.
 """
@@ -9,10 +10,10 @@ from __future__ import annotations
 import functools
 import inspect
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..credentials import redact
 from ..errors import ConfigError
 from ..kg.base import KGStore
 from ..kg.memory import TemporalKG
@@ -23,10 +24,6 @@ from ..sanitize import clean_json
 ScalarOption = str | int | float | bool
 #: A method option's value: a scalar, or a dict of scalars for nested options (``fallback_options={...}``).
 OptionValue = ScalarOption | dict[str, ScalarOption]
-
-_SECRET_KEY = re.compile(r"(api[_-]?key|secret|password|passwd|authorization|bearer|credential)", re.I)
-_SECRET_TEXT = re.compile(r"\b(sk-[A-Za-z0-9_\-]{16,}|Bearer\s+[A-Za-z0-9._\-]{20,})")
-REDACTED = "***"
 
 
 def open_kg(path: str | None) -> TemporalKG:
@@ -129,21 +126,6 @@ def _parsed_no_entity(trace: Sequence[Any]) -> bool:
         (s["parse"] for s in trace if isinstance(s, dict) and isinstance(s.get("parse"), dict)), None
     )
     return parse is not None and not parse.get("entities")
-
-
-def redact(value: Any) -> Any:
-    """``value`` with secrets masked: values under keys like ``api_key``/``authorization`` and strings that
-    look like API keys (``sk-…``, ``Bearer …``)."""
-    if isinstance(value, Mapping):
-        return {
-            k: (REDACTED if isinstance(k, str) and _SECRET_KEY.search(k) else redact(v))
-            for k, v in value.items()
-        }
-    if isinstance(value, list | tuple):
-        return [redact(v) for v in value]
-    if isinstance(value, str):
-        return _SECRET_TEXT.sub(REDACTED, value)
-    return value
 
 
 def answer_payload(
