@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tkgqa.errors import NotFoundError
@@ -99,15 +97,10 @@ def test_relation_linker_over_icews_names() -> None:
     assert relations.link("make a statement")[0].name == "Make_statement"
 
 
-def test_scale_build_and_exact_lookup_speed() -> None:
+def test_exact_lookup_at_scale() -> None:
+    """At 125k entities an exact label still finds its one entity (speed is measured in bench/, not here)."""
     names = [f"Q{i}" for i in range(125_000)]
     labels = {n: f"entity number {i} of the test" for i, n in enumerate(names)}
-    start = time.perf_counter()
     linker = EntityLinker(names, labels)
-    build = time.perf_counter() - start
-    assert build < 5.0  # ~0.5 s here; generous for slow CI machines
-    start = time.perf_counter()
-    for i in range(1000):
+    for i in range(0, 125_000, 997):
         assert linker.link(f"Entity number {i} of the test")[0].name == f"Q{i}"
-    per_lookup = (time.perf_counter() - start) / 1000
-    assert per_lookup < 1e-3
