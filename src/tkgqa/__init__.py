@@ -9,8 +9,7 @@ The entry points, imported on first use (``import tkgqa`` stays light: no pandas
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import (
     ConfigError,
@@ -23,6 +22,7 @@ from .errors import (
     ReplayMiss,
     TKGQAError,
 )
+from .lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .datasets import load_dataset
@@ -40,14 +40,7 @@ _LAZY = {
     "load_dataset": "tkgqa.datasets",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # imported once
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY, globals())  # each imported once, on first access
 
 
 def __dir__() -> list[str]:

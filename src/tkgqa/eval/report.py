@@ -93,27 +93,27 @@ def _metrics(rows: Sequence[ResultRow], ks: Sequence[int]) -> dict[str, float]:
     return metrics
 
 
-def _supported(rows: Sequence[ResultRow]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The KG-supported subset (every question entity linked) and its loose variant (one suffices)."""
-    checked = [r for r in rows if r.supported is not None]
-    sup = [r for r in checked if r.supported]
-    supported = {
+def _support_block(
+    rows: Sequence[ResultRow], flag: Callable[[ResultRow], bool | None]
+) -> tuple[dict[str, Any], list[ResultRow]]:
+    """Counts and hits of the rows ``flag`` calls supported (among those it decides), and the unsupported."""
+    checked = [r for r in rows if flag(r) is not None]
+    sup = [r for r in checked if flag(r)]
+    block = {
         "n": len(sup),
         "checked": len(checked),
         "fraction": len(sup) / len(checked) if checked else 0.0,
         "strict_hits@1": _mean(sup, _strict),
         "lenient_hits@1": _mean(sup, _lenient),
-        "unsupported_strict_hits@1": _mean([r for r in checked if not r.supported], _strict),
     }
-    checked_any = [r for r in rows if r.supported_loose is not None]
-    sup_any = [r for r in checked_any if r.supported_loose]
-    loose = {
-        "n": len(sup_any),
-        "checked": len(checked_any),
-        "fraction": len(sup_any) / len(checked_any) if checked_any else 0.0,
-        "strict_hits@1": _mean(sup_any, _strict),
-        "lenient_hits@1": _mean(sup_any, _lenient),
-    }
+    return block, [r for r in checked if not flag(r)]
+
+
+def _supported(rows: Sequence[ResultRow]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The KG-supported subset (every question entity linked) and its loose variant (one suffices)."""
+    supported, unsupported = _support_block(rows, lambda r: r.supported)
+    supported["unsupported_strict_hits@1"] = _mean(unsupported, _strict)
+    loose, _ = _support_block(rows, lambda r: r.supported_loose)
     return supported, loose
 
 

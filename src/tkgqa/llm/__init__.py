@@ -8,10 +8,10 @@ and robust output parsing.
         answer = complete_parsed(llm, "Capital of France?", str.strip).value
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..credentials import SECRET_FIELDS
+from ..lazy import lazy_exports
 from ..usage import Usage
 from .base import (
     LLM_BACKENDS,
@@ -59,18 +59,12 @@ if TYPE_CHECKING:
 #: Names exported from the backend modules, imported on first access (``LLM_BACKENDS`` lists the backends
 #: without importing them).
 _LAZY = {
-    "LlamaCppBackend": "llamacpp_backend",
-    "choice_grammar": "llamacpp_backend",
-    "smollm2_path": "llamacpp_backend",
-    "OpenAIBackend": "openai_backend",
+    "LlamaCppBackend": ".llamacpp_backend",
+    "choice_grammar": ".llamacpp_backend",
+    "smollm2_path": ".llamacpp_backend",
+    "OpenAIBackend": ".openai_backend",
 }
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [
