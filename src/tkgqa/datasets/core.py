@@ -23,6 +23,7 @@ from typing import Any, TypeVar, cast
 from pydantic import ValidationError
 
 from ..errors import ConfigError, DataError, NotFoundError
+from ..jsonfile import read_json
 from ..registry import Registry
 from .base import Question
 
@@ -274,19 +275,6 @@ def parse_questions(
         f"{path}: {len(problems)} malformed question(s) left out: {shown}{more} "
         "(--strict makes this an error)",
     )
-
-
-def read_json(path: Path) -> Any:
-    """Parse a JSON file; DataError with the line of a syntax error."""
-    try:
-        with path.open(encoding="utf-8") as fh:
-            return json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno) from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text ({exc.reason})", path=str(path)) from None
-    except (ValueError, RecursionError) as exc:  # a >4300-digit integer, or nesting too deep
-        raise DataError(f"invalid JSON: {str(exc)[:200]}", path=str(path)) from None
 
 
 def read_records(path: Path, *, allow_pickle: bool = False) -> list[dict[str, Any]]:
