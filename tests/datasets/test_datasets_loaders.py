@@ -385,3 +385,35 @@ def test_dataset_rejects_duplicate_ids_and_summarises(tmp_path: Path) -> None:
         Dataset("x", [ds.questions[0], ds.questions[0]])
     assert ds.summary()["n"] == 1
     assert len(ds.with_questions([], note="empty")) == 0
+
+
+def test_dataset_loader_makes_the_loader_signature() -> None:
+    """``@dataset_loader`` gives a ``load(request, *, own options)`` function the registered loader's
+    signature: the shared arguments arrive as one request, its own options pass, any other is refused."""
+    import inspect
+
+    from tkgqa.datasets.core import DatasetRequest, dataset_loader
+
+    seen: list[tuple[DatasetRequest, int]] = []
+
+    @dataset_loader("toy", register=False)
+    def load_toy(request: DatasetRequest, *, size: int = 1) -> Dataset:
+        """The toy set."""
+        seen.append((request, size))
+        return Dataset("toy", [])
+
+    load_toy("~/toy", split="dev", kg="kg.tsv", context="kg", size=3)
+    request, size = seen[0]
+    assert size == 3 and request.split == "dev" and request.kg == "kg.tsv" and request.context == "kg"
+    assert request.root == Path("~/toy").expanduser() and request.questions is None
+    with pytest.raises(ConfigError, match="dataset 'toy' does not take option"):
+        load_toy("x", colour="red")
+    assert load_toy.__doc__ == "The toy set." and load_toy.__name__ == "load_toy"
+    assert list(inspect.signature(load_toy).parameters)[:5] == [
+        "data_dir",
+        "questions",
+        "split",
+        "kg",
+        "context",
+    ]
+    assert "toy" not in DATASETS.names()

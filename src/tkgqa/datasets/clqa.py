@@ -7,27 +7,15 @@ Not temporal and no KG ships with it; score with the set metrics (``meta["set_va
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import DataError
 from .base import Question
-from .core import DATASETS, Dataset, PathLike, as_path, find_file, read_records, reject_options, str_list
+from .core import Dataset, DatasetRequest, as_path, dataset_loader, find_file, read_records, str_list
 
 
-@DATASETS.register("clqa")
-def load_clqa(
-    data_dir: PathLike | None = None,
-    questions: PathLike | None = None,
-    split: str = "test",
-    *,
-    kg: PathLike | None = None,
-    context: str | None = None,
-    **options: Any,
-) -> Dataset:
+@dataset_loader("clqa")
+def load_clqa(request: DatasetRequest) -> Dataset:
     """CLQA-Wiki questions (``data_dir`` may be the JSON file itself); ``kg`` optionally names a KG file."""
-    reject_options("clqa", options)
-    root = as_path(data_dir)
-    qfile = find_file("CLQA-Wiki questions", root, questions, ["CLQA_Wiki_v1.json", "*.json"])
+    qfile = find_file("CLQA-Wiki questions", request.root, request.questions, ["CLQA_Wiki_v1.json", "*.json"])
     qs = []
     for i, row in enumerate(read_records(qfile)):
         if "question" not in row:
@@ -45,6 +33,6 @@ def load_clqa(
                 extra=extra,
             )
         )
-    kg_path = as_path(kg)
-    meta = {"questions_file": str(qfile), "set_valued": True, "split": split}
+    kg_path = as_path(request.kg)
+    meta = {"questions_file": str(qfile), "set_valued": True, "split": request.split}
     return Dataset("clqa", qs, kg_path, meta)

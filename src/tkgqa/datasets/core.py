@@ -11,6 +11,7 @@ file is found but retrieved facts are).
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import os
 from collections import Counter
@@ -22,6 +23,7 @@ from typing import Any, TypeVar, cast
 from pydantic import ValidationError
 
 from ..errors import ConfigError, DataError, NotFoundError
+from ..jsonfile import read_json
 from ..registry import Registry
 from .base import Question
 
@@ -121,6 +123,62 @@ def reject_options(dataset: str, options: dict[str, Any]) -> None:
         raise ConfigError(f"dataset {dataset!r} does not take option(s) {sorted(options)}")
 
 
+@dataclass(frozen=True)
+class DatasetRequest:
+    """What every loader is asked for (see :func:`load_dataset`): ``data_dir`` as passed (``root`` is it as a
+    path), the ``questions`` file overriding the one found there, the ``split``, the ``kg`` file overriding
+    the dataset's and the ``context`` mode (unchecked: a loader that uses it calls :func:`check_context`)."""
+
+    data_dir: PathLike | None = None
+    questions: PathLike | None = None
+    split: str = "test"
+    kg: PathLike | None = None
+    context: str | None = None
+
+    @property
+    def root(self) -> Path | None:
+        """``data_dir`` as a path (``~`` expanded), ``None`` when not given."""
+        return as_path(self.data_dir)
+
+
+RequestLoader = Callable[..., Dataset]
+
+
+def dataset_loader(name: str, *, register: bool = True) -> Callable[[RequestLoader], DatasetLoader]:
+    """Decorator turning ``def load_x(request: DatasetRequest, *, option=default…) -> Dataset`` into the
+    loader :func:`load_dataset` calls, ``load_x(data_dir=None, questions=None, split="test", *, kg=None,
+    context=None, **options)``, registered in :data:`DATASETS` as ``name`` (unless ``register=False``). The
+    keyword-only parameters after ``request`` are the loader's own options; any other option is a
+    :class:`ConfigError` naming the dataset. The docstring is the loader's (listings show it)."""
+
+    def wrap(fn: RequestLoader) -> DatasetLoader:
+        own = {
+            p.name
+            for p in inspect.signature(fn).parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY
+        }
+
+        def load(
+            data_dir: PathLike | None = None,
+            questions: PathLike | None = None,
+            split: str = "test",
+            *,
+            kg: PathLike | None = None,
+            context: str | None = None,
+            **options: Any,
+        ) -> Dataset:
+            reject_options(name, {k: v for k, v in options.items() if k not in own})
+            return fn(DatasetRequest(data_dir, questions, split, kg, context), **options)
+
+        functools.update_wrapper(load, fn)
+        vars(load).pop("__wrapped__", None)  # inspect.signature shows the public signature, not the request's
+        if register:
+            DATASETS.add(name, load)
+        return load
+
+    return wrap
+
+
 def find_file(what: str, data_dir: Path | None, explicit: PathLike | None, candidates: Sequence[str]) -> Path:
     """``explicit`` if given (must exist), else the first of ``candidates`` (relative to ``data_dir``,
     globs allowed) that exists; a file ``data_dir`` is itself the answer. NotFoundError lists the tries."""
@@ -217,19 +275,6 @@ def parse_questions(
         f"{path}: {len(problems)} malformed question(s) left out: {shown}{more} "
         "(--strict makes this an error)",
     )
-
-
-def read_json(path: Path) -> Any:
-    """Parse a JSON file; DataError with the line of a syntax error."""
-    try:
-        with path.open(encoding="utf-8") as fh:
-            return json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}", path=str(path), line=exc.lineno) from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text ({exc.reason})", path=str(path)) from None
-    except (ValueError, RecursionError) as exc:  # a >4300-digit integer, or nesting too deep
-        raise DataError(f"invalid JSON: {str(exc)[:200]}", path=str(path)) from None
 
 
 def read_records(path: Path, *, allow_pickle: bool = False) -> list[dict[str, Any]]:

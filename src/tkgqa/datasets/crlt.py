@@ -27,7 +27,7 @@ from typing import Any
 from ..errors import ConfigError, DataError
 from ..kg.crlt import parse_kg_triples, read_entries
 from .base import Question
-from .core import DATASETS, Dataset, PathLike, as_path, check_context, find_file, reject_options, resolve_kg
+from .core import Dataset, DatasetRequest, check_context, dataset_loader, find_file, resolve_kg
 
 QA_FILE = "CR-LT-QA.json"
 CLAIMS_FILE = "CR-LT-ClaimVerification.json"
@@ -108,32 +108,23 @@ def crlt_questions(
     return out
 
 
-def _load(
-    dataset: str,
-    data_dir: PathLike | None,
-    questions: PathLike | None,
-    split: str,
-    kg: PathLike | None,
-    context: str | None,
-    options: dict[str, Any],
-) -> Dataset:
-    reject_options(dataset, options)
+def _load(dataset: str, request: DatasetRequest) -> Dataset:
+    split = request.split
     if split not in {"test", "all"}:
         raise ConfigError(f"{dataset} has one split (the released file): use split='test', not {split!r}")
-    root = as_path(data_dir)
     filename = _KINDS[dataset][0]
-    qfile = find_file(f"{dataset} questions", root, questions, [filename, f"*/{filename}"])
+    qfile = find_file(f"{dataset} questions", request.root, request.questions, [filename, f"*/{filename}"])
     skipped: list[str] = []
     broken: list[str] = []
     qs = crlt_questions(qfile, dataset, skipped, broken)
-    mode = check_context(context) or "kg"
+    mode = check_context(request.context) or "kg"
     if mode == "retrieved":
         from ..kg.fact import Fact
 
         qs = [
             q.model_copy(update={"context": [Fact.from_dict(d) for d in q.extra["gold_facts"]]}) for q in qs
         ]
-    kg_path = resolve_kg(kg, None, ()) or qfile
+    kg_path = resolve_kg(request.kg, None, ()) or qfile
     meta = {
         "questions_file": str(qfile),
         "split": split,
@@ -172,29 +163,13 @@ def _entry_warnings(dataset: str, skipped: list[str], broken: list[str]) -> tupl
     return tuple(out)
 
 
-@DATASETS.register("crlt_qa")
-def load_crlt_qa(
-    data_dir: PathLike | None = None,
-    questions: PathLike | None = None,
-    split: str = "test",
-    *,
-    kg: PathLike | None = None,
-    context: str | None = None,
-    **options: Any,
-) -> Dataset:
+@dataset_loader("crlt_qa")
+def load_crlt_qa(request: DatasetRequest) -> Dataset:
     """CR-LT-KGQA yes/no questions (``data_dir``: the ``crlt_kgqa`` folder or the JSON file)."""
-    return _load("crlt_qa", data_dir, questions, split, kg, context, options)
+    return _load("crlt_qa", request)
 
 
-@DATASETS.register("crlt_claims")
-def load_crlt_claims(
-    data_dir: PathLike | None = None,
-    questions: PathLike | None = None,
-    split: str = "test",
-    *,
-    kg: PathLike | None = None,
-    context: str | None = None,
-    **options: Any,
-) -> Dataset:
+@dataset_loader("crlt_claims")
+def load_crlt_claims(request: DatasetRequest) -> Dataset:
     """CR-LT-KGQA claims to verify (``data_dir``: the ``crlt_kgqa`` folder or the JSON file)."""
-    return _load("crlt_claims", data_dir, questions, split, kg, context, options)
+    return _load("crlt_claims", request)

@@ -29,16 +29,14 @@ from ..errors import DataError
 from ..time import TimePoint
 from .base import Question
 from .core import (
-    DATASETS,
     Dataset,
-    PathLike,
-    as_path,
+    DatasetRequest,
     check_context,
+    dataset_loader,
     find_file,
     find_optional,
     parse_questions,
     read_records,
-    reject_options,
     resolve_kg,
     row_parser,
     str_list,
@@ -124,23 +122,12 @@ def to_question(
     )
 
 
-@DATASETS.register("cronquestions")
-def load_cronquestions(
-    data_dir: PathLike | None = None,
-    questions: PathLike | None = None,
-    split: str = "test",
-    *,
-    kg: PathLike | None = None,
-    context: str | None = None,
-    allow_pickle: bool = True,
-    **options: Any,
-) -> Dataset:
+@dataset_loader("cronquestions")
+def load_cronquestions(request: DatasetRequest, *, allow_pickle: bool = True) -> Dataset:
     """CronQuestions (see the module docstring for the pickle caveat)."""
-    reject_options("cronquestions", options)
-    check_context(context)
-    root = as_path(data_dir)
+    root, split, context = request.root, request.split, check_context(request.context)
     candidates = [f"questions/{split}.pickle", f"questions/{split}.json", f"questions/{split}*.json"]
-    qfile = find_file("CronQuestions questions", root, questions, candidates)
+    qfile = find_file("CronQuestions questions", root, request.questions, candidates)
     records = read_records(qfile, allow_pickle=allow_pickle)
     need_labels = any(
         r.get("answer_type") != "time" and not isinstance(r.get("answers_text"), list) for r in records
@@ -148,7 +135,7 @@ def load_cronquestions(
     label_file = find_optional(root, [ENTITY_LABELS]) if need_labels else None
     labels = read_label_file(label_file) if label_file is not None else {}
     qs, malformed = parse_questions(records, to_question, qfile, labels)
-    kg_path = resolve_kg(kg, root, KG_FILES)
+    kg_path = resolve_kg(request.kg, root, KG_FILES)
     meta: dict[str, Any] = {
         "questions_file": str(qfile),
         "split": split,

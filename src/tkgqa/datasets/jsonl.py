@@ -20,13 +20,11 @@ from ..errors import DataError
 from ..kg.fact import Fact
 from .base import Question
 from .core import (
-    DATASETS,
     Dataset,
-    PathLike,
-    as_path,
+    DatasetRequest,
+    dataset_loader,
     find_file,
     iter_jsonl,
-    reject_options,
     resolve_kg,
     str_list,
 )
@@ -110,24 +108,16 @@ def read_jsonl_questions(path: Path, name: str = "jsonl") -> list[Question]:
     return out
 
 
-@DATASETS.register("jsonl")
-def load_jsonl(
-    data_dir: PathLike | None = None,
-    questions: PathLike | None = None,
-    split: str = "test",
-    *,
-    kg: PathLike | None = None,
-    context: str | None = None,
-    name: str = "jsonl",
-    **options: Any,
-) -> Dataset:
+@dataset_loader("jsonl")
+def load_jsonl(request: DatasetRequest, *, name: str = "jsonl") -> Dataset:
     """Questions from a JSONL file (see the module docstring for the fields)."""
-    reject_options("jsonl", options)
-    root = as_path(data_dir)
-    qfile = find_file("JSONL questions", root, questions, [f"{split}.jsonl", "questions.jsonl", "*.jsonl"])
+    root, split = request.root, request.split
+    qfile = find_file(
+        "JSONL questions", root, request.questions, [f"{split}.jsonl", "questions.jsonl", "*.jsonl"]
+    )
     qs = read_jsonl_questions(qfile, name)
-    if context == "kg":
+    if request.context == "kg":
         qs = [q.model_copy(update={"context": None}) for q in qs]
     kg_root = root if root is not None and root.is_dir() else None
-    kg_path = resolve_kg(kg, kg_root, KG_FILES)
+    kg_path = resolve_kg(request.kg, kg_root, KG_FILES)
     return Dataset(name, qs, kg_path, {"questions_file": str(qfile), "split": split})

@@ -2,17 +2,17 @@
 :mod:`tkgqa.datasets` is imported (as lazy references: a loader module is imported when first used).
 
 A loader is ``load(data_dir=None, questions=None, split="test", *, kg=None, context=None, **options)`` →
-:class:`~tkgqa.datasets.core.Dataset`. Third-party loaders register through the ``tkgqa.datasets``
-entry-point group (``my_set = "my_pkg.module:load_my_set"``).
+:class:`~tkgqa.datasets.core.Dataset` (the built-in ones are written as ``load(request: DatasetRequest, *,
+own options…)`` under :func:`~tkgqa.datasets.core.dataset_loader`, which makes that signature). Third-party
+loaders register through the ``tkgqa.datasets`` entry-point group (``my_set = "my_pkg.module:load_my_set"``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..errors import ConfigError
-from .core import DATASETS, Dataset, PathLike, check_context, reject_options
+from .core import DATASETS, Dataset, DatasetRequest, check_context, dataset_loader
 
 #: name → ``"module:attr"`` of the loader
 BUILTIN_DATASETS: dict[str, str] = {
@@ -31,28 +31,21 @@ BUILTIN_DATASETS: dict[str, str] = {
 DEMO_KG = "demo"
 
 
-def load_demo(
-    data_dir: PathLike | None = None,
-    questions: PathLike | None = None,
-    split: str = "test",
-    *,
-    kg: PathLike | None = None,
-    context: str | None = None,
-    **options: Any,
-) -> Dataset:
+@dataset_loader("demo", register=False)
+def load_demo(request: DatasetRequest) -> Dataset:
     """The bundled demo questions over the bundled demo KG (no files needed; ``questions``/``kg`` may name
     other files, as for the other loaders)."""
     from .demo import load_demo_questions
     from .jsonl import read_jsonl_questions
 
-    reject_options("demo", options)
-    if data_dir is not None:
+    questions, kg = request.questions, request.kg
+    if request.data_dir is not None:
         raise ConfigError("the demo dataset is bundled: pass no data_dir (questions= names another file)")
-    if check_context(context) == "retrieved":
+    if check_context(request.context) == "retrieved":
         raise ConfigError("the demo questions have no per-question facts; use context='kg' or leave it unset")
     qs = read_jsonl_questions(Path(questions), "demo") if questions is not None else load_demo_questions()
     kg_path = Path(kg) if kg is not None else Path(DEMO_KG)
-    return Dataset("demo", qs, kg_path, {"split": split, "bundled": questions is None})
+    return Dataset("demo", qs, kg_path, {"split": request.split, "bundled": questions is None})
 
 
 for _name, _target in BUILTIN_DATASETS.items():

@@ -15,14 +15,12 @@ from typing import Any
 from ..errors import DataError
 from .base import Question
 from .core import (
-    DATASETS,
     Dataset,
-    PathLike,
-    as_path,
+    DatasetRequest,
+    dataset_loader,
     find_file,
     parse_questions,
     read_records,
-    reject_options,
     resolve_kg,
     row_parser,
 )
@@ -71,27 +69,17 @@ def to_question(row: dict[str, Any], path: Path, i: int) -> Question:
     )
 
 
-@DATASETS.register("multitq")
-def load_multitq(
-    data_dir: PathLike | None = None,
-    questions: PathLike | None = None,
-    split: str = "test",
-    *,
-    kg: PathLike | None = None,
-    context: str | None = None,
-    **options: Any,
-) -> Dataset:
+@dataset_loader("multitq")
+def load_multitq(request: DatasetRequest) -> Dataset:
     """MultiTQ questions (+ the KG file path). ``context`` is accepted for symmetry (MultiTQ has none)."""
-    reject_options("multitq", options)
-    root = as_path(data_dir)
-    qfile = find_file("MultiTQ questions", root, questions, question_files(split))
+    qfile = find_file("MultiTQ questions", request.root, request.questions, question_files(request.split))
     records = read_records(qfile)
     qs, warnings = parse_questions(records, to_question, qfile)
-    kg_path = resolve_kg(kg, root, KG_FILES)
+    kg_path = resolve_kg(request.kg, request.root, KG_FILES)
     partial = kg_path is not None and kg_path.name == "full_partial.txt"
     meta = {
         "questions_file": str(qfile),
-        "split": split,
+        "split": request.split,
         "kg_partial": partial,
         "no_gold": sum(not q.answers for q in qs),
     }

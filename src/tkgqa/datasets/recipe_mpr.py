@@ -32,7 +32,7 @@ from typing import Any
 from ..errors import ConfigError, DataError
 from ..kg.fact import Fact
 from .base import Question
-from .core import DATASETS, Dataset, PathLike, as_path, find_file, read_json, reject_options
+from .core import Dataset, DatasetRequest, dataset_loader, find_file, read_json
 
 MPR_FILE = "500QA.json"
 PERSONAL_FILE = "personal_kg.json"
@@ -150,26 +150,17 @@ def personal_questions(path: Path) -> list[Question]:
     return out
 
 
-@DATASETS.register("recipe_mpr")
-def load_recipe_mpr(
-    data_dir: PathLike | None = None,
-    questions: PathLike | None = None,
-    split: str = "test",
-    *,
-    kg: PathLike | None = None,
-    context: str | None = None,
-    **options: Any,
-) -> Dataset:
+@dataset_loader("recipe_mpr")
+def load_recipe_mpr(request: DatasetRequest) -> Dataset:
     """Recipe-MPR (``data_dir``: the ``recipe_mpr`` folder or ``500QA.json``), or the personalised examples
     (``data_dir="personal_kg"`` for the bundled set, or a folder/file ``personal_kg.json``). Each question's
     facts are its ``context``; ``kg`` is not used (options and personal KGs are per question)."""
-    reject_options("recipe_mpr", options)
-    if kg is not None:
+    if request.kg is not None:
         raise ConfigError("recipe_mpr questions carry their own facts (options, personal KG); pass no kg")
-    if context not in (None, "retrieved"):
+    if request.context not in (None, "retrieved"):
         raise ConfigError("recipe_mpr questions are answered over their own facts: leave context unset")
-    root = as_path(data_dir)
-    if root is not None and str(data_dir) == BUNDLED_PERSONAL and not root.exists():
+    root, questions = request.root, request.questions
+    if root is not None and str(request.data_dir) == BUNDLED_PERSONAL and not root.exists():
         qfile = bundled_personal_file()
     elif root is not None and root.is_dir() and (root / PERSONAL_FILE).is_file() and questions is None:
         qfile = root / PERSONAL_FILE
@@ -177,7 +168,7 @@ def load_recipe_mpr(
         qfile = find_file("Recipe-MPR questions", root, questions, [MPR_FILE, "data/" + MPR_FILE, "*.json"])
     personal = qfile.name == PERSONAL_FILE
     qs = personal_questions(qfile) if personal else mpr_questions(qfile)
-    meta = {"questions_file": str(qfile), "split": split, "personalised": personal}
+    meta = {"questions_file": str(qfile), "split": request.split, "personalised": personal}
     if not personal:
         meta["option_order"] = "shuffled, seeded per entry (the file lists the answer first)"
     return Dataset("recipe_mpr", qs, None, meta)

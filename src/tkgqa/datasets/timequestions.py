@@ -36,16 +36,16 @@ from ..kg.fact import Fact
 from ..time import TimePoint
 from .base import RETRIEVED_FACTS, Question
 from .core import (
-    DATASETS,
     Dataset,
+    DatasetRequest,
     PathLike,
     as_path,
     check_context,
+    dataset_loader,
     find_file,
     find_optional,
     parse_questions,
     read_records,
-    reject_options,
     resolve_kg,
     row_parser,
 )
@@ -172,31 +172,24 @@ def parse_retrieved(
     return context, rewritten, stats
 
 
-@DATASETS.register("timequestions")
+@dataset_loader("timequestions")
 def load_timequestions(
-    data_dir: PathLike | None = None,
-    questions: PathLike | None = None,
-    split: str = "test",
+    request: DatasetRequest,
     *,
-    kg: PathLike | None = None,
-    context: str | None = None,
     retrieved: PathLike | None = None,
     relation_labels: PathLike | Sequence[PathLike] | None = None,
     time_granularity: str = "year",
-    **options: Any,
 ) -> Dataset:
     """TimeQuestions; ``retrieved=`` overrides the retrieved-facts file, ``relation_labels=`` the label
     file(s), ``time_granularity`` is ``"year"`` (default, see module docstring) or ``"day"``."""
-    reject_options("timequestions", options)
-    check_context(context)
+    root, split, context = request.root, request.split, check_context(request.context)
     if time_granularity not in {"year", "day"}:
         raise ConfigError(f"time_granularity must be 'year' or 'day', got {time_granularity!r}")
-    root = as_path(data_dir)
     qfile = find_file(
-        "TimeQuestions questions", root, questions, [f"questions/{split}.json", f"{split}.json"]
+        "TimeQuestions questions", root, request.questions, [f"questions/{split}.json", f"{split}.json"]
     )
     qs, malformed = parse_questions(read_records(qfile), to_question, qfile, time_granularity)
-    kg_path = resolve_kg(kg, root, KG_FILES)
+    kg_path = resolve_kg(request.kg, root, KG_FILES)
     rfile = as_path(retrieved) or find_optional(
         root, [f"retrieved/{split}_timer4_retrieved_facts.json", f"retrieved/{split}.json"]
     )

@@ -30,7 +30,6 @@ subgraph* setting (there is no Wikidata offline), easier than R3's live neighbou
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, NotFoundError
+from ..jsonfile import read_json
 from ..time import MONTH_NAMES, MONTHS, NEG_INF, POS_INF, TimePoint
 from .builder import STRICT_HINT, FactBuilder, LoadReport
 from .fact import Fact
@@ -395,15 +395,9 @@ def read_entries(path: str | Path) -> list[dict[str, Any]]:
     """The JSON list of a CR-LT-KGQA file; DataError naming the file (and line) when it is not one."""
     p = Path(path)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = read_json(p)
     except FileNotFoundError:
         raise NotFoundError(f"CR-LT-KGQA file {str(p)!r} does not exist") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"invalid JSON: {exc.msg}", path=str(p), line=exc.lineno) from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"not UTF-8 text ({exc.reason})", path=str(p)) from None
-    except (ValueError, RecursionError) as exc:  # a >4300-digit integer, or nesting too deep
-        raise DataError(f"invalid JSON: {str(exc)[:200]}", path=str(p)) from None
     if not isinstance(data, list) or not all(isinstance(e, dict) for e in data):
         raise DataError(
             "expected a JSON list of entries (objects with 'id', 'query', 'KG Triples')", path=str(p)
