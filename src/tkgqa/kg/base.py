@@ -195,18 +195,37 @@ class StoreBase:
 
     A third-party store need not use it: any class with the methods of :class:`KGStore` is a store."""
 
-    def facts(self, subject: str | None = None, relation: str | None = None, object: str | None = None,
-              time: TimeQuery = None, *, limit: int | None = None) -> list[Fact]:  # fmt: skip
+    def facts(
+        self,
+        subject: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        time: TimeQuery = None,
+        *,
+        limit: int | None = None,
+    ) -> list[Fact]:
         """See :meth:`KGStore.facts`."""
         return self._query_facts(FactQuery(subject, relation, object, time, limit))
 
-    def count(self, subject: str | None = None, relation: str | None = None, object: str | None = None,
-              time: TimeQuery = None) -> int:  # fmt: skip
+    def count(
+        self,
+        subject: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        time: TimeQuery = None,
+    ) -> int:
         """See :meth:`KGStore.count`."""
         return self._query_count(FactQuery(subject, relation, object, time))
 
-    def hop(self, frontier: str | Iterable[str], *, time: TimeQuery = None, visited: str | Iterable[str] = (),
-            new_facts_only: bool = False, max_neighbors: int | None = None) -> Hop:  # fmt: skip
+    def hop(
+        self,
+        frontier: str | Iterable[str],
+        *,
+        time: TimeQuery = None,
+        visited: str | Iterable[str] = (),
+        new_facts_only: bool = False,
+        max_neighbors: int | None = None,
+    ) -> Hop:
         """See :meth:`KGStore.hop`."""
         return self._query_hop(HopQuery(frontier, time, visited, new_facts_only, max_neighbors))
 
