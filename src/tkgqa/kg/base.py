@@ -164,3 +164,76 @@ class KGStore(Protocol):
         the end point with the latest last day, a fact with an open end counting by its start point (ties:
         the later first day). ``(None, None)`` when no fact has a known time."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class FactQuery:
+    """The arguments of :meth:`KGStore.facts` (and :meth:`KGStore.count`, with ``limit`` unset)."""
+
+    subject: str | None = None
+    relation: str | None = None
+    object: str | None = None
+    time: TimeQuery = None
+    limit: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HopQuery:
+    """The arguments of :meth:`KGStore.hop`."""
+
+    frontier: str | Iterable[str]
+    time: TimeQuery = None
+    visited: str | Iterable[str] = ()
+    new_facts_only: bool = False
+    max_neighbors: int | None = None
+
+
+class StoreBase:
+    """Base class of the built-in stores: the public ``facts``, ``count`` and ``hop`` of :class:`KGStore`
+    are written once here and call the hooks each store implements (``_query_facts``, ``_query_count``,
+    ``_query_hop``), which take the arguments as one frozen :class:`FactQuery` / :class:`HopQuery`.
+
+    A third-party store need not use it: any class with the methods of :class:`KGStore` is a store."""
+
+    def facts(
+        self,
+        subject: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        time: TimeQuery = None,
+        *,
+        limit: int | None = None,
+    ) -> list[Fact]:
+        """See :meth:`KGStore.facts`."""
+        return self._query_facts(FactQuery(subject, relation, object, time, limit))
+
+    def count(
+        self,
+        subject: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        time: TimeQuery = None,
+    ) -> int:
+        """See :meth:`KGStore.count`."""
+        return self._query_count(FactQuery(subject, relation, object, time))
+
+    def hop(
+        self,
+        frontier: str | Iterable[str],
+        *,
+        time: TimeQuery = None,
+        visited: str | Iterable[str] = (),
+        new_facts_only: bool = False,
+        max_neighbors: int | None = None,
+    ) -> Hop:
+        """See :meth:`KGStore.hop`."""
+        return self._query_hop(HopQuery(frontier, time, visited, new_facts_only, max_neighbors))
+
+    def _query_facts(self, query: FactQuery) -> list[Fact]:
+        raise NotImplementedError
+
+    def _query_count(self, query: FactQuery) -> int:
+        raise NotImplementedError
+
+    def _query_hop(self, query: HopQuery) -> Hop:
+        raise NotImplementedError

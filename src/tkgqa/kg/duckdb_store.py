@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, NotFoundError
 from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, span_of
-from .base import Hop, TimeArg, TimeQuery, clip_at, entity_names
+from .base import FactQuery, Hop, HopQuery, StoreBase, TimeArg, TimeQuery, clip_at, entity_names
 from .duckdb_schema import TxTime, connect, load_state, tx_datetime, tx_micros
 from .duckdb_write import append_facts, next_tx, retract_keys
 from .fact import Fact, label_of
@@ -90,7 +90,7 @@ def _ints(ids: Iterable[int]) -> str:
     return ", ".join(str(int(i)) for i in ids)
 
 
-class DuckDBStore:
+class DuckDBStore(StoreBase):
     """A :class:`~tkgqa.kg.KGStore` on DuckDB, persistent when given a ``path`` (see the module docstring).
 
     ``DuckDBStore(facts, labels=..., name=...)`` builds an in-memory database (as the other backends do);
@@ -324,34 +324,20 @@ class DuckDBStore:
         finally:
             cur.close()
 
-    def facts(
-        self,
-        subject: str | None = None,
-        relation: str | None = None,
-        object: str | None = None,
-        time: TimeQuery = None,
-        *,
-        limit: int | None = None,
-    ) -> list[Fact]:
-        where = self._pattern(subject, relation, object, time)
-        if where is None or limit == 0:
+    def _query_facts(self, query: FactQuery) -> list[Fact]:
+        where = self._pattern(query.subject, query.relation, query.object, query.time)
+        if where is None or query.limit == 0:
             return []
-        sql = f"SELECT {_COLS} FROM {_table(subject, object)} WHERE {where[0]} ORDER BY t0, id"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
+        sql = f"SELECT {_COLS} FROM {_table(query.subject, query.object)} WHERE {where[0]} ORDER BY t0, id"
+        if query.limit is not None:
+            sql += f" LIMIT {int(query.limit)}"
         return self._build(self._q(sql, where[1]))
 
-    def count(
-        self,
-        subject: str | None = None,
-        relation: str | None = None,
-        object: str | None = None,
-        time: TimeQuery = None,
-    ) -> int:
-        where = self._pattern(subject, relation, object, time)
+    def _query_count(self, query: FactQuery) -> int:
+        where = self._pattern(query.subject, query.relation, query.object, query.time)
         if where is None:
             return 0
-        sql = f"SELECT count(*) FROM {_table(subject, object)} WHERE {where[0]}"
+        sql = f"SELECT count(*) FROM {_table(query.subject, query.object)} WHERE {where[0]}"
         return int(self._q(sql, where[1])[0][0])
 
     def incident(self, entity: str, *, relation: str | None = None, time: TimeQuery = None) -> list[Fact]:
@@ -366,20 +352,13 @@ class DuckDBStore:
         get = self._sh.ent_id.get
         return {i for i in map(get, entity_names(names)) if i is not None}
 
-    def hop(
-        self,
-        frontier: str | Iterable[str],
-        *,
-        time: TimeQuery = None,
-        visited: str | Iterable[str] = (),
-        new_facts_only: bool = False,
-        max_neighbors: int | None = None,
-    ) -> Hop:
-        front, done = self._entity_ids(frontier), self._entity_ids(visited)
+    def _query_hop(self, query: HopQuery) -> Hop:
+        front, done = self._entity_ids(query.frontier), self._entity_ids(query.visited)
         if not front:
             return Hop(0, {}, ())
-        conds, params = self._where(time)
-        if new_facts_only and done:
+        conds, params = self._where(query.time)
+        max_neighbors = query.max_neighbors
+        if query.new_facts_only and done:
             conds.append(f"s NOT IN ({_ints(done)}) AND o NOT IN ({_ints(done)})")
         where, ids = " AND ".join(conds), _ints(front)
         if len(front) <= _FEW:  # a few entities: two lookups, each on the copy clustered by it

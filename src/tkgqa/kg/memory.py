@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from ..errors import ConfigError, NotFoundError
 from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, span_of
-from .base import TimeArg, TimeQuery
+from .base import FactQuery, StoreBase, TimeArg, TimeQuery
 from .fact import Fact, label_of
 from .index import (
     COLUMNS,
@@ -57,7 +57,7 @@ _SCALAR_FILL = 8  # batches up to this size read columns element-wise
 _PRIME_MAX = 100_000  # precompute the TimePoints of a store with at most this many (day, granularity) pairs
 
 
-class TemporalKG(WalkMixin):
+class TemporalKG(WalkMixin, StoreBase):
     """In-memory temporal KG implementing :class:`tkgqa.kg.KGStore`."""
 
     def __init__(
@@ -436,19 +436,10 @@ class TemporalKG(WalkMixin):
         cache, fill = self._fcache, self._fill
         return [cache[i] or fill(id_list, i) for i in id_list]
 
-    def facts(
-        self,
-        subject: str | None = None,
-        relation: str | None = None,
-        object: str | None = None,
-        time: TimeQuery = None,
-        *,
-        limit: int | None = None,
-        cutoff: int | None = None,
-    ) -> list[Fact]:
-        ids = self._ids(subject, relation, object, time, cutoff)
-        if limit is not None:
-            ids = ids[:limit]
+    def _query_facts(self, query: FactQuery, cutoff: int | None = None) -> list[Fact]:
+        ids = self._ids(query.subject, query.relation, query.object, query.time, cutoff)
+        if query.limit is not None:
+            ids = ids[: query.limit]
         id_list = ids.tolist()  # the body of _build, inlined: this is the hot path of every lookup
         cache = self._fcache
         if self._all_built:
@@ -465,16 +456,8 @@ class TemporalKG(WalkMixin):
         fill = self._fill
         return [cache[i] or fill(id_list, i) for i in id_list]
 
-    def count(
-        self,
-        subject: str | None = None,
-        relation: str | None = None,
-        object: str | None = None,
-        time: TimeQuery = None,
-        *,
-        cutoff: int | None = None,
-    ) -> int:
-        return len(self._ids(subject, relation, object, time, cutoff))
+    def _query_count(self, query: FactQuery, cutoff: int | None = None) -> int:
+        return len(self._ids(query.subject, query.relation, query.object, query.time, cutoff))
 
     def __iter__(self) -> Iterator[Fact]:
         return self._iter_ids(np.arange(len(self), dtype=np.int64))

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from ..time import NEG_INF, POS_INF, Interval, TimePoint
-from .base import Hop, TimeQuery, entity_names
+from .base import Hop, HopQuery, TimeQuery, entity_names
 from .fact import Fact
 from .index import IntArray, State
 
@@ -120,20 +120,12 @@ class WalkMixin:
             ids = out if len(out) else inn
         return self._build(ids)
 
-    def hop(
-        self,
-        frontier: str | Iterable[str],
-        *,
-        time: TimeQuery = None,
-        visited: str | Iterable[str] = (),
-        new_facts_only: bool = False,
-        max_neighbors: int | None = None,
-        cutoff: int | None = None,
-    ) -> Hop:
+    def _query_hop(self, query: HopQuery, cutoff: int | None = None) -> Hop:
         """One breadth-first step (see :meth:`tkgqa.kg.KGStore.hop`): a few numpy operations per call."""
-        front = self._entity_ids(frontier)
-        vis = self._entity_ids(visited)
-        span = None if time is None else self._span(time)
+        front = self._entity_ids(query.frontier)
+        vis = self._entity_ids(query.visited)
+        span = None if query.time is None else self._span(query.time)
+        new_facts_only, max_neighbors = query.new_facts_only, query.max_neighbors
         ids = self.incident_ids(front, span=span, cutoff=cutoff) if len(front) else _EMPTY
         n_ent = len(self._ent)
         s = o = _EMPTY
@@ -164,7 +156,7 @@ class WalkMixin:
 
     def relation_counts(self, entity: str | None = None, *, cutoff: int | None = None) -> dict[str, int]:
         if entity is not None:
-            return self.hop(entity, max_neighbors=0, cutoff=cutoff).relations
+            return self._query_hop(HopQuery(entity, max_neighbors=0), cutoff=cutoff).relations
         counts = np.bincount(self.column("r", self._all_ids(cutoff)), minlength=len(self._rel))
         return {self._rel[i]: int(n) for i, n in enumerate(counts.tolist()) if n}
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ..errors import ConfigError
 from ..time import NEG_INF, POS_INF, Interval, TimePoint, span_of
-from .base import Hop, TimeArg, TimeQuery, clip_at, entity_names
+from .base import FactQuery, Hop, HopQuery, StoreBase, TimeArg, TimeQuery, clip_at, entity_names
 from .fact import Fact, label_of
 from .validate import check_name
 
@@ -32,7 +32,7 @@ def _window(time: TimeQuery) -> tuple[int, int]:
     return span_of(Interval.parse(time) if isinstance(time, str) else time)
 
 
-class ListStore:
+class ListStore(StoreBase):
     """A list of facts in insertion order; ``as_of`` views share the list (see :mod:`tkgqa.kg.base`)."""
 
     def __init__(
@@ -88,16 +88,9 @@ class ListStore:
         return label_of(name, self._root._labels)
 
     # --- queries ------------------------------------------------------------------------------------
-    def facts(
-        self,
-        subject: str | None = None,
-        relation: str | None = None,
-        object: str | None = None,
-        time: TimeQuery = None,
-        *,
-        limit: int | None = None,
-    ) -> list[Fact]:
-        lo, hi = _window(time)
+    def _query_facts(self, query: FactQuery) -> list[Fact]:
+        subject, relation, object, limit = query.subject, query.relation, query.object, query.limit
+        lo, hi = _window(query.time)
         found = [
             f
             for f in self._rows()
@@ -110,14 +103,8 @@ class ListStore:
         found.sort(key=_start)  # stable: ties stay in insertion order
         return found[:limit] if limit is not None else found
 
-    def count(
-        self,
-        subject: str | None = None,
-        relation: str | None = None,
-        object: str | None = None,
-        time: TimeQuery = None,
-    ) -> int:
-        return len(self.facts(subject, relation, object, time))
+    def _query_count(self, query: FactQuery) -> int:
+        return len(self._query_facts(query))
 
     def incident(self, entity: str, *, relation: str | None = None, time: TimeQuery = None) -> list[Fact]:
         lo, hi = _window(time)
@@ -132,17 +119,10 @@ class ListStore:
         found.sort(key=_start)
         return found
 
-    def hop(
-        self,
-        frontier: str | Iterable[str],
-        *,
-        time: TimeQuery = None,
-        visited: str | Iterable[str] = (),
-        new_facts_only: bool = False,
-        max_neighbors: int | None = None,
-    ) -> Hop:
-        front, done = set(entity_names(frontier)), set(entity_names(visited))
-        lo, hi = _window(time)
+    def _query_hop(self, query: HopQuery) -> Hop:
+        front, done = set(entity_names(query.frontier)), set(entity_names(query.visited))
+        new_facts_only, max_neighbors = query.new_facts_only, query.max_neighbors
+        lo, hi = _window(query.time)
         met = [
             f
             for f in self._rows()

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from ..time import TimePoint
-from .base import Hop, TimeArg, TimeQuery, clip_at
+from .base import FactQuery, Hop, HopQuery, StoreBase, TimeArg, TimeQuery, clip_at
 from .fact import Fact
 
 if TYPE_CHECKING:
     from .memory import TemporalKG
 
 
-class KGSnapshot:
+class KGSnapshot(StoreBase):
     """Read-only view of a :class:`TemporalKG` holding only facts that start before ``cutoff``, clipped at
     it (see the module docstring).
 
@@ -35,7 +35,7 @@ class KGSnapshot:
         self._cut = cutoff.first_day
 
     def __len__(self) -> int:
-        return self.base.count(cutoff=self._cut)
+        return self.base._query_count(FactQuery(), cutoff=self._cut)
 
     def __iter__(self) -> Iterator[Fact]:
         cut = self._cut
@@ -66,46 +66,17 @@ class KGSnapshot:
     def label(self, name: str) -> str:
         return self.base.label(name)
 
-    def facts(
-        self,
-        subject: str | None = None,
-        relation: str | None = None,
-        object: str | None = None,
-        time: TimeQuery = None,
-        *,
-        limit: int | None = None,
-    ) -> list[Fact]:
-        return self._clip(self.base.facts(subject, relation, object, time, limit=limit, cutoff=self._cut))
+    def _query_facts(self, query: FactQuery) -> list[Fact]:
+        return self._clip(self.base._query_facts(query, cutoff=self._cut))
 
-    def count(
-        self,
-        subject: str | None = None,
-        relation: str | None = None,
-        object: str | None = None,
-        time: TimeQuery = None,
-    ) -> int:
-        return self.base.count(subject, relation, object, time, cutoff=self._cut)
+    def _query_count(self, query: FactQuery) -> int:
+        return self.base._query_count(query, cutoff=self._cut)
 
     def incident(self, entity: str, *, relation: str | None = None, time: TimeQuery = None) -> list[Fact]:
         return self._clip(self.base.incident(entity, relation=relation, time=time, cutoff=self._cut))
 
-    def hop(
-        self,
-        frontier: str | Iterable[str],
-        *,
-        time: TimeQuery = None,
-        visited: str | Iterable[str] = (),
-        new_facts_only: bool = False,
-        max_neighbors: int | None = None,
-    ) -> Hop:
-        return self.base.hop(
-            frontier,
-            time=time,
-            visited=visited,
-            new_facts_only=new_facts_only,
-            max_neighbors=max_neighbors,
-            cutoff=self._cut,
-        )
+    def _query_hop(self, query: HopQuery) -> Hop:
+        return self.base._query_hop(query, cutoff=self._cut)
 
     def relation_counts(self, entity: str | None = None) -> dict[str, int]:
         return self.base.relation_counts(entity, cutoff=self._cut)
