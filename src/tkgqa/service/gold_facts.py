@@ -13,7 +13,6 @@ in the store's order, so two servers with the same facts agree and an append cha
 from __future__ import annotations
 
 import hashlib
-import threading
 from typing import Any
 
 from ..datasets.base import Question
@@ -22,6 +21,7 @@ from ..eval.views import labelled_fact
 from ..kg.base import KGStore
 from ..kg.fact import Fact
 from ..query.link import QuestionLinker
+from ..query.resources import PerKG
 from ..time import TimePoint, try_parse_time
 from .queries import KGLinkers
 
@@ -111,18 +111,13 @@ def gold_facts(kg: KGStore, linkers: KGLinkers, row: dict[str, Any], limit: int)
     return out
 
 
-_fingerprints: dict[tuple[int, int, int], str] = {}
-_fingerprint_lock = threading.Lock()
+def kg_fingerprint(kg: KGStore) -> str:
+    """16 hex digits of sha256 over every fact of ``kg`` in its order, computed once per store and again after
+    an append (the one per-KG cache, :class:`~tkgqa.query.PerKG`)."""
+    return _FINGERPRINTS.get(kg)
 
 
-def kg_fingerprint(kg: KGStore, version: int = 0) -> str:
-    """16 hex digits of sha256 over every fact of ``kg`` in its order (cached per store, size and
-    ``version``, the served KG's append counter)."""
-    key = (id(kg), len(kg), version)
-    with _fingerprint_lock:
-        cached = _fingerprints.get(key)
-    if cached is not None:
-        return cached
+def _fingerprint_of(kg: KGStore) -> str:
     digest = hashlib.sha256()
     iso: dict[TimePoint | None, str] = {None: ""}  # a KG has far fewer distinct times than facts
     lines: list[str] = []
@@ -138,9 +133,7 @@ def kg_fingerprint(kg: KGStore, version: int = 0) -> str:
             digest.update("".join(lines).encode())
             lines.clear()
     digest.update("".join(lines).encode())
-    value = digest.hexdigest()[:16]
-    with _fingerprint_lock:
-        if len(_fingerprints) > 16:
-            _fingerprints.clear()
-        _fingerprints[key] = value
-    return value
+    return digest.hexdigest()[:16]
+
+
+_FINGERPRINTS: PerKG[str] = PerKG(_fingerprint_of, size=4)

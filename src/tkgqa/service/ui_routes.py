@@ -4,8 +4,6 @@ facts of the served KG that support a run row's gold answer; see :mod:`tkgqa.ser
 
 from __future__ import annotations
 
-import logging
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,24 +17,12 @@ from .models import error_responses
 from .run_diff import run_question
 from .state import ServiceState
 
-log = logging.getLogger(__name__)
 NOT_FOUND = error_responses({404: "No such run"})
 MAX_GOLD_FACTS = 20
 
 
-def _warm_fingerprint(kg: Any, version: int) -> None:
-    """Compute the fingerprint ahead of the first request. A failure here (the server shutting down and its
-    store closed under the walk) is only logged: ``/api/status`` computes it again and reports its error."""
-    try:
-        kg_fingerprint(kg, version)
-    except Exception as exc:  # a warm-up: the request path raises for real
-        log.debug("KG fingerprint warm-up stopped: %s", exc)
-
-
 def ui_router(state: ServiceState) -> APIRouter:
     router = APIRouter()
-    # the fingerprint hashes every fact (~2 s on 227k facts): start it now, not on the first page load
-    threading.Thread(target=_warm_fingerprint, args=(state.live.kg, state.live.version), daemon=True).start()
 
     @router.get("/api/status")
     def status() -> dict[str, Any]:
@@ -48,7 +34,7 @@ def ui_router(state: ServiceState) -> APIRouter:
         return {
             "version": __version__,
             "kg": getattr(kg, "name", None),
-            "kg_fingerprint": kg_fingerprint(kg, state.live.version),
+            "kg_fingerprint": kg_fingerprint(kg),
             "facts": len(kg),
             "loading": loading_now(),
         }
