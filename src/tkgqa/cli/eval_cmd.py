@@ -166,6 +166,11 @@ def eval_command(
         help="Also write the run's LLM calls as a cassette FILE.jsonl (replay it with --llm replay:FILE).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print report.json instead of tables."),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Write into --output (and --record) even when they hold files `tkgqa eval` did not write.",
+    ),
     llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
     llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
     executor: ExecutorKind | None = typer.Option(
@@ -198,6 +203,7 @@ def eval_command(
     from ..credentials import redact
     from ..datasets import DATASETS, load_dataset
     from ..eval.executor import ExecutorConfig
+    from ..eval.record import check_cassette_target
     from ..eval.resolve import build_method
     from ..eval.runner import evaluate
     from .run_config import cli_method_options, effective_config, read_config_file
@@ -217,6 +223,8 @@ def eval_command(
         cfg.executor, address=cfg.ray_address, workers=cfg.workers, llm_concurrency=cfg.llm_concurrency
     )
     _choice(cfg.dataset, tuple(DATASETS.names()), "--dataset")
+    if record is not None:  # checked before anything is loaded or written
+        check_cassette_target(record, cfg.output, force=force)
     if cfg.data_dir is None and cfg.questions is None and cfg.dataset != "demo":
         raise ConfigError("pass --data-dir (the dataset folder) or --questions (a question file)")
     options: dict[str, Any] = {}
@@ -240,7 +248,7 @@ def eval_command(
     evaluate(
         runner, ds, kg_arg, out, limit=cfg.limit, sample=cfg.sample, seed=cfg.seed, resume=cfg.resume,
         progress=progress, retry_errors=cfg.retry_errors, strict=cfg.strict, warn=print_warning,
-        executor=run_on, method_factory=factory,
+        executor=run_on, method_factory=factory, force=force,
     )  # fmt: skip
     write_method_sections(out, view)
     settings = cfg.model_dump(mode="json")
@@ -248,7 +256,7 @@ def eval_command(
         settings["executor"] = run_on.describe()
     data = write_run_config(out, redact(settings))
     if record is not None:
-        record_cassette(out, record)
+        record_cassette(out, record, force=force)
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False))
     else:
@@ -325,11 +333,11 @@ def write_method_sections(output: Path, view: dict[str, Any] | None) -> None:
     path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def record_cassette(run: Path, target: Path) -> None:
+def record_cassette(run: Path, target: Path, *, force: bool = False) -> None:
     """``--record``: the run's LLM calls as a cassette (:func:`tkgqa.eval.record.export_run`)."""
     from ..eval.record import export_run
 
-    _, n = export_run(run, target)
+    _, n = export_run(run, target, force=force)
     err_console.print(f"[dim]recorded {n} LLM calls in[/dim] {escape(str(target))}", highlight=False)
 
 

@@ -23,6 +23,7 @@ from rich.table import Table
 from ..errors import ConfigError
 from ..eval.executor import ExecutorKind
 from ..eval.executor_lpkg import kg_slug as _slug
+from ..userfiles import claim_folder
 from . import app
 from .terminal import TerminalConsole
 
@@ -91,6 +92,16 @@ def ground_cmd(
     console.print(table)
 
 
+#: What the marker of a planning-data folder names (:func:`tkgqa.userfiles.claim_folder`).
+LPKG_DATA_COMMAND = "tkgqa lpkg data"
+
+
+def _is_planning_folder(folder: Path) -> bool:
+    """A planning-data folder from before folders were marked: it has the ``summary.json`` and
+    ``planning.jsonl`` this command writes."""
+    return (folder / "summary.json").is_file() and (folder / "planning.jsonl").is_file()
+
+
 @lpkg_app.command("data")
 def data_cmd(
     kg: list[str] = typer.Option(..., "--kg", help="KG file (repeatable: data from several KGs)."),
@@ -133,8 +144,8 @@ def data_cmd(
     except ValueError:
         raise ConfigError(f"--format must be one of {', '.join(SFTFormat)}") from None
     config = ExecutorConfig.of(executor, address=ray_address, workers=workers)
-    out.mkdir(parents=True, exist_ok=True)
     chosen = chosen_patterns(patterns)
+    out = claim_folder(out, LPKG_DATA_COMMAND, force=force, legacy=_is_planning_folder, option="--out")
     data = planning_data(
         kg, per_pattern=per_pattern, max_answers=max_answers, seed=seed, llm=llm, executor=config,
         patterns=chosen,

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..credentials import redact
 from ..errors import DataError, NotFoundError
 from ..llm.helpers import REPLAY_KEYS
 from ..outcomes import ResultRow
@@ -291,7 +292,9 @@ def plot_breakdown(report: Report, path: Path) -> None:
 
 
 def write_report(report: Report, output_dir: str | Path) -> dict[str, Path]:
-    """Write ``report.json``, ``report.md`` and ``breakdown.png`` into ``output_dir``."""
+    """Write ``report.json``, ``report.md`` and ``breakdown.png`` into ``output_dir``, credential-shaped
+    text masked (:func:`~tkgqa.credentials.redact`: an error message quoting a URL with a key)."""
+    report = Report.from_dict(redact(report.to_dict()))
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / REPORT_JSON, "md": out / REPORT_MD, "png": out / BREAKDOWN_PNG}
