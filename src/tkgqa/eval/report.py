@@ -19,6 +19,7 @@ from typing import Any
 from ..credentials import redact
 from ..errors import DataError, NotFoundError
 from ..llm.helpers import REPLAY_KEYS
+from ..markdown import md_row, md_rule, md_text
 from ..outcomes import ResultRow
 from .scoring import breakdown, mcnemar
 
@@ -206,17 +207,23 @@ def _pct(x: float) -> str:
 
 
 def render_markdown(report: Report) -> str:
-    """``report.md``: headline metrics, usage, the supported subset and one table per breakdown."""
+    """``report.md``: headline metrics, usage, the supported subset and one table per breakdown. Every
+    value from data is escaped (:mod:`tkgqa.markdown`); headings are fixed words."""
     m = report.metrics
-    name = report.method.get("method", "?")
-    lines = [f"# {name} on {report.dataset.get('name', '?')} ({report.n} questions)", ""]
+    name = md_text(report.method.get("method", "?"))
+    lines = [
+        "# Evaluation report",
+        "",
+        f"Method {name} on {md_text(report.dataset.get('name', '?'))} ({report.n} questions).",
+        "",
+    ]
     for i, problem in enumerate(problem_lines(report)):
         lines += [">"] if i else []
-        lines.append(f"> **{problem}**")
+        lines.append(f"> **{md_text(problem)}**")
     if lines[-1]:
         lines.append("")
-    lines += ["| metric | value |", "|---|---|"]
-    lines += [f"| {k} | {_pct(v)} |" if k != "answered" else f"| {k} | {_pct(v)} % |" for k, v in m.items()]
+    lines += [md_row(("metric", "value")), md_rule(2)]
+    lines += [md_row((k, _pct(v) + (" %" if k == "answered" else ""))) for k, v in m.items()]
     s, u = report.supported, report.usage
     lines += [
         "",
@@ -250,14 +257,13 @@ def render_markdown(report: Report) -> str:
             continue
         lines += [
             "",
-            f"## by {dim}",
+            f"## by {md_text(dim)}",
             "",
-            "| value | n | strict Hits@1 | lenient Hits@1 |",
-            "|---|---|---|---|",
+            md_row(("value", "n", "strict Hits@1", "lenient Hits@1")),
+            md_rule(4),
         ]
         lines += [
-            f"| {v} | {g['n']} | {_pct(g['strict_hits@1'])} | {_pct(g['lenient_hits@1'])} |"
-            for v, g in groups.items()
+            md_row((v, g["n"], _pct(g["strict_hits@1"]), _pct(g["lenient_hits@1"]))) for v, g in groups.items()
         ]
     return "\n".join(lines) + "\n"
 
