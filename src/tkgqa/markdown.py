@@ -6,8 +6,8 @@ model replies — through these helpers, so a value cannot break a table, add a 
 HTML into the report:
 
 * :func:`md_text` — inline text: ``&``, ``<`` and ``>`` as HTML entities, a backslash before ``\\``,
-  ``|``, a backtick, ``[`` and ``]`` and before a leading ``#``, ``-``, ``+``, ``*``, ``=`` (a heading, a list, a
-  rule), every line break (``\\n``, ``\\r``, U+2028…) a space;
+  ``|``, a backtick, ``[`` and ``]`` and before a leading ``#``, ``-``, ``+``, ``*``, ``=`` (a heading,
+  a list, a rule), every line break (``\\n``, ``\\r``, U+2028…) a space;
 * :func:`md_code` — an inline code span (verbatim, fenced so no backtick inside can close it);
 * :func:`md_cell` — a table cell: :func:`md_text` (``|`` included, so the row keeps its columns);
 * :func:`md_row` — a table row of cells.

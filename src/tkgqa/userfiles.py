@@ -97,9 +97,7 @@ def read_input(path: str | Path, *, what: str = "the input", limit: int = MAX_IN
     with open_input(path, what=what) as fh:
         data = fh.read(limit + 1)
     if len(data) > limit:
-        raise ConfigError(
-            f"{what} {str(path)!r} is over {limit:,} bytes; pass a smaller file (or split it)"
-        )
+        raise ConfigError(f"{what} {str(path)!r} is over {limit:,} bytes; pass a smaller file (or split it)")
     return data
 
 
@@ -227,7 +225,9 @@ def atomic_output(path: str | Path, *, what: str = "--output", encoding: str = "
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(exc, OSError):
-            raise DataError(f"cannot write ({exc.strerror or exc}); the old file is unchanged", path=str(p)) from None
+            raise DataError(
+                f"cannot write ({exc.strerror or exc}); the old file is unchanged", path=str(p)
+            ) from None
         raise
 
 
@@ -280,12 +280,12 @@ def claim_folder(
             f"{option} {str(out)!r} was written by `{owner}`, not `{command}`; pass another folder, "
             "or --force to write into it anyway"
         )
-    if owner is None and out.is_dir() and not force and any(out.iterdir()):
-        if legacy is None or not legacy(out):
-            raise ConfigError(
-                f"{option} {str(out)!r} already holds files that `{command}` did not write; pass a new or "
-                "empty folder, or --force to write into it anyway"
-            )
+    foreign = owner is None and out.is_dir() and not force and any(out.iterdir())
+    if foreign and (legacy is None or not legacy(out)):
+        raise ConfigError(
+            f"{option} {str(out)!r} already holds files that `{command}` did not write; pass a new or "
+            "empty folder, or --force to write into it anyway"
+        )
     try:
         out.mkdir(parents=True, exist_ok=True)
         if owner != command:

@@ -52,7 +52,9 @@ def test_llm_parse_answers_every_line_and_raises_nothing(data: bytes, task: str)
 
 @FILES
 @given(data=_BYTES)
-def test_cassettes_raise_only_documented_errors(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
+def test_cassettes_raise_only_documented_errors(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
     path = tmp_path_factory.mktemp("cassette") / "c.jsonl"
     path.write_bytes(data)
     try:
@@ -87,7 +89,9 @@ def test_report_md_from_hostile_data_has_only_its_own_headings(qtype: str, metho
     text = render_markdown(report)
     headings = [line for line in text.splitlines() if line.startswith("#")]
     assert headings[0] == "# Evaluation report"
-    assert all(h == "# Evaluation report" or h.startswith("## by ") and h[6:].isidentifier() for h in headings)
+    assert all(
+        h == "# Evaluation report" or (h.startswith("## by ") and h[6:].isidentifier()) for h in headings
+    )
     assert "<img" not in text and "<" not in text.replace("&lt;", "")
     for line in text.splitlines():
         if line.startswith("| ") and line.count(" | ") >= 3:  # a breakdown row: 4 columns, always
@@ -98,8 +102,8 @@ def test_report_md_from_hostile_data_has_only_its_own_headings(qtype: str, metho
 @given(note=HOSTILE, run_id=HOSTILE)
 def test_the_dry_run_table_keeps_its_columns(note: str, run_id: str) -> None:
     estimate = {
-        "run_id": run_id, "method": "m", "dataset": "d", "cells": 1, "questions": 2, "calls_per_question": 1.0,
-        "prompt_tokens_per_question": 10.0, "prompt_tokens": 20.0, "note": note,
+        "run_id": run_id, "method": "m", "dataset": "d", "cells": 1, "questions": 2,
+        "calls_per_question": 1.0, "prompt_tokens_per_question": 10.0, "prompt_tokens": 20.0, "note": note,
     }  # fmt: skip
     table = [line for line in render_estimates([estimate], "how").splitlines() if line.startswith("|")]
     assert len(table) == 3 and all(_unescaped(line, "|") == 10 for line in table)

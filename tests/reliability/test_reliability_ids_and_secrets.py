@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("fastapi", reason="needs the service extra")
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from tkgqa.credentials import REDACTED, redact, redact_text  # noqa: E402
-from tkgqa.service import create_app  # noqa: E402
-from tkgqa.service.policy import ServiceSettings  # noqa: E402
+from tkgqa.credentials import REDACTED, redact, redact_text
+from tkgqa.service import create_app
+from tkgqa.service.policy import ServiceSettings
 
 KEY = "sk-reliab-canary-0123456789abcdef"
 FACT = {"subject": "Barack_Obama", "relation": "Make_a_visit", "object": "China", "start": "2014-11-10"}
@@ -30,7 +30,13 @@ def _row(qid: str, **more: object) -> dict[str, object]:
 def client(tmp_path: Path) -> TestClient:
     run = tmp_path / "R"
     run.mkdir()
-    report = {"n": 4, "metrics": {}, "errors": 0, "method": {"method": "symbolic"}, "dataset": {"name": "demo"}}
+    report = {
+        "n": 4,
+        "metrics": {},
+        "errors": 0,
+        "method": {"method": "symbolic"},
+        "dataset": {"name": "demo"},
+    }
     (run / "report.json").write_text(json.dumps(report), encoding="utf-8")
     rows = [
         _row("../x"),
@@ -39,7 +45,9 @@ def client(tmp_path: Path) -> TestClient:
         _row("k", predictions=[f"the key is {KEY}"], trace=[{"reply": f"Authorization: Bearer {KEY}"}]),
     ]
     (run / "results.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
-    return TestClient(create_app(settings=ServiceSettings(runs_dir=str(tmp_path))), base_url="http://127.0.0.1")
+    return TestClient(
+        create_app(settings=ServiceSettings(runs_dir=str(tmp_path))), base_url="http://127.0.0.1"
+    )
 
 
 @pytest.mark.parametrize(

@@ -72,7 +72,9 @@ def test_llm_parse_output_in_a_missing_folder_or_onto_a_folder_is_one_line(
 ) -> None:
     (tmp_path / "a_folder").mkdir()
     target = tmp_path / where
-    code, _, err = run_cli(["llm", "parse", "--task", "timer4.answer", str(replies), "-o", str(target)], capsys)
+    code, _, err = run_cli(
+        ["llm", "parse", "--task", "timer4.answer", str(replies), "-o", str(target)], capsys
+    )
     assert code == 2
     one_line_error(err)
 
@@ -92,10 +94,17 @@ def test_undecodable_and_too_deep_lines_are_bad_input_rows(
 ) -> None:
     inp = tmp_path / "in.jsonl"
     inp.write_bytes(
-        b'{"id":1,"response":"\xff"}\n' + b"[" * 100_000 + b"\n" + b"{" * 300 + b"\n" + json.dumps(LINE).encode()
+        b'{"id":1,"response":"\xff"}\n'
+        + b"[" * 100_000
+        + b"\n"
+        + b"{" * 300
+        + b"\n"
+        + json.dumps(LINE).encode()
     )
     out = tmp_path / "out.jsonl"
-    code, _, err = run_cli(["llm", "parse", "--task", "timer4.answer", str(inp), "-o", str(out), "--json"], capsys)
+    code, _, err = run_cli(
+        ["llm", "parse", "--task", "timer4.answer", str(inp), "-o", str(out), "--json"], capsys
+    )
     assert code == 1 and "Traceback" not in err
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["ok"] for r in rows] == [False, False, False, True]
@@ -129,7 +138,7 @@ def _within(seconds: float, fn: object) -> BaseException | None:
     def go() -> None:
         try:
             fn()  # type: ignore[operator]
-        except BaseException as exc:  # noqa: BLE001 - handed to the test
+        except BaseException as exc:
             box[0] = exc
 
     thread = threading.Thread(target=go, daemon=True)

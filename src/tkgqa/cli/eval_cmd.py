@@ -16,7 +16,7 @@ from ..eval.executor import ExecutorKind
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from . import app
 from .run_config import METHOD_OPTION_HELP
-from .terminal import TerminalConsole
+from .terminal import TerminalConsole, warn_once
 
 if TYPE_CHECKING:
     from ..datasets.core import Dataset
@@ -342,8 +342,8 @@ def record_cassette(run: Path, target: Path, *, force: bool = False) -> None:
 
 
 def print_warning(message: str) -> None:
-    """A missing optional input, on stderr."""
-    err_console.print(f"[yellow]warning:[/yellow] {escape(message)}", highlight=False, soft_wrap=True)
+    """A missing optional input (or what a KG skipped), on stderr, once per command."""
+    warn_once(message)
 
 
 def print_failed(report: dict[str, Any], output: Path) -> None:

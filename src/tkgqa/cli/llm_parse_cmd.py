@@ -14,7 +14,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 import typer
 
@@ -41,7 +41,7 @@ def _check_task(task_name: str) -> None:
         raise ConfigError(f"--task: unknown task {task_name!r}; use one of: {', '.join(task_names())}")
 
 
-def parse_file(task_name: str, lines: Iterable[bytes | str | None], out: TextIO) -> dict[str, Any]:
+def parse_file(task_name: str, lines: Iterable[bytes | str | None], out: IO[str]) -> dict[str, Any]:
     """Run ``task_name`` over the JSONL ``lines`` (text or bytes; ``None`` for a line too long to read),
     writing one result per line to ``out``; the summary. A line that is not UTF-8, not JSON or nested too
     deep is a ``bad_input`` row, never an exception."""

@@ -125,10 +125,13 @@ def data_cmd(
         help="Only these patterns: paper (LPKG's nine: 1p 2p 3p 2i 3i 2u ip pi compare), temporal, all, or "
         "names (repeatable or comma-separated). Default: all.",
     ),
+    force: bool = typer.Option(
+        False, "--force", help="Write into --out even when it holds files `tkgqa lpkg data` did not write."
+    ),
 ) -> None:
     """Planning data: ground, verbalise, gold plans; train/held-out split; SFT export. One shard per (KG,
     pattern), seeded from --seed and the pattern: --executor ray builds the shards on Ray workers and
-    writes the same files as the local run."""
+    writes the same files as the local run. --out must be new, empty or a folder this command wrote."""
     from ..eval.executor import ExecutorConfig
     from ..eval.executor_lpkg import planning_data
     from ..methods.lpkg.data import (

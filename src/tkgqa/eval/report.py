@@ -263,7 +263,8 @@ def render_markdown(report: Report) -> str:
             md_rule(4),
         ]
         lines += [
-            md_row((v, g["n"], _pct(g["strict_hits@1"]), _pct(g["lenient_hits@1"]))) for v, g in groups.items()
+            md_row((v, g["n"], _pct(g["strict_hits@1"]), _pct(g["lenient_hits@1"])))
+            for v, g in groups.items()
         ]
     return "\n".join(lines) + "\n"
 

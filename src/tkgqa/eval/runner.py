@@ -225,7 +225,8 @@ def evaluate(
     (default: :func:`warnings.warn` with :class:`~tkgqa.errors.MissingInputWarning`). ``executor``: where the
     questions are answered (default here); ``method_factory``: how a Ray worker builds its own ``method``
     (a picklable zero-argument callable; default: the registry for a name, else ``method`` pickled).
-    ``force``: write into ``output_dir`` even when another command's files are there (:func:`make_run_folder`)."""
+    ``force``: write into ``output_dir`` even when another command's files are there
+    (:func:`make_run_folder`)."""
     runner = resolve_method(method) if isinstance(method, str) else method
     ds, all_questions, name = _source(dataset_or_questions)
     questions = [clean_question(q) for q in select_questions(all_questions, limit, sample, seed)]

@@ -59,7 +59,7 @@ def ui_router(state: ServiceState) -> APIRouter:
 
     @router.get("/api/runs/{name}/questions/{qid:path}/gold-facts", responses=NOT_FOUND)
     def run_gold_facts(name: str, qid: str, limit: int = Query(3, ge=1, le=MAX_GOLD_FACTS)) -> dict[str, Any]:
-        """As ``/api/runs/{name}/gold-facts?qid=``, the id in the path (``/`` in it percent-encoded or not)."""
+        """As ``/api/runs/{name}/gold-facts?qid=``, the id in the path (a ``/`` in it encoded or not)."""
         return run_gold_facts_by_query(name, qid, limit)
 
     return router

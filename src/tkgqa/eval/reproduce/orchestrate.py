@@ -48,6 +48,8 @@ def is_reproduce_folder(folder: Path) -> bool:
     except (TKGQAError, ValueError):
         entries = list(folder.iterdir())
         return bool(entries) and all(e.is_dir() and is_run_folder(e) for e in entries)
+
+
 #: The LLM a dry run builds the prompts with (scripted replies, offline token counts; never a real model).
 DRY_RUN_LLM = "fake"
 DRY_RUN_QUESTIONS = 3
