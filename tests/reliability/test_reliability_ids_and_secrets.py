@@ -110,3 +110,15 @@ def test_one_redaction_rule_for_text_and_urls(text: str) -> None:
         assert secret not in masked
     assert redact({"nested": [text]}) == {"nested": [masked]}
     assert redact_text("model=m&max_tokens=5 a=b") == "model=m&max_tokens=5 a=b"
+
+
+def test_hostile_lines_in_results_are_skipped_not_raised(client: TestClient, tmp_path: Path) -> None:
+    results = tmp_path / "R" / "results.jsonl"
+    hostile = ["[" * 100_000, '{"qid": "big", "n": ' + "9" * 5000 + "}", '{"qid": "\xff"}']
+    with results.open("a", encoding="utf-8") as fh:
+        fh.write("\n".join(hostile) + "\n")
+    res = client.get("/api/runs/R/results")
+    assert res.status_code == 200 and res.json()["total"] == 5  # the four rows, and the decodable third
+    report = tmp_path / "R" / "report.json"
+    report.write_text('{"n": ' + "9" * 5000 + "}", encoding="utf-8")
+    assert client.get("/api/runs/R").status_code in (200, 400, 422)

@@ -14,7 +14,6 @@ its latest reply. ``--llm replay:FILE`` then answers the same run offline, byte 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 from ..errors import ConfigError, DataError, NotFoundError
 from ..llm.cache import LLMCache
 from ..llm.replay_backend import HEADER_KEY, cassette_header, cassette_line, dump_line
-from ..userfiles import check_output, is_stream_target, open_input, parse_json, write_text
+from ..userfiles import check_output, is_stream_target, open_input, parse_json, read_input, write_text
 from .report import REPORT_JSON, RESULTS_FILE, read_results
 from .runner import RUN_FILE
 
@@ -33,8 +32,8 @@ def _run_info(run: Path) -> dict[str, Any]:
     if not path.is_file():
         raise NotFoundError(f"no {RUN_FILE} in {str(run)!r} (pass a run folder written by `tkgqa eval`)")
     try:
-        info = json.loads(path.read_bytes().decode("utf-8"))
-    except (ValueError, RecursionError, OSError):
+        info = parse_json(read_input(path, what="the run file"))
+    except (ValueError, ConfigError):
         raise DataError("not a readable run file (JSON)", path=str(path)) from None
     if not isinstance(info, dict) or not isinstance(info.get("method"), dict):
         raise DataError("the run file names no method", path=str(path))

@@ -21,6 +21,7 @@ from ..errors import DataError, NotFoundError
 from ..llm.helpers import REPLAY_KEYS
 from ..markdown import md_row, md_rule, md_text
 from ..outcomes import ResultRow
+from ..userfiles import parse_json
 from .scoring import breakdown, mcnemar
 
 RESULTS_FILE = "results.jsonl"
@@ -335,8 +336,8 @@ def read_results(path: str | Path, *, strict: bool = False) -> list[ResultRow]:
             if not raw.strip():
                 continue
             try:  # a line cut inside a UTF-8 character, binary junk, bad JSON: all torn lines
-                row = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError, RecursionError):
+                row = parse_json(raw)
+            except ValueError:
                 if strict:
                     raise DataError(
                         "invalid JSON line (torn or not UTF-8)", path=str(p), line=lineno

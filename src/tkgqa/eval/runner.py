@@ -46,7 +46,7 @@ from ..kg.base import KGStore
 from ..methods.base import Method, resolve_method
 from ..outcomes import ResultRow
 from ..sanitize import clean_json, has_surrogates
-from ..userfiles import claim_folder
+from ..userfiles import claim_folder, parse_json, read_input
 from .answering import KGs, answer_one, clean_question
 from .executor import LOCAL, ExecutorConfig, ExecutorKind, method_factory_for
 from .report import DEFAULT_KS, RESULTS_FILE, Report, build_report, read_results, write_report
@@ -168,8 +168,8 @@ def _check_run_file(out: Path, describe: dict[str, Any], dataset: str, resume: b
 
 def _read_run_file(path: Path) -> Any:
     try:
-        return json.loads(path.read_bytes().decode("utf-8"))
-    except (ValueError, RecursionError, OSError):
+        return parse_json(read_input(path, what="the run file"))
+    except (ValueError, ConfigError):
         return None
 
 
