@@ -58,7 +58,7 @@ def _stat_input(path: Path, what: str) -> os.stat_result:
     try:
         return path.stat()
     except FileNotFoundError:
-        raise ConfigError(f"{what} {str(path)!r} does not exist; check the path") from None
+        raise ConfigError(f"cannot read {what} {str(path)!r}: it does not exist; check the path") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {what} {str(path)!r} ({exc.strerror or exc})") from None
 

@@ -1,7 +1,7 @@
 """Issue #29: no key in any output of a recorded run. A fake OpenAI-compatible server on 127.0.0.1 echoes its
 ``Authorization`` header and its path — which holds a key, through ``OPENAI_BASE_URL`` — in every reply;
-``tkgqa eval --record``, ``tkgqa llm export``, ``tkgqa llm log``, the run folder and the runs browser's API
-are then searched for the key."""
+``tkgqa eval --record``, ``tkgqa llm export``, ``tkgqa llm log``, the run folder, the LLM cache and run log
+(``$TKGQA_HOME/llm.sqlite``) and the runs browser's API are then searched for the key."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_no_key_in_any_output_of_a_recorded_run(
         result = runner.invoke(app, command)
         assert result.exit_code == 0, result.output
         outputs[name] = result.output
-    files = _every_file(out)
+    files = _every_file(out) | _every_file(tkgqa_home)  # the LLM cache and run log too
     assert str(cassette) in files and str(exported) in files and str(run / "results.jsonl") in files
     leaks = [where for where, text in {**outputs, **files}.items() if KEY.encode() in _bytes(text)]
     assert leaks == []

@@ -43,7 +43,8 @@ def _pct(x: float) -> str:
 def print_summary(report: dict[str, Any], output: Path) -> None:
     """A rich table of the headline metrics and the first-level breakdowns."""
     m, s, u = report["metrics"], report["supported"], report["usage"]
-    title = f"{report['method'].get('method', '?')} on {report['dataset'].get('name', '?')} (n={report['n']})"
+    method, dataset = report["method"].get("method", "?"), report["dataset"].get("name", "?")
+    title = f"{escape(str(method))} on {escape(str(dataset))} (n={report['n']})"
     table = Table("metric", "value", title=title, title_justify="left")
     for key in ("strict_hits@1", "lenient_hits@1", "answered", "strict_hits@1_answered"):
         table.add_row(key, _pct(m[key]))
@@ -374,7 +375,8 @@ def eval_compare(
         typer.echo(json.dumps(result, ensure_ascii=False))
         return
     t = result["mcnemar"]
-    table = Table("", "value", title=f"{run_a} vs {run_b} ({result['n_common']} common questions)")
+    title = f"{escape(str(run_a))} vs {escape(str(run_b))} ({result['n_common']} common questions)"
+    table = Table("", "value", title=title)
     table.add_row("A strict Hits@1", _pct(result["a_strict_hits@1"]))
     table.add_row("B strict Hits@1", _pct(result["b_strict_hits@1"]))
     table.add_row("b (only A right)", str(t["b"]))
