@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 
-from tkgqa.cli import main
 from tkgqa.datasets.base import Question
 from tkgqa.errors import ConfigError
 from tkgqa.eval.reproduce import reproduce
@@ -18,16 +18,6 @@ from tkgqa.eval.runner import evaluate
 from tkgqa.userfiles import OWNER_FILE
 
 QUESTIONS = [Question(qid="q1", text="Who visited China in November 2014?", answers=("Barack Obama",))]
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_reproduce_never_replaces_files_it_did_not_write(tmp_path: Path) -> None:

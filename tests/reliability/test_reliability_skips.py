@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from tkgqa.cli import main
+from cli_run import run_cli
 
 GOOD = "Barack_Obama\tMake_a_visit\tChina\t2014-11-10\n"
 
@@ -18,16 +17,6 @@ def kg_file(tmp_path: Path) -> Path:
     path = tmp_path / "kg.tsv"
     path.write_text(GOOD + "Ann\tmeet\tBob\tNaN\n" + GOOD.replace("China", "Cuba"), encoding="utf-8")
     return path
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def _skip_lines(err: str) -> list[str]:

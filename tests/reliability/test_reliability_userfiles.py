@@ -10,22 +10,12 @@ import threading
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 
-from tkgqa.cli import main
 from tkgqa.errors import ConfigError, DataError
 from tkgqa.userfiles import atomic_output, check_output, claim_folder, parse_json, read_input
 
 LINE = {"id": 1, "response": "[Alpha, Beta]"}
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def one_line_error(err: str) -> None:
