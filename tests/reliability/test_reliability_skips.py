@@ -44,6 +44,8 @@ def test_kg_info_and_eval_say_it_once_too(
 ) -> None:
     code, _, err = run_cli(["kg", "info", str(kg_file)], capsys)
     assert code == 0 and len(_skip_lines(err)) == 1
+    code, out, err = run_cli(["kg", "info", str(kg_file), "--json"], capsys)
+    assert code == 0 and len(_skip_lines(err)) == 1 and "'NaN'" in json.loads(out)["warnings"][0]
     data = tmp_path / "data"
     data.mkdir()
     row = {"qid": "q1", "question": "Who visited China in November 2014?", "answers": ["Barack Obama"]}

@@ -40,6 +40,7 @@ from ..sanitize import clean_json, clean_text, shorten
 from ..time import TimePoint, parse_bound
 from .builder import FactBuilder, parse_delimited
 from .builder import LoadReport as LoadReport
+from .builder import load_warnings as load_warnings
 from .crlt import is_crlt, load_crlt
 from .formats import KG_FORMATS as KG_FORMATS
 from .formats import KGFormat as KGFormat
@@ -454,13 +455,6 @@ def source_files(path: PathLike, fmt: str, labels: LabelsArg = None, **options: 
 
 #: Who is told, once per load, what a loaded KG skipped (``tkgqa``'s CLI prints it on stderr, once).
 _SKIP_LISTENERS: list[Callable[[str], None]] = []
-
-
-def load_warnings(kg: object) -> list[str]:
-    """What loading ``kg`` skipped, as sentences (its :class:`LoadReport`'s warning; ``[]`` when nothing)."""
-    report = getattr(kg, "load_report", None)
-    warning = report.warning() if isinstance(report, LoadReport) else None
-    return [warning] if warning else []
 
 
 def add_skip_listener(listener: Callable[[str], None]) -> None:
