@@ -14,6 +14,7 @@ from rich.table import Table
 from ..errors import ConfigError
 from ..eval.executor import ExecutorKind
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
+from ..userfiles import write_text
 from . import app
 from .run_config import METHOD_OPTION_HELP
 from .terminal import TerminalConsole, warn_once
@@ -97,7 +98,7 @@ def write_run_config(output: Path, run_config: dict[str, Any]) -> dict[str, Any]
     path = output / REPORT_JSON
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     data["run_config"] = run_config
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")  # whole, or the old file
     return data
 
 
@@ -331,7 +332,7 @@ def write_method_sections(output: Path, view: dict[str, Any] | None) -> None:
     path = output / REPORT_JSON
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     data["kg_view"] = view
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")  # whole, or the old file
 
 
 def record_cassette(run: Path, target: Path, *, force: bool = False) -> None:

@@ -21,7 +21,7 @@ from ..errors import DataError, NotFoundError
 from ..llm.helpers import REPLAY_KEYS
 from ..markdown import md_row, md_rule, md_text
 from ..outcomes import ResultRow
-from ..userfiles import parse_json
+from ..userfiles import parse_json, write_text
 from .scoring import breakdown, mcnemar
 
 RESULTS_FILE = "results.jsonl"
@@ -306,8 +306,8 @@ def write_report(report: Report, output_dir: str | Path) -> dict[str, Path]:
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / REPORT_JSON, "md": out / REPORT_MD, "png": out / BREAKDOWN_PNG}
-    paths["json"].write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", "utf-8")
-    paths["md"].write_text(render_markdown(report), "utf-8")
+    write_text(paths["json"], json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    write_text(paths["md"], render_markdown(report))  # each whole or the old one (userfiles.atomic_output)
     plot_breakdown(report, paths["png"])
     return paths
 
