@@ -27,6 +27,7 @@ from tkgqa.eval.reproduce import (
     reproduce,
     wilson_interval,
 )
+from tkgqa.eval.reproduce.run import STATUSES
 from tkgqa.methods.base import METHODS
 
 #: ``../shared/papers`` beside the shared data (``$TKGQA_SHARED_DATA``'s parent when set).
@@ -110,8 +111,10 @@ def cells_of(out: Path) -> list[dict[str, Any]]:
     assert set(data) >= {"paper", "cells"}
     for cell in data["cells"]:
         assert set(cell) >= CELL_KEYS
-        assert cell["status"] in {"ran", "bound", "n/a"}
-        assert cell["status"] != "n/a" or cell["reason"], cell
+        assert cell["status"] in STATUSES
+        assert cell["status"] not in {"n/a", "failed", "ran-other-model"} or cell["reason"], cell
+        if cell["status"] == "ran":  # earned: no error row, the paper's model family
+            assert cell["model"] and "fake" not in cell["model"], cell
     return list(data["cells"])
 
 
@@ -200,23 +203,42 @@ def test_ari_offline_bounds_run_and_llm_cells_say_why(data_root: Path, tmp_path:
     assert "| ARI | MultiTQ/Overall | 0.380 | — |" in md and "`ari:policy=oracle`" in md
 
 
-def test_ari_with_the_fake_llm_runs_the_ablations(data_root: Path, tmp_path: Path) -> None:
+def test_ari_without_history_questions_is_na_and_no_guidance_runs(data_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "ari"
     reproduce("ari", table="T2", llm="fake", limit=2, data_root=data_root, output=out)
     cells = cells_of(out)
-    ablation = cell(cells, "T2", "w/o History Cluster", "MultiTQ")
-    assert ablation["status"] == "ran" and ablation["model"] == "fake" and ablation["n"] == 2
-    assert ablation["paper"] == pytest.approx(34.5) and ablation["ours"] is not None
+    for row in ("ARI", "w/o History Cluster", "w/o Incorrect Examples", "w/o Action Filter"):
+        na = cell(cells, "T2", row, "MultiTQ")
+        assert na["status"] == "n/a" and "history memory" in na["reason"] and "train/dev" in na["reason"]
+    ablation = cell(cells, "T2", "w/o Abstract Guidance", "MultiTQ")  # the one row that needs no memory
+    assert ablation["status"] == "ran-other-model" and ablation["model"] == "fake" and ablation["n"] == 2
+    assert "gpt-3.5-turbo-0613" in ablation["reason"]
+    assert ablation["paper"] == pytest.approx(30.5) and ablation["ours"] is not None
     assert ablation["ours"] <= 100.0  # percent, as the table prints
-    assert ablation["run_dir"].endswith("multitq__ari_no_clustering=true")
+    assert ablation["run_dir"].endswith("multitq__ari_no_guidance=true")
     assert cell(cells, "T2", "ARI", "CronQuestions")["status"] == "n/a"
+
+
+def test_ari_builds_its_memory_from_the_dev_split(data_root: Path, tmp_path: Path) -> None:
+    dev = [dict(q, quid=100 + i) for i, q in enumerate(MULTITQ)]
+    (data_root / "multitq" / "questions" / "dev.json").write_text(json.dumps(dev), "utf-8")
+    out = tmp_path / "ari"
+    reproduce("ari", table="T2", llm="fake", limit=2, data_root=data_root, output=out)
+    cells = cells_of(out)
+    memory = json.loads((out / "ari-memory-multitq.json").read_text("utf-8"))
+    assert memory["meta"]["split"] == "dev"
+    ablation = cell(cells, "T2", "w/o History Cluster", "MultiTQ")
+    assert ablation["status"] in {"ran-other-model", "failed"} and ablation["n"] == 2
+    assert ablation["run_dir"].endswith("multitq__ari_no_clustering=true")
+    report = json.loads((Path(ablation["run_dir"]) / "report.json").read_text("utf-8"))
+    assert report["method"]["config"]["memory"].endswith("ari-memory-multitq.json")
 
 
 def test_timer4_offline_reference_and_missing_timequestions(data_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "timer4"
     reproduce("timer4", table="T3", limit=3, data_root=data_root, output=out)
     cells = cells_of(out)
-    assert cell(cells, "T3", "symbolic reasoner (offline, ours)", "Overall")["status"] == "bound"
+    assert cell(cells, "T3", "symbolic reasoner (offline, ours)", "Overall")["status"] == "reference"
     timer4 = cell(cells, "T3", "TimeR4", "Overall")
     assert timer4["paper"] == pytest.approx(72.8) and "--llm" in timer4["reason"]
     reproduce("timer4", table="T4", llm="fake", data_root=data_root, output=out)
@@ -239,7 +261,7 @@ def test_lpkg_runs_clqa_with_the_fake_llm(data_root: Path, tmp_path: Path) -> No
     reproduce("lpkg", llm="fake", limit=2, data_root=data_root, output=out)
     cells = cells_of(out)
     icl = cell(cells, "CLQA", "ICL-LPKG", "Recall")
-    assert icl["status"] == "ran" and icl["paper"] is None and icl["n"] == 2
+    assert icl["status"] in {"failed", "ran-other-model", "n/a"} and icl["paper"] is None
     assert cell(cells, "CLQA", "ICL-LPKG", "Precision")["run_dir"] == icl["run_dir"]
     assert "not implemented" in cell(cells, "CLQA", "CoT", "Recall")["reason"]
 
@@ -249,12 +271,13 @@ def test_r3_with_the_fake_llm_and_offline_preference(data_root: Path, tmp_path: 
     reproduce("r3", llm="fake", limit=2, data_root=data_root, output=out, method_options=OFFLINE_EMBEDDER)
     cells = cells_of(out)
     r3 = cell(cells, "T2", "R3", "QA/Accuracy/Long-Tail")
-    assert r3["status"] == "ran" and r3["paper"] == pytest.approx(0.73) and r3["n"] == 1
+    assert r3["status"] in {"ran-other-model", "failed"} and r3["paper"] == pytest.approx(0.73)
+    assert r3["n"] == 1 and r3["model"] == "fake"
     assert "original" in cell(cells, "T2", "R3", "QA/Accuracy/Original")["reason"]
     assert "human" in cell(cells, "T2", "R3", "QA/FActScore/Long-Tail")["reason"]
-    assert cell(cells, "T8", "depth 0", "Claims")["status"] == "ran"
+    assert cell(cells, "T8", "depth 0", "Claims")["status"] in {"ran-other-model", "failed"}
     offline = cell(cells, "T4", "R3, embedding judge (offline, ours)", "Accuracy")
-    assert offline["status"] == "bound" and offline["n"] == 1
+    assert offline["status"] == "reference" and offline["n"] == 1
 
 
 # --- dry run and CLI ------------------------------------------------------------------------------------
@@ -276,7 +299,10 @@ def test_cli_prints_the_table_and_writes_the_files(data_root: Path, tmp_path: Pa
     args = ["reproduce", "ari", "--table", "T7", "--data-root", str(data_root), "--output", str(out)]
     result = CliRunner().invoke(app, [*args, "--limit", "2", "--no-progress"])
     assert result.exit_code == 0, result.output
-    assert "## T7" in result.output and "| n/a |" in result.output
+    assert "## T7" in result.output and "n/a: 4 cells — needs an LLM (4)" in result.output
+    assert result.output.index("## T7") < result.output.index("Notes on the paper's tables")  # results first
+    listed = CliRunner().invoke(app, [*args, "--limit", "2", "--no-progress", "--all"])
+    assert listed.exit_code == 0 and listed.output.count("| n/a |") == 4, listed.output
     assert (out / REPRODUCE_MD).is_file() and (out / REPRODUCE_JSON).is_file()
     dry = CliRunner().invoke(app, [*args, "--llm", "fake", "--dry-run", "--json"])
     assert dry.exit_code == 0, dry.output

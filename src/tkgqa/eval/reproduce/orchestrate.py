@@ -13,6 +13,8 @@ from typing import Any
 from ...datasets.sampling import select_questions
 from ...errors import TKGQAError
 from ..runner import evaluate, make_run_folder
+from .ari_memory import build_history_memory, memory_reason, needs_memory
+from .models import Recording, describe_llm, recording_of
 from .render import render_markdown
 from .run import (
     SAMPLE,
@@ -97,30 +99,34 @@ def reproduce(
     spec = load_paper(paper)
     tables = select_tables(spec, table)
     root = Path(data_root).expanduser() if data_root is not None else None
+    recording = recording_of(llm)
+    planned = plan_cells(
+        spec, tables, llm=llm, root=root, recording=recording,
+        ready=lambda row, column: memory_reason(row, column, root),
+    )  # fmt: skip
     out = make_run_folder(output)
-    planned = plan_cells(spec, tables, llm=llm, root=root)
     keys = runs_of(planned)
     outcomes: dict[RunKey, RunOutcome] = {}
     for i, key in enumerate(keys, 1):
         if on_run is not None:
             on_run(key, i, len(keys))
         assert root is not None  # a planned run passed missing_data(root, …)
-        outcomes[key] = execute(
-            key, root=root, output=out, llm=llm, limit=limit, progress=progress, warn=warn,
-            method_options=method_options,
-        )  # fmt: skip
-    cells = tuple(fill(p, outcomes.get(p.run) if p.run else None, llm=llm, limit=limit) for p in planned)
+        outcomes[key] = _run(key, root, out, llm, limit, progress, warn, method_options)
+    cells = tuple(
+        fill(p, outcomes.get(p.run) if p.run else None, llm=llm, limit=limit, recording=recording)
+        for p in planned
+    )
     runs = tuple(
         RunSummary(
             run_id=key.run_id,
             method=key.method,
             dataset=key.dataset,
             as_of=key.as_of,
-            model=(llm if key.llm else "none (offline)"),
+            model=(describe_llm(llm) if key.llm else "none (offline)"),
             n=len(o.rows),
             run_dir=str(o.run_dir),
             error=o.error,
-            deviations=deviations_of(key, o, limit) if not o.error else (),
+            deviations=deviations_of(key, o, limit, recording) if not o.error else (),
         )
         for key, o in outcomes.items()
     )
@@ -139,6 +145,33 @@ def reproduce(
     )
     (out / REPRODUCE_MD).write_text(render_markdown(result.to_dict()), "utf-8")
     return result
+
+
+def _run(
+    key: RunKey,
+    root: Path,
+    out: Path,
+    llm: str | None,
+    limit: int | None,
+    progress: bool,
+    warn: Callable[[str], None] | None,
+    method_options: MethodOptions | None,
+) -> RunOutcome:
+    """One run; an ARI run that uses the history memory gets it (built first from the history split with
+    the same LLM, once per dataset, kept in ``out``)."""
+    options = method_options
+    if key.llm and llm and needs_memory(key.method):
+        try:
+            path = build_history_memory(root, key.dataset, llm, out)
+        except (TKGQAError, ImportError) as exc:
+            return RunOutcome(out / key.run_id, error=f"could not build ARI's history memory: {exc}")
+        options = {
+            **(method_options or {}),
+            "ari": {**(method_options or {}).get("ari", {}), "memory": str(path)},
+        }
+    return execute(
+        key, root=root, output=out, llm=llm, limit=limit, progress=progress, warn=warn, method_options=options
+    )
 
 
 @dataclass(frozen=True)

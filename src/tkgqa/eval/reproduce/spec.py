@@ -72,6 +72,7 @@ class Row(_Frozen):
     method: str | None = None  # the tkgqa method spec, e.g. "ari:no_clustering=true"
     llm: bool = False  # whether the method needs --llm
     paper_model: str | None = None  # the model behind the published number
+    bound: bool = False  # an offline row that is a true upper bound (the oracle policy), not a reference
     reason: str | None = None  # why no tkgqa method reproduces this row
     note: str | None = None
     cells: dict[str, float] = Field(default_factory=dict)
@@ -80,6 +81,8 @@ class Row(_Frozen):
     def _method_or_reason(self) -> Row:
         if (self.method is None) == (self.reason is None):
             raise ValueError(f"row {self.id!r}: give exactly one of 'method' and 'reason'")
+        if self.bound and self.llm:
+            raise ValueError(f"row {self.id!r}: a bound runs without an LLM ('llm': false)")
         return self
 
 
