@@ -307,3 +307,51 @@ def test_cli_prints_the_table_and_writes_the_files(data_root: Path, tmp_path: Pa
     dry = CliRunner().invoke(app, [*args, "--llm", "fake", "--dry-run", "--json"])
     assert dry.exit_code == 0, dry.output
     assert {e["run_id"] for e in json.loads(dry.output)["estimates"]} == {"multitq__llm_only", "multitq__ari"}
+
+
+# --- statuses earned, recordings that fill only their own cells ----------------------------------------
+def planned_runs(paper: str, llm: str, root: Path) -> dict[tuple[str, str, str], str]:
+    from tkgqa.eval.reproduce.models import recording_of
+    from tkgqa.eval.reproduce.run import plan_cells
+
+    spec = load_paper(paper)
+    cells = plan_cells(spec, spec.tables, llm=llm, root=root, recording=recording_of(llm))
+    return {(p.table.id, p.row.id, p.column.id): p.run.method for p in cells if p.run and p.run.llm}
+
+
+def test_the_authors_timer4_recording_fills_only_chatgpt_with_timer4_on_timequestions(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    for name in ("timequestions/questions/test.json", "timequestions/kg/full.txt", "multitq/kg/full.txt",
+                 "multitq/questions/test.json"):  # fmt: skip
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("[]", "utf-8")
+    runs = planned_runs("timer4", "replay:somewhere/timer4_tq_chatgpt_answer.jsonl", root)
+    assert set(runs.values()) == {"timer4:facts=dataset"}
+    assert {(t, r) for t, r, _ in runs} == {("T6", "ChatGPT w/TimeR4")}
+    assert {c for _, _, c in runs} == {f"TimeQuestions/{x}" for x in
+                                       ("Overall", "Explicit", "Implicit", "Temporal", "Ordinal")}  # fmt: skip
+    assert planned_runs("timer4", "replay:x/timer4_tq_llama2_finetuned_answer.jsonl", root) == {}  # no prompts
+
+
+def test_a_tkgqa_cassette_fills_the_rows_of_its_model_method_and_dataset(data_root: Path, tmp_path: Path) -> None:
+    head = {"tkgqa_cassette": 1, "model": "gpt-3.5-turbo-0125", "dataset": {"name": "multitq"},
+            "method": {"method": "llm_only", "config": {}}}  # fmt: skip
+    cassette = tmp_path / "rec.jsonl"
+    cassette.write_text(json.dumps(head) + "\n" + json.dumps({"prompt": "p", "response": "r"}) + "\n", "utf-8")
+    runs = planned_runs("ari", f"replay:{cassette}", data_root)
+    assert {(t, r) for t, r, _ in runs} == {("T1", "ChatGPT")}  # not GPT-4 / Llama-2 llm_only, not ARI
+    out = tmp_path / "out"
+    reproduce("ari", table="T1", llm=f"replay:{cassette}", limit=3, data_root=data_root, output=out)
+    chatgpt = cell(cells_of(out), "T1", "ChatGPT", "MultiTQ/Overall")
+    assert chatgpt["status"] == "failed" and "ReplayMiss" in chatgpt["reason"] and chatgpt["ours"] is None
+    gpt4 = cell(cells_of(out), "T1", "KG-RAG", "MultiTQ/Overall")
+    assert gpt4["status"] == "n/a" and "not this row's method" in gpt4["reason"]
+
+
+def test_model_families() -> None:
+    from tkgqa.eval.reproduce.models import model_family
+
+    assert model_family("openai:gpt-3.5-turbo-0125") == model_family("ChatGPT") == "gpt-3.5"
+    assert model_family("GPT-4") == "gpt-4" != model_family("openai:gpt-4o-mini")
+    assert model_family("LLaMA2-Chat-7B (not fine-tuned)") != model_family("LLaMA2-Chat-7B fine-tuned")
+    assert model_family("llamacpp:smollm2") is None and model_family(None) is None

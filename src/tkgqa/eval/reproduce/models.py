@@ -74,24 +74,26 @@ class Recording:
     def why_not(self, method: str, paper_model: str | None, dataset: str) -> str | None:
         """Why this recording cannot fill a cell of ``method`` (the row's spec) whose paper used
         ``paper_model``, on ``dataset``; ``None`` when it can."""
-        head = f"the recording {self.name} ({self.model})"
+        head = f"replay of {self.name}"
         if not self.cassette:
-            return f"{head} is not a replay cassette (its own format: `tkgqa llm parse` reads it)"
+            return f"{head}: not a replay cassette (its own format, which `tkgqa llm parse` reads)"
         if self.family is None or self.family != model_family(paper_model):
-            return f"{head} is not of this row's model ({paper_model or 'unknown'})"
+            return f"{head}: not this row's model (the paper's: {paper_model or 'unknown'}; the recording's: {self.model})"
         fits = (
             config_fits(method, self.stands_for, self.config)
             if self.config is not None and self.stands_for is not None
             else self.stands_for is not None and same_method(self.stands_for, method)
         )
         if not fits:
-            return f"{head} records `{self.stands_for or 'an unknown method'}`, not `{method}`"
+            return (
+                f"{head}: not this row's method (it records `{self.stands_for or 'unknown'}`, not `{method}`)"
+            )
         if self.datasets and dataset not in self.datasets:
-            return f"{head} covers {', '.join(self.datasets)} only"
+            return f"{head}: not this dataset (it covers {', '.join(self.datasets)} only)"
         if not self.prompted:
             return (
-                f"{head} holds replies without their prompts: matched by question id only, it would fill the "
-                "cell with replies to prompts tkgqa never sent"
+                f"{head}: replies without their prompts (matched by question id only, it would fill the cell "
+                "with replies to prompts tkgqa never sent)"
             )
         return None
 
@@ -124,10 +126,9 @@ AUTHORS_RECORDINGS: dict[str, Recording] = {
             run_spec="timer4:facts=dataset",
             datasets=("timequestions",),
             deviations=(
-                "retrieval: the TimeR4 authors' own (their published retrieved facts per question, "
-                "timer4:facts=dataset); FKS, rewrite, TKS and rerank are not run by tkgqa here",
-                "rewrite: the recorded answer prompts carry the original question, while §5.4.1 says "
-                "rewritten questions",
+                "recording: TimeR4's retrieval is the authors' own (their published retrieved facts and "
+                "gpt-3.5's replies over them); the recorded answer prompts carry the original question, while "
+                "§5.4.1 says rewritten questions",
             ),
         ),
         Recording(

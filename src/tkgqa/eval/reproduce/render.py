@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -72,10 +73,14 @@ def status_counts(cells: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _na_summary(cells: Sequence[Mapping[str, Any]]) -> str:
-    """The n/a cells of a table in one line: how many, by reason (the reason up to its first ':' or '(')."""
+    """The n/a cells of a table in one line: how many, by reason (without its parenthesised details)."""
     groups: dict[str, int] = {}
     for c in cells:
-        key = c["reason"].split(":", 1)[0].split(" (", 1)[0].strip() or "no reason"
+        key = c["reason"]
+        while (shorter := re.sub(r"\s*\([^()]*\)", "", key)) != key:
+            key = shorter
+        key = " ".join(key.split()) or "no reason"
+        key = key if len(key) <= 100 else key[:99] + "…"
         groups[key] = groups.get(key, 0) + 1
     parts = [f"{why} ({n})" for why, n in sorted(groups.items(), key=lambda kv: -kv[1])]
     return f"n/a: {len(cells)} cells — " + "; ".join(parts) + " (`--all` lists them)."
