@@ -283,12 +283,22 @@ def test_r3_with_the_fake_llm_and_offline_preference(data_root: Path, tmp_path: 
 # --- dry run and CLI ------------------------------------------------------------------------------------
 def test_dry_run_estimates_prompts_without_a_model(data_root: Path) -> None:
     estimates = {e.run_id: e for e in dry_run("ari", table="T2", limit=3, data_root=data_root)}
-    ari = estimates["multitq__ari"]
+    assert "multitq__ari" not in estimates  # ARI needs its memory: no train/dev questions here
+    ari = estimates["multitq__ari_no_guidance=true"]
     assert ari.llm and ari.questions == 3 and ari.sampled == 3
     assert ari.calls_per_question >= 1 and ari.prompt_tokens == pytest.approx(
         3 * ari.prompt_tokens_per_question
     )
-    assert "cronquestions__ari" not in estimates  # no data: nothing to estimate
+    assert "cronquestions__ari_no_guidance=true" not in estimates  # no data: nothing to estimate
+
+
+def test_dry_run_reads_only_the_neighbourhood_of_a_large_kg(data_root: Path, monkeypatch: Any) -> None:
+    from tkgqa.eval.reproduce import estimate
+
+    monkeypatch.setattr(estimate, "SMALL_KG_BYTES", 10)  # the 6-fact KG counts as large
+    found = {e.run_id: e for e in dry_run("timer4", table="T3", limit=2, data_root=data_root)}
+    timer4 = found["multitq__timer4"]
+    assert timer4.sampled == 2 and timer4.prompt_tokens_per_question > 0, timer4.note
 
 
 def test_cli_prints_the_table_and_writes_the_files(data_root: Path, tmp_path: Path) -> None:
@@ -299,14 +309,14 @@ def test_cli_prints_the_table_and_writes_the_files(data_root: Path, tmp_path: Pa
     args = ["reproduce", "ari", "--table", "T7", "--data-root", str(data_root), "--output", str(out)]
     result = CliRunner().invoke(app, [*args, "--limit", "2", "--no-progress"])
     assert result.exit_code == 0, result.output
-    assert "## T7" in result.output and "n/a: 4 cells — needs an LLM (4)" in result.output
+    assert "## T7" in result.output and "n/a: 4 cells — needs an LLM: pass --llm SPEC (4)" in result.output
     assert result.output.index("## T7") < result.output.index("Notes on the paper's tables")  # results first
     listed = CliRunner().invoke(app, [*args, "--limit", "2", "--no-progress", "--all"])
     assert listed.exit_code == 0 and listed.output.count("| n/a |") == 4, listed.output
     assert (out / REPRODUCE_MD).is_file() and (out / REPRODUCE_JSON).is_file()
     dry = CliRunner().invoke(app, [*args, "--llm", "fake", "--dry-run", "--json"])
     assert dry.exit_code == 0, dry.output
-    assert {e["run_id"] for e in json.loads(dry.output)["estimates"]} == {"multitq__llm_only", "multitq__ari"}
+    assert {e["run_id"] for e in json.loads(dry.output)["estimates"]} == {"multitq__llm_only"}  # ARI: no memory here
 
 
 # --- statuses earned, recordings that fill only their own cells ----------------------------------------

@@ -25,7 +25,8 @@ Every other line is one recorded reply (unknown fields are ignored):
 
 A request that matches nothing raises :class:`~tkgqa.errors.ReplayMiss` (an LLM error, not retried), so an
 evaluation records an error row, never an abstention. ``Answer.usage`` and ``report.json`` count the four
-outcomes (``replay: {exact, by_id, reask, miss}``). Replies are never cached (they come from the file) and cost 0.
+outcomes (``replay: {exact, by_id, reask, miss}``). Replies are never cached (they come from the file) and
+cost 0.
 
 :func:`cassette_header` and :func:`cassette_line` build what ``tkgqa eval --record`` and
 ``tkgqa llm export`` write (:mod:`tkgqa.eval.record`), with credentials removed by the rule of the cache

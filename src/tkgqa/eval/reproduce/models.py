@@ -78,7 +78,8 @@ class Recording:
         if not self.cassette:
             return f"{head}: not a replay cassette (its own format, which `tkgqa llm parse` reads)"
         if self.family is None or self.family != model_family(paper_model):
-            return f"{head}: not this row's model (the paper's: {paper_model or 'unknown'}; the recording's: {self.model})"
+            theirs = paper_model or "unknown"
+            return f"{head}: not this row's model (the paper's: {theirs}; the recording's: {self.model})"
         fits = (
             config_fits(method, self.stands_for, self.config)
             if self.config is not None and self.stands_for is not None
@@ -114,8 +115,8 @@ def same_method(recorded: str, row: str) -> bool:
     return split_spec(recorded) == split_spec(row)
 
 
-#: The authors' recordings of ``../shared/data/llm_recordings`` (no header: what they are is in PROVENANCE.md),
-#: by file name without ``.jsonl``.
+#: The authors' recordings of ``../shared/data/llm_recordings`` (no header: what they are is in its
+#: PROVENANCE.md), by file name without ``.jsonl``.
 AUTHORS_RECORDINGS: dict[str, Recording] = {
     r.name: r
     for r in (
@@ -127,8 +128,8 @@ AUTHORS_RECORDINGS: dict[str, Recording] = {
             datasets=("timequestions",),
             deviations=(
                 "recording: TimeR4's retrieval is the authors' own (their published retrieved facts and "
-                "gpt-3.5's replies over them); the recorded answer prompts carry the original question, while "
-                "§5.4.1 says rewritten questions",
+                "gpt-3.5's replies over them); the recorded answer prompts carry the original question, "
+                "while §5.4.1 says rewritten questions",
             ),
         ),
         Recording(

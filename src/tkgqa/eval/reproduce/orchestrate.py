@@ -1,20 +1,18 @@
 """``reproduce(paper)``: every cell of a paper's tables beside ours, written to ``reproduce.json`` and
-``reproduce.md``; ``dry_run(paper)``: what each run would cost, without calling a model."""
+``reproduce.md`` (the dry run: :mod:`.estimate`)."""
 
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...datasets.sampling import select_questions
 from ...errors import TKGQAError
-from ..runner import evaluate, make_run_folder
+from ..runner import make_run_folder
 from .ari_memory import build_history_memory, memory_reason, needs_memory
-from .models import Recording, describe_llm, recording_of
+from .models import describe_llm, recording_of
 from .render import render_markdown
 from .run import (
     SAMPLE,
@@ -23,12 +21,9 @@ from .run import (
     MethodOptions,
     RunKey,
     RunOutcome,
-    build,
     deviations_of,
     execute,
     fill,
-    kg_for,
-    open_dataset,
     plan_cells,
     runs_of,
 )
@@ -36,9 +31,6 @@ from .spec import Paper, load_paper, select_tables
 
 REPRODUCE_JSON = "reproduce.json"
 REPRODUCE_MD = "reproduce.md"
-#: The LLM a dry run builds the prompts with (scripted replies, offline token counts; never a real model).
-DRY_RUN_LLM = "fake"
-DRY_RUN_QUESTIONS = 3
 
 
 @dataclass(frozen=True)
@@ -171,91 +163,4 @@ def _run(
         }
     return execute(
         key, root=root, output=out, llm=llm, limit=limit, progress=progress, warn=warn, method_options=options
-    )
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A run's estimated cost: per question from a fake-LLM run on a few questions, times the questions."""
-
-    run_id: str
-    method: str
-    dataset: str
-    cells: int
-    llm: bool
-    questions: int  # how many the run would evaluate
-    sampled: int  # how many the estimate ran
-    calls_per_question: float = 0.0
-    prompt_tokens_per_question: float = 0.0
-    completion_tokens_per_question: float = 0.0
-    note: str = ""
-
-    @property
-    def prompt_tokens(self) -> float:
-        return self.prompt_tokens_per_question * self.questions
-
-    @property
-    def calls(self) -> float:
-        return self.calls_per_question * self.questions
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "calls": self.calls, "prompt_tokens": self.prompt_tokens}
-
-
-ESTIMATE_METHOD = (
-    "each LLM run is answered on its first {k} sampled questions by the fake LLM (tkgqa.testing.FakeLLM: the "
-    "first offered choice, '{{}}' for JSON, else 'OK'), with prompts built by the method itself and tokens "
-    "counted offline (tkgqa.llm.tokens: cl100k when cached, else ~1.3 × words); calls and prompt tokens per "
-    "question × the questions of the run. Steps that depend on real replies (more ARI actions, R3's tree, "
-    "re-asks) are not foreseen, so multi-step methods may cost more; completions are not estimated."
-)
-
-
-def dry_run(
-    paper: str,
-    *,
-    table: str | None = None,
-    limit: int | None = None,
-    data_root: str | Path | None = None,
-    questions: int = DRY_RUN_QUESTIONS,
-    method_options: MethodOptions | None = None,
-) -> list[Estimate]:
-    """The prompts and tokens each run of ``paper``'s tables would cost, estimated without a model."""
-    spec = load_paper(paper)
-    root = Path(data_root).expanduser() if data_root is not None else None
-    planned = plan_cells(spec, select_tables(spec, table), llm=DRY_RUN_LLM, root=root)
-    out: list[Estimate] = []
-    for key in runs_of(planned):
-        n_cells = sum(1 for p in planned if p.run == key)
-        assert root is not None
-        out.append(_estimate(key, root, limit, questions, n_cells, method_options))
-    return out
-
-
-def _estimate(
-    key: RunKey, root: Path, limit: int | None, k: int, n_cells: int, method_options: MethodOptions | None
-) -> Estimate:
-    base = Estimate(key.run_id, key.method, key.dataset, n_cells, key.llm, questions=0, sampled=0)
-    try:
-        ds = open_dataset(root, key)
-        chosen = select_questions(ds.questions, limit, SAMPLE if limit else None, SEED)
-        if not key.llm:
-            return replace(base, questions=len(chosen), note="no LLM: runs offline")
-        few = chosen[:k]
-        with tempfile.TemporaryDirectory(prefix="tkgqa-dry-run-") as tmp:
-            method = build(key, DRY_RUN_LLM, method_options)
-            kg = kg_for(ds, key) or ds.kg_path
-            report = evaluate(
-                method, few, kg, Path(tmp), progress=False, check_support=False, warn=lambda _m: None
-            )
-    except (TKGQAError, ImportError) as exc:
-        return replace(base, note=f"cannot estimate: {type(exc).__name__}: {exc}")
-    u = report.usage
-    return replace(
-        base,
-        questions=len(chosen),
-        sampled=len(few),
-        calls_per_question=u["llm_calls_per_question"],
-        prompt_tokens_per_question=u["prompt_tokens_per_question"],
-        completion_tokens_per_question=u["completion_tokens_per_question"],
     )

@@ -13,7 +13,8 @@ STATUS_MEANING = {
     "prompt) in the paper's setting, no error row",
     "ran-other-model": "ran without error, with another model than the paper's (the model column says which)",
     "failed": "the run could not start or some questions ended in errors (how many, and the first error)",
-    "reference": "an offline method of ours shown for orientation: not the paper's method, not an LLM accuracy",
+    "reference": "an offline method of ours shown for orientation: not the paper's method, not an LLM "
+    "accuracy",
     "bound": "a true upper bound (gold-guided search over the same action space), not an accuracy",
     "n/a": "not measurable here, with the reason",
 }

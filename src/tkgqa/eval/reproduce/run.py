@@ -43,7 +43,7 @@ from ..report import REPORT_JSON, read_results
 from ..runner import evaluate
 from ..scoring import row_values
 from .data import DATA, dataset_dir, missing_data
-from .models import Recording, describe_llm, model_family, run_family, split_spec
+from .models import Recording, describe_llm, model_family, run_family
 from .spec import Column, Metric, Paper, Row, Scale, Table
 from .stats import mean_interval
 
@@ -334,8 +334,8 @@ def earned(
     replay = outcome.report.get("replay") or {}
     if replay.get("by_id"):
         return "failed", (
-            f"{replay['by_id']} replayed calls were answered by question id, not by their prompt: the replies "
-            "were not given to the prompts tkgqa sent"
+            f"{replay['by_id']} replayed calls were answered by question id, not by their prompt: the "
+            "replies were not given to the prompts tkgqa sent"
         )
     ours, theirs = run_family(llm), model_family(row.paper_model)
     if theirs is None or ours != theirs:
