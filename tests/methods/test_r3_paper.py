@@ -61,7 +61,7 @@ def test_the_paper_preset_is_the_default_and_names_its_fallback(tmp_path: Path) 
     assert described["preset"] == "paper" and method.config.answer_prompt == "paper"
     assert (method.config.llm_pick, method.config.choice_rule, method.config.require_citation) == (
         "facts",
-        "first",
+        "select",
         False,
     )
     assert described["demonstrations"]["source"] == "ours"
