@@ -144,6 +144,27 @@ class R3Config(PresetConfig):
     def unspecified(self) -> list[str]:
         return unspecified(self)
 
+    def deviations(self) -> list[str]:
+        """The preset settings that differ from the paper, then what differs in every preset
+        (:func:`standing_deviations`)."""
+        return self.preset_deviations() + standing_deviations(self)
+
+
+def standing_deviations(config: R3Config) -> list[str]:
+    """What differs from the paper whatever the settings: the KG, the linker, the retriever."""
+    out = [
+        "KG: the KG the run is given, not live Wikidata (on CR-LT-KGQA tkgqa's KG is the union of the "
+        "entries' own 'KG Triples': an oracle sub-graph that holds the facts each answer needs)",
+        f"retrieval: cosine similarity of {config.embedder} embeddings (paper: off-the-shelf dense retrievers "
+        "as in KAPING, §3.2.2, with 'Euclidean similarity')",
+    ]
+    if config.entities != EntitySource.LLM:
+        out.append(
+            "entity linker: tkgqa's label/alias linker over the run's KG (kg.linking), not ReFinED (the "
+            "paper's linker, Table 5)"
+        )
+    return out
+
 
 def unspecified(config: R3Config) -> list[str]:
     """What the paper leaves open and this run chose (both presets)."""
