@@ -260,9 +260,26 @@ def test_lpkg_runs_clqa_with_the_fake_llm(data_root: Path, tmp_path: Path) -> No
     out = tmp_path / "lpkg"
     reproduce("lpkg", llm="fake", limit=2, data_root=data_root, output=out)
     cells = cells_of(out)
-    icl = cell(cells, "CLQA", "ICL-LPKG", "Recall")
-    assert icl["status"] in {"failed", "ran-other-model", "n/a"} and icl["paper"] is None
-    assert cell(cells, "CLQA", "ICL-LPKG", "Precision")["run_dir"] == icl["run_dir"]
+    icl = cell(cells, "CLQA", "ICL-LPKG", "Recall")  # no planning prompt under this data root
+    assert icl["status"] == "n/a" and "planning prompt" in icl["reason"] and icl["paper"] is None
+    direct = cell(cells, "CLQA", "Direct", "Recall")
+    assert direct["status"] == "ran-other-model" and direct["n"] == 2
+    assert cell(cells, "CLQA", "Direct", "Precision")["run_dir"] == direct["run_dir"]
+    rec = data_root / "llm_recordings"
+    rec.mkdir()
+    official = (
+        Path(os.environ.get("TKGQA_SHARED_DATA", ""))
+        / "llm_recordings"
+        / "lpkg_official_planning_prompt.json"
+    )
+    if not official.is_file():
+        return
+    (rec / official.name).write_bytes(official.read_bytes())
+    reproduce("lpkg", llm="fake", limit=2, data_root=data_root, output=tmp_path / "lpkg2")
+    icl = cell(cells_of(tmp_path / "lpkg2"), "CLQA", "ICL-LPKG", "Recall")
+    assert icl["status"] == "ran-other-model" and icl["n"] == 2  # planned with the authors' demonstrations
+    report = json.loads((Path(icl["run_dir"]) / "report.json").read_text("utf-8"))
+    assert report["method"]["config"]["demos"].endswith(official.name) and report["errors"] == 0
     assert "not implemented" in cell(cells, "CLQA", "CoT", "Recall")["reason"]
 
 
@@ -316,7 +333,9 @@ def test_cli_prints_the_table_and_writes_the_files(data_root: Path, tmp_path: Pa
     assert (out / REPRODUCE_MD).is_file() and (out / REPRODUCE_JSON).is_file()
     dry = CliRunner().invoke(app, [*args, "--llm", "fake", "--dry-run", "--json"])
     assert dry.exit_code == 0, dry.output
-    assert {e["run_id"] for e in json.loads(dry.output)["estimates"]} == {"multitq__llm_only"}  # ARI: no memory here
+    assert {e["run_id"] for e in json.loads(dry.output)["estimates"]} == {
+        "multitq__llm_only"
+    }  # ARI: no memory here
 
 
 # --- statuses earned, recordings that fill only their own cells ----------------------------------------
@@ -340,14 +359,20 @@ def test_the_authors_timer4_recording_fills_only_chatgpt_with_timer4_on_timeques
     assert {(t, r) for t, r, _ in runs} == {("T6", "ChatGPT w/TimeR4")}
     assert {c for _, _, c in runs} == {f"TimeQuestions/{x}" for x in
                                        ("Overall", "Explicit", "Implicit", "Temporal", "Ordinal")}  # fmt: skip
-    assert planned_runs("timer4", "replay:x/timer4_tq_llama2_finetuned_answer.jsonl", root) == {}  # no prompts
+    assert (
+        planned_runs("timer4", "replay:x/timer4_tq_llama2_finetuned_answer.jsonl", root) == {}
+    )  # no prompts
 
 
-def test_a_tkgqa_cassette_fills_the_rows_of_its_model_method_and_dataset(data_root: Path, tmp_path: Path) -> None:
+def test_a_tkgqa_cassette_fills_the_rows_of_its_model_method_and_dataset(
+    data_root: Path, tmp_path: Path
+) -> None:
     head = {"tkgqa_cassette": 1, "model": "gpt-3.5-turbo-0125", "dataset": {"name": "multitq"},
             "method": {"method": "llm_only", "config": {}}}  # fmt: skip
     cassette = tmp_path / "rec.jsonl"
-    cassette.write_text(json.dumps(head) + "\n" + json.dumps({"prompt": "p", "response": "r"}) + "\n", "utf-8")
+    cassette.write_text(
+        json.dumps(head) + "\n" + json.dumps({"prompt": "p", "response": "r"}) + "\n", "utf-8"
+    )
     runs = planned_runs("ari", f"replay:{cassette}", data_root)
     assert {(t, r) for t, r, _ in runs} == {("T1", "ChatGPT")}  # not GPT-4 / Llama-2 llm_only, not ARI
     out = tmp_path / "out"

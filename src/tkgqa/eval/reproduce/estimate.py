@@ -21,7 +21,7 @@ from ...datasets.sampling import select_questions
 from ...errors import TKGQAError
 from ...kg.base import KGStore
 from ..runner import evaluate
-from .ari_memory import memory_reason
+from .row_inputs import inputs_reason
 from .run import SAMPLE, SEED, MethodOptions, RunKey, build, open_dataset, plan_cells, runs_of
 from .spec import load_paper, select_tables
 
@@ -95,7 +95,7 @@ def dry_run(
     root = Path(data_root).expanduser() if data_root is not None else None
     planned = plan_cells(
         spec, select_tables(spec, table), llm=DRY_RUN_LLM, root=root,
-        ready=lambda row, column: memory_reason(row, column, root),
+        ready=lambda row, column: inputs_reason(row, column, root),
     )  # fmt: skip
     out: list[Estimate] = []
     for key in runs_of(planned):
@@ -159,7 +159,9 @@ def _estimate(
     note = ""
     if report.errors:
         first = next(iter(report.errors_by_type), "an error")
-        note = f"{report.errors} of {len(few)} sampled questions ended in errors ({first}): calls undercounted"
+        note = (
+            f"{report.errors} of {len(few)} sampled questions ended in errors ({first}): calls undercounted"
+        )
     return replace(
         base,
         note=note,

@@ -11,7 +11,8 @@ from typing import Any
 
 from ...errors import TKGQAError
 from ..runner import make_run_folder
-from .ari_memory import build_history_memory, memory_reason, needs_memory
+from .row_inputs import build_history_memory, inputs_reason, is_icl_lpkg, needs_memory
+from .data import lpkg_planning_prompt
 from .models import describe_llm, recording_of
 from .render import render_markdown
 from .run import (
@@ -94,7 +95,7 @@ def reproduce(
     recording = recording_of(llm)
     planned = plan_cells(
         spec, tables, llm=llm, root=root, recording=recording,
-        ready=lambda row, column: memory_reason(row, column, root),
+        ready=lambda row, column: inputs_reason(row, column, root),
     )  # fmt: skip
     out = make_run_folder(output)
     keys = runs_of(planned)
@@ -150,17 +151,17 @@ def _run(
     method_options: MethodOptions | None,
 ) -> RunOutcome:
     """One run; an ARI run that uses the history memory gets it (built first from the history split with
-    the same LLM, once per dataset, kept in ``out``)."""
-    options = method_options
+    the same LLM, once per dataset, kept in ``out``); ICL-LPKG gets the authors' planning prompt."""
+    options: dict[str, dict[str, object]] = {k: dict(v) for k, v in (method_options or {}).items()}
     if key.llm and llm and needs_memory(key.method):
         try:
             path = build_history_memory(root, key.dataset, llm, out)
         except (TKGQAError, ImportError) as exc:
             return RunOutcome(out / key.run_id, error=f"could not build ARI's history memory: {exc}")
-        options = {
-            **(method_options or {}),
-            "ari": {**(method_options or {}).get("ari", {}), "memory": str(path)},
-        }
+        options.setdefault("ari", {})["memory"] = str(path)
+    planning = lpkg_planning_prompt(root)
+    if key.llm and is_icl_lpkg(key.method) and planning is not None:
+        options.setdefault("lpkg", {})["demos"] = str(planning)
     return execute(
         key, root=root, output=out, llm=llm, limit=limit, progress=progress, warn=warn, method_options=options
     )

@@ -1,4 +1,5 @@
-"""ARI's history memory for ``reproduce``: built as the paper does (§3.3, Algorithm 1) — ARI without guidance
+"""What an LLM row is given as the paper gave it: ICL-LPKG the authors' planning prompt as its
+demonstrations, and ARI its history memory — built as the paper does (§3.3, Algorithm 1): ARI without guidance
 answers *training/dev* questions with the same LLM, the processes are clustered and the methodologies
 induced by that LLM — never from the test questions evaluated. Without such questions under the data root
 an ARI cell that needs the memory is n/a: without it "ARI" is ARI without abstract guidance, and the
@@ -12,7 +13,7 @@ from pathlib import Path
 from ...datasets import load_dataset
 from ...datasets.sampling import sample_questions
 from ...errors import ConfigError
-from .data import dataset_dir
+from .data import LPKG_PLANNING_PROMPT, dataset_dir, lpkg_planning_prompt
 from .models import split_spec
 from .spec import Column, Row
 
@@ -57,6 +58,24 @@ def memory_reason(row: Row, column: Column, root: Path | None) -> str | None:
         f"root has no {column.dataset} train/dev questions ({'/'.join(HISTORY_SPLITS)}), and a memory from "
         "the test questions would leak into the evaluation"
     )
+
+
+def is_icl_lpkg(method: str) -> bool:
+    name, options = split_spec(method)
+    return name == "lpkg" and options.get("planner", options.get("", "icl")) == "icl"
+
+
+def inputs_reason(row: Row, column: Column, root: Path | None) -> str | None:
+    """Why an LLM cell cannot be given what the paper gave it: ARI's history memory
+    (:func:`memory_reason`), ICL-LPKG's planning demonstrations (the authors' planning prompt)."""
+    reason = memory_reason(row, column, root)
+    icl = row.method is not None and is_icl_lpkg(row.method)
+    if reason is None and icl and root is not None and lpkg_planning_prompt(root) is None:
+        return (
+            "ICL-LPKG plans with the authors' planning prompt (its 10 demonstrations, Appendix C.2); it is "
+            f"not under the data root ({LPKG_PLANNING_PROMPT.as_posix()})"
+        )
+    return reason
 
 
 def memory_path(output: Path, dataset: str) -> Path:
