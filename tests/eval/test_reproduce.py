@@ -138,21 +138,60 @@ def test_every_paper_loads_with_methods_that_exist(name: str) -> None:
     assert published > 0 or name == "lpkg"  # LPKG's result tables are not in the extraction
 
 
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+_DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+")
+#: How far (in lines) a table's rows may stand from its caption in the extracted text.
+CAPTION_REACH = 80
+
+
+def numbers(line: str, pattern: re.Pattern[str] = _NUMBER) -> list[float]:
+    return [float(x) for x in pattern.findall(line.replace("∗", " ").replace("*", " "))]
+
+
+def runs_in(values: list[float], found: list[float]) -> bool:
+    """``values`` stand one after another in ``found`` (so in the same columns, in the same order)."""
+    n = len(values)
+    return any(found[i : i + n] == values for i in range(len(found) - n + 1))
+
+
 @pytest.mark.parametrize("name", PAPERS)
-def test_every_published_number_is_printed_in_the_paper(name: str) -> None:
-    """A typo guard: each number appears in the paper's text as written (0.38 as 0.380, 4 as 4 …)."""
+def test_every_published_number_stands_in_its_table_row_and_column(name: str) -> None:
+    """A typo and transposition guard: each row's numbers are found, in the table's column order, on one
+    line of the paper's text near its table's caption (a swapped row or column fails); a split or transposed
+    table names its lines and the column of each number (``printed``), checked the same way. A row typed
+    from another source than ``../shared/papers`` names it (``source``) and is skipped here."""
     paper = load_paper(name)
     source = PAPERS_DIR / paper.source
     if not source.is_file():
         pytest.skip(f"the paper text is not at {source}")
-    text = source.read_text("utf-8")
+    lines = [line.strip() for line in source.read_text("utf-8").splitlines()]
     for table in paper.tables:
+        label = table.caption.split(":", 1)[0].strip()
+        captions = [i for i, line in enumerate(lines) if f"{label}:" in line]
+        near = {i for c in captions for i in range(c - CAPTION_REACH, c + CAPTION_REACH + 1)}
         for row in table.rows:
-            for column, value in row.cells.items():
-                forms = {f"{value:.3f}", f"{value:.2f}", f"{value:.1f}", f"{value:g}"}
-                assert any(re.search(rf"(?<![\d.]){re.escape(f)}(?![\d])", text) for f in forms), (
-                    table.id, row.id, column, value
-                )  # fmt: skip
+            if not row.cells or row.source is not None:
+                continue
+            where = (table.id, row.id)
+            if row.printed:
+                placed: dict[str, float] = {}
+                for p in row.printed:
+                    found = [i for i, line in enumerate(lines) if line == p.line.strip()]
+                    assert found and near & set(found), (*where, "line not near its caption", p.line)
+                    values = numbers(p.line, _DECIMAL)
+                    assert len(values) == len(p.columns), (*where, p.line)
+                    placed |= {c: v for c, v in zip(p.columns, values, strict=True) if c is not None}
+                assert placed == row.cells, where
+                continue
+            values = [row.cells[c.id] for c in table.columns if c.id in row.cells]
+            hits = [i for i, line in enumerate(lines) if i in near and runs_in(values, numbers(line))]
+            assert hits, (*where, "not one line in column order near its caption", values)
+
+
+def test_the_guard_tells_a_swapped_column() -> None:
+    line = "ARI 0.380∗∗ 0.680∗∗ 0.210∗∗"
+    assert runs_in([0.38, 0.68], numbers(line)) and not runs_in([0.68, 0.38], numbers(line))
+    assert not runs_in([0.38, 0.21], numbers(line))  # not adjacent: another column
 
 
 def test_unknown_paper_and_table_are_config_errors(tmp_path: Path) -> None:
