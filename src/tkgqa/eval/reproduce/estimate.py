@@ -2,7 +2,7 @@
 
 Each LLM run is answered on its first few sampled questions by the fake LLM, with the prompts built by the
 method itself, over a *neighbourhood KG*: the facts of the KG file that name one of those questions'
-entities (read line by line, at most :data:`NEIGHBOURHOOD_FACTS`; a KG file under
+entities or the capitalised names in their text (read line by line, at most :data:`NEIGHBOURHOOD_FACTS`; a KG file under
 :data:`SMALL_KG_BYTES` is used whole), and with the hashing embedder in place of any neural one — so no
 full-KG load, no embedding of the KG and no model is loaded. Tokens are counted offline; calls and prompt
 tokens per question × the questions of the run give the estimate.
@@ -10,6 +10,7 @@ tokens per question × the questions of the run give the estimate.
 
 from __future__ import annotations
 
+import re
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -105,6 +106,13 @@ def dry_run(
     return out
 
 
+def capitalised(text: str) -> list[str]:
+    """The runs of capitalised words of ``text`` (names a question mentions: ``Barack Obama``), each run
+    and its words."""
+    runs = re.findall(r"[A-Z][\w'.-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'.-]*)*", text)
+    return list(dict.fromkeys([r for r in runs] + [w for r in runs for w in r.split() if w[:1].isupper()]))
+
+
 def neighbourhood_kg(ds: Dataset, questions: list[Question], key: RunKey, tmp: Path) -> KGStore | Path | None:
     """The KG the estimate runs over: the dataset's KG file when small, else the facts of it that name one
     of ``questions``' entities (``None``: the dataset has no KG file)."""
@@ -117,8 +125,8 @@ def neighbourhood_kg(ds: Dataset, questions: list[Question], key: RunKey, tmp: P
     cut = try_parse_time(key.as_of) if key.as_of else None
     if Path(path).stat().st_size <= SMALL_KG_BYTES:
         return load_kg(path).as_of(cut) if cut is not None else Path(path)
-    needles = {form for q in questions for e in q.entities for form in (e, e.replace(" ", "_"))}
-    needles = {n for n in needles if len(n) > 2}
+    names = [e for q in questions for e in q.entities] + [n for q in questions for n in capitalised(q.text)]
+    needles = {form for e in names for form in (e, e.replace(" ", "_")) if len(e) > 2}
     lines: list[str] = []
     with open(path, encoding="utf-8", errors="replace") as fh:
         for line in fh:
