@@ -11,10 +11,10 @@ from typing import Any
 
 from ...errors import TKGQAError
 from ..runner import make_run_folder
-from .row_inputs import build_history_memory, inputs_reason, is_icl_lpkg, needs_memory
 from .data import lpkg_planning_prompt
 from .models import describe_llm, recording_of
 from .render import render_markdown
+from .row_inputs import build_history_memory, inputs_reason, is_icl_lpkg, needs_memory
 from .run import (
     SAMPLE,
     SEED,
