@@ -396,8 +396,8 @@ def test_the_authors_timer4_recording_fills_only_chatgpt_with_timer4_on_timeques
     runs = planned_runs("timer4", "replay:somewhere/timer4_tq_chatgpt_answer.jsonl", root)
     assert set(runs.values()) == {"timer4:facts=dataset"}
     assert {(t, r) for t, r, _ in runs} == {("T6", "ChatGPT w/TimeR4")}
-    assert {c for _, _, c in runs} == {f"TimeQuestions/{x}" for x in
-                                       ("Overall", "Explicit", "Implicit", "Temporal", "Ordinal")}  # fmt: skip
+    kinds = ("Overall", "Explicit", "Implicit", "Temporal", "Ordinal")
+    assert {c for _, _, c in runs} == {f"TimeQuestions/{x}" for x in kinds}
     assert (
         planned_runs("timer4", "replay:x/timer4_tq_llama2_finetuned_answer.jsonl", root) == {}
     )  # no prompts

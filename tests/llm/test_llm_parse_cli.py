@@ -153,8 +153,10 @@ def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert code == 0 and "ari.action" in out and "candidate_actions" in out
 
 
-def test_ari_authors_recording_is_read_step_by_step(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A line of ARI's authors' recording (one question, its steps) gives one record per step, no bad input."""
+def test_ari_authors_recording_is_read_step_by_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A line of ARI's authors' recording (one question, its steps): one record per step, no bad input."""
     step = {"step": 0, "candidate_actions": ["$get_tail_entity(Ann,met,2001)$", "$answer(Bob)$"],
             "response": "$answer(Bob)$", "retrieval": ["Bob"]}  # fmt: skip
     other = {**step, "step": 1, "response": "Action: $get_after(ENTITY_LIST, SPECIFIED_TIME)$"}

@@ -13,14 +13,20 @@ from tkgqa.testing import FakeLLM
 from tkgqa.time import TimePoint
 
 KINDS: dict[str, str | tuple[str, ...]] = {
-    "entities": ("You are a helpful assistant helping in finding", "helping in identifying whether a sentence"),
+    "entities": (
+        "You are a helpful assistant helping in finding",
+        "helping in identifying whether a sentence",
+    ),
     "axiom": "trying to give us",
     "prune": ("extract the facts that may help", "the relevant facts are"),
     "answer": "a number of general rules, and a list of knowledge graph triples",
     "need": "identify what other facts are required",
     "next": "Considering the provided information need",
     "option": "You check whether a recipe option",
-    "choice": ("Given the request and the options", "You are a helpful assistant that is recommending recipes"),
+    "choice": (
+        "Given the request and the options",
+        "You are a helpful assistant that is recommending recipes",
+    ),
     "preference_axiom": "helping to find a proper recipe",
     "baseline": "You answer yes/no questions",
 }

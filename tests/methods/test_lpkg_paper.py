@@ -284,8 +284,8 @@ def test_report_names_the_preset_and_every_deviation(demo_kg: TemporalKG, tmp_pa
     ours = resolve_method("lpkg:ours", llm=FakeLLM([CHAIN_PLAN]))
     devs = ours.describe()["deviations"]
     names = {d.split("=")[0].split(":")[0] for d in devs}
-    assert names == {"Search", "reader", "qa_prompt", "votes", "empty_fallback", "compare", "k", "demo_source",
-                     "plan_format"}  # fmt: skip
+    assert names == {"Search", "reader", "qa_prompt", "votes", "empty_fallback", "compare", "k",
+                     "demo_source", "plan_format"}  # fmt: skip
     one = LPKGMethod(llm=FakeLLM(["[China]"] * 40), votes=1).describe()["deviations"]
     assert len(one) == 1 + len(STANDING) and one[0].startswith("votes=1:") and "5 times" in one[0]
     q = Question(qid="q", text=QUESTION.text, answers=["China"])

@@ -159,8 +159,8 @@ TASKS: dict[str, ParseTask] = {
             _ari_action,
             lambda v: v,
             "ARI's chosen action, among candidate_actions (tkgqa's or the authors' $f(a,b,c)$ notation); "
-            "a line of the authors' recording ({qid, steps: [{candidate_actions, response}]}) is read step by "
-            "step",
+            "a line of the authors' recording ({qid, steps: [{candidate_actions, response}]}) is read "
+            "step by step",
             expand=_ari_steps,
         ),
         ParseTask("r3.verdict", {}, _r3_verdict, _as_is, "R3's verdict (true/false/unknown)"),

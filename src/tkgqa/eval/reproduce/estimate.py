@@ -3,9 +3,9 @@
 Each LLM run is answered on its first few sampled questions by the fake LLM, with the prompts built by the
 method itself, over a *neighbourhood KG*: the facts of the KG file that name one of those questions'
 entities or the capitalised names in their text (read line by line, at most :data:`NEIGHBOURHOOD_FACTS`; a
-KG file under :data:`SMALL_KG_BYTES` is used whole), and with the hashing embedder in place of any neural one — so no
-full-KG load, no embedding of the KG and no model is loaded. Tokens are counted offline; calls and prompt
-tokens per question × the questions of the run give the estimate.
+KG file under :data:`SMALL_KG_BYTES` is used whole), and with the hashing embedder in place of any neural
+one — so no full-KG load, no embedding of the KG and no model is loaded. Tokens are counted offline; calls
+and prompt tokens per question × the questions of the run give the estimate.
 """
 
 from __future__ import annotations

@@ -155,8 +155,8 @@ def standing_deviations(config: R3Config) -> list[str]:
     out = [
         "KG: the KG the run is given, not live Wikidata (on CR-LT-KGQA tkgqa's KG is the union of the "
         "entries' own 'KG Triples': an oracle sub-graph that holds the facts each answer needs)",
-        f"retrieval: cosine similarity of {config.embedder} embeddings (paper: off-the-shelf dense retrievers "
-        "as in KAPING, §3.2.2, with 'Euclidean similarity')",
+        f"retrieval: cosine similarity of {config.embedder} embeddings (paper: off-the-shelf dense "
+        "retrievers as in KAPING, §3.2.2, with 'Euclidean similarity')",
     ]
     if config.entities != EntitySource.LLM:
         out.append(
