@@ -183,6 +183,7 @@ class DemoSet:
                 return PromptFile("ours", PAPER_AXIOM_SYSTEM, "Question", OURS_AXIOM_DEMOS)
             case Stage.ANSWER:
                 return PromptFile("ours", PAPER_ANSWER_SYSTEM, "Question", OURS_ANSWER_DEMOS)
+        raise ConfigError(f"no fallback prompt file for the {stage.value} step (use DemoSet.authors)")
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"source": self.source.value}
