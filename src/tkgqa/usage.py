@@ -27,9 +27,11 @@ class Usage(BaseModel):
     cached_prompt_tokens: int = 0
     cached_completion_tokens: int = 0
     #: Calls answered by the ``replay:`` backend (:mod:`tkgqa.llm.replay_backend`): by the same prompt, by
-    #: question id and stage, or not at all (a ``ReplayMiss``). Zero for every other backend.
+    #: question id and stage, as a parse re-ask of a recorded exchange, or not at all (a ``ReplayMiss``).
+    #: Zero for every other backend.
     replay_exact: int = 0
     replay_by_id: int = 0
+    replay_reask: int = 0
     replay_miss: int = 0
 
     @property

@@ -89,7 +89,7 @@ def test_record_and_replay_give_identical_rows(tmp_path: Path) -> None:
     replayed = evaluate(
         timer4(resolve_llm(f"replay:{cassette}")), questions(), kg(), tmp_path / "b", progress=False
     )
-    assert replayed.replay == {"exact": 8, "by_id": 0, "miss": 0}
+    assert replayed.replay == {"exact": 8, "by_id": 0, "reask": 0, "miss": 0}
     assert comparable(read_results(tmp_path / "b")) == comparable(read_results(tmp_path / "a"))
     assert replayed.metrics == recorded.metrics
 
@@ -110,7 +110,7 @@ def test_replay_by_id_and_miss_is_an_error_row(tmp_path: Path) -> None:
     miss = rows["q2"]
     assert miss.error_kind is ErrorKind.REPLAY_MISS and not miss.abstained and miss.predictions == []
     assert "no recorded reply" in str(miss.error) and "'q2'" in str(miss.error)
-    assert report.replay == {"exact": 0, "by_id": 4, "miss": 1}
+    assert report.replay == {"exact": 0, "by_id": 4, "reask": 0, "miss": 1}
     assert report.errors == 1 and report.errors_by_type == {"ReplayMiss": 1}
 
 
@@ -131,7 +131,7 @@ def test_cli_record_and_export(tmp_path: Path) -> None:
         app, [*base, "--llm", f"replay:{cassette}", "--output", str(tmp_path / "b"), "--json"]
     )
     assert second.exit_code == 0, second.output
-    assert json.loads(second.output)["replay"] == {"exact": 3, "by_id": 0, "miss": 0}
+    assert json.loads(second.output)["replay"] == {"exact": 3, "by_id": 0, "reask": 0, "miss": 0}
     exported = CliRunner().invoke(app, ["llm", "export", str(tmp_path / "a")])
     assert exported.exit_code == 0, exported.output
     assert exported.output.splitlines()[1:] == cassette.read_text().splitlines()[1:]

@@ -27,6 +27,7 @@ from tkgqa.eval.reproduce import (
     reproduce,
     wilson_interval,
 )
+from tkgqa.eval.reproduce.run import STATUSES
 from tkgqa.methods.base import METHODS
 
 #: ``../shared/papers`` beside the shared data (``$TKGQA_SHARED_DATA``'s parent when set).
@@ -110,8 +111,10 @@ def cells_of(out: Path) -> list[dict[str, Any]]:
     assert set(data) >= {"paper", "cells"}
     for cell in data["cells"]:
         assert set(cell) >= CELL_KEYS
-        assert cell["status"] in {"ran", "bound", "n/a"}
-        assert cell["status"] != "n/a" or cell["reason"], cell
+        assert cell["status"] in STATUSES
+        assert cell["status"] not in {"n/a", "failed", "ran-other-model"} or cell["reason"], cell
+        if cell["status"] == "ran":  # earned: no error row, the paper's model family
+            assert cell["model"] and "fake" not in cell["model"], cell
     return list(data["cells"])
 
 
@@ -135,21 +138,60 @@ def test_every_paper_loads_with_methods_that_exist(name: str) -> None:
     assert published > 0 or name == "lpkg"  # LPKG's result tables are not in the extraction
 
 
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w])")
+_DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+")
+#: How far (in lines) a table's rows may stand from its caption in the extracted text.
+CAPTION_REACH = 80
+
+
+def numbers(line: str, pattern: re.Pattern[str] = _NUMBER) -> list[float]:
+    return [float(x) for x in pattern.findall(line.replace("∗", " ").replace("*", " "))]
+
+
+def runs_in(values: list[float], found: list[float]) -> bool:
+    """``values`` stand one after another in ``found`` (so in the same columns, in the same order)."""
+    n = len(values)
+    return any(found[i : i + n] == values for i in range(len(found) - n + 1))
+
+
 @pytest.mark.parametrize("name", PAPERS)
-def test_every_published_number_is_printed_in_the_paper(name: str) -> None:
-    """A typo guard: each number appears in the paper's text as written (0.38 as 0.380, 4 as 4 …)."""
+def test_every_published_number_stands_in_its_table_row_and_column(name: str) -> None:
+    """A typo and transposition guard: each row's numbers are found, in the table's column order, on one
+    line of the paper's text near its table's caption (a swapped row or column fails); a split or transposed
+    table names its lines and the column of each number (``printed``), checked the same way. A row typed
+    from another source than ``../shared/papers`` names it (``source``) and is skipped here."""
     paper = load_paper(name)
     source = PAPERS_DIR / paper.source
     if not source.is_file():
         pytest.skip(f"the paper text is not at {source}")
-    text = source.read_text("utf-8")
+    lines = [line.strip() for line in source.read_text("utf-8").splitlines()]
     for table in paper.tables:
+        label = table.caption.split(":", 1)[0].strip()
+        captions = [i for i, line in enumerate(lines) if f"{label}:" in line]
+        near = {i for c in captions for i in range(c - CAPTION_REACH, c + CAPTION_REACH + 1)}
         for row in table.rows:
-            for column, value in row.cells.items():
-                forms = {f"{value:.3f}", f"{value:.2f}", f"{value:.1f}", f"{value:g}"}
-                assert any(re.search(rf"(?<![\d.]){re.escape(f)}(?![\d])", text) for f in forms), (
-                    table.id, row.id, column, value
-                )  # fmt: skip
+            if not row.cells or row.source is not None:
+                continue
+            where = (table.id, row.id)
+            if row.printed:
+                placed: dict[str, float] = {}
+                for p in row.printed:
+                    found = [i for i, line in enumerate(lines) if line == p.line.strip()]
+                    assert found and near & set(found), (*where, "line not near its caption", p.line)
+                    values = numbers(p.line, _DECIMAL)
+                    assert len(values) == len(p.columns), (*where, p.line)
+                    placed |= {c: v for c, v in zip(p.columns, values, strict=True) if c is not None}
+                assert placed == row.cells, where
+                continue
+            values = [row.cells[c.id] for c in table.columns if c.id in row.cells]
+            hits = [i for i, line in enumerate(lines) if i in near and runs_in(values, numbers(line))]
+            assert hits, (*where, "not one line in column order near its caption", values)
+
+
+def test_the_guard_tells_a_swapped_column() -> None:
+    line = "ARI 0.380∗∗ 0.680∗∗ 0.210∗∗"
+    assert runs_in([0.38, 0.68], numbers(line)) and not runs_in([0.68, 0.38], numbers(line))
+    assert not runs_in([0.38, 0.21], numbers(line))  # not adjacent: another column
 
 
 def test_unknown_paper_and_table_are_config_errors(tmp_path: Path) -> None:
@@ -200,23 +242,42 @@ def test_ari_offline_bounds_run_and_llm_cells_say_why(data_root: Path, tmp_path:
     assert "| ARI | MultiTQ/Overall | 0.380 | — |" in md and "`ari:policy=oracle`" in md
 
 
-def test_ari_with_the_fake_llm_runs_the_ablations(data_root: Path, tmp_path: Path) -> None:
+def test_ari_without_history_questions_is_na_and_no_guidance_runs(data_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "ari"
     reproduce("ari", table="T2", llm="fake", limit=2, data_root=data_root, output=out)
     cells = cells_of(out)
-    ablation = cell(cells, "T2", "w/o History Cluster", "MultiTQ")
-    assert ablation["status"] == "ran" and ablation["model"] == "fake" and ablation["n"] == 2
-    assert ablation["paper"] == pytest.approx(34.5) and ablation["ours"] is not None
+    for row in ("ARI", "w/o History Cluster", "w/o Incorrect Examples", "w/o Action Filter"):
+        na = cell(cells, "T2", row, "MultiTQ")
+        assert na["status"] == "n/a" and "history memory" in na["reason"] and "train/dev" in na["reason"]
+    ablation = cell(cells, "T2", "w/o Abstract Guidance", "MultiTQ")  # the one row that needs no memory
+    assert ablation["status"] == "ran-other-model" and ablation["model"] == "fake" and ablation["n"] == 2
+    assert "gpt-3.5-turbo-0613" in ablation["reason"]
+    assert ablation["paper"] == pytest.approx(30.5) and ablation["ours"] is not None
     assert ablation["ours"] <= 100.0  # percent, as the table prints
-    assert ablation["run_dir"].endswith("multitq__ari_no_clustering=true")
+    assert ablation["run_dir"].endswith("multitq__ari_no_guidance=true")
     assert cell(cells, "T2", "ARI", "CronQuestions")["status"] == "n/a"
+
+
+def test_ari_builds_its_memory_from_the_dev_split(data_root: Path, tmp_path: Path) -> None:
+    dev = [dict(q, quid=100 + i) for i, q in enumerate(MULTITQ)]
+    (data_root / "multitq" / "questions" / "dev.json").write_text(json.dumps(dev), "utf-8")
+    out = tmp_path / "ari"
+    reproduce("ari", table="T2", llm="fake", limit=2, data_root=data_root, output=out)
+    cells = cells_of(out)
+    memory = json.loads((out / "ari-memory-multitq.json").read_text("utf-8"))
+    assert memory["meta"]["split"] == "dev"
+    ablation = cell(cells, "T2", "w/o History Cluster", "MultiTQ")
+    assert ablation["status"] in {"ran-other-model", "failed"} and ablation["n"] == 2
+    assert ablation["run_dir"].endswith("multitq__ari_no_clustering=true")
+    report = json.loads((Path(ablation["run_dir"]) / "report.json").read_text("utf-8"))
+    assert report["method"]["config"]["memory"].endswith("ari-memory-multitq.json")
 
 
 def test_timer4_offline_reference_and_missing_timequestions(data_root: Path, tmp_path: Path) -> None:
     out = tmp_path / "timer4"
     reproduce("timer4", table="T3", limit=3, data_root=data_root, output=out)
     cells = cells_of(out)
-    assert cell(cells, "T3", "symbolic reasoner (offline, ours)", "Overall")["status"] == "bound"
+    assert cell(cells, "T3", "symbolic reasoner (offline, ours)", "Overall")["status"] == "reference"
     timer4 = cell(cells, "T3", "TimeR4", "Overall")
     assert timer4["paper"] == pytest.approx(72.8) and "--llm" in timer4["reason"]
     reproduce("timer4", table="T4", llm="fake", data_root=data_root, output=out)
@@ -238,9 +299,26 @@ def test_lpkg_runs_clqa_with_the_fake_llm(data_root: Path, tmp_path: Path) -> No
     out = tmp_path / "lpkg"
     reproduce("lpkg", llm="fake", limit=2, data_root=data_root, output=out)
     cells = cells_of(out)
-    icl = cell(cells, "CLQA", "ICL-LPKG", "Recall")
-    assert icl["status"] == "ran" and icl["paper"] is None and icl["n"] == 2
-    assert cell(cells, "CLQA", "ICL-LPKG", "Precision")["run_dir"] == icl["run_dir"]
+    icl = cell(cells, "CLQA", "ICL-LPKG", "Recall")  # no planning prompt under this data root
+    assert icl["status"] == "n/a" and "planning prompt" in icl["reason"] and icl["paper"] is None
+    direct = cell(cells, "CLQA", "Direct", "Recall")
+    assert direct["status"] == "ran-other-model" and direct["n"] == 2
+    assert cell(cells, "CLQA", "Direct", "Precision")["run_dir"] == direct["run_dir"]
+    rec = data_root / "llm_recordings"
+    rec.mkdir()
+    official = (
+        Path(os.environ.get("TKGQA_SHARED_DATA", ""))
+        / "llm_recordings"
+        / "lpkg_official_planning_prompt.json"
+    )
+    if not official.is_file():
+        return
+    (rec / official.name).write_bytes(official.read_bytes())
+    reproduce("lpkg", llm="fake", limit=2, data_root=data_root, output=tmp_path / "lpkg2")
+    icl = cell(cells_of(tmp_path / "lpkg2"), "CLQA", "ICL-LPKG", "Recall")
+    assert icl["status"] == "ran-other-model" and icl["n"] == 2  # planned with the authors' demonstrations
+    report = json.loads((Path(icl["run_dir"]) / "report.json").read_text("utf-8"))
+    assert report["method"]["config"]["demos"].endswith(official.name) and report["errors"] == 0
     assert "not implemented" in cell(cells, "CLQA", "CoT", "Recall")["reason"]
 
 
@@ -249,23 +327,34 @@ def test_r3_with_the_fake_llm_and_offline_preference(data_root: Path, tmp_path: 
     reproduce("r3", llm="fake", limit=2, data_root=data_root, output=out, method_options=OFFLINE_EMBEDDER)
     cells = cells_of(out)
     r3 = cell(cells, "T2", "R3", "QA/Accuracy/Long-Tail")
-    assert r3["status"] == "ran" and r3["paper"] == pytest.approx(0.73) and r3["n"] == 1
+    assert r3["status"] in {"ran-other-model", "failed"} and r3["paper"] == pytest.approx(0.73)
+    assert r3["n"] == 1 and r3["model"] == "fake"
     assert "original" in cell(cells, "T2", "R3", "QA/Accuracy/Original")["reason"]
     assert "human" in cell(cells, "T2", "R3", "QA/FActScore/Long-Tail")["reason"]
-    assert cell(cells, "T8", "depth 0", "Claims")["status"] == "ran"
+    assert cell(cells, "T8", "depth 0", "Claims")["status"] in {"ran-other-model", "failed"}
     offline = cell(cells, "T4", "R3, embedding judge (offline, ours)", "Accuracy")
-    assert offline["status"] == "bound" and offline["n"] == 1
+    assert offline["status"] == "reference" and offline["n"] == 1
 
 
 # --- dry run and CLI ------------------------------------------------------------------------------------
 def test_dry_run_estimates_prompts_without_a_model(data_root: Path) -> None:
     estimates = {e.run_id: e for e in dry_run("ari", table="T2", limit=3, data_root=data_root)}
-    ari = estimates["multitq__ari"]
+    assert "multitq__ari" not in estimates  # ARI needs its memory: no train/dev questions here
+    ari = estimates["multitq__ari_no_guidance=true"]
     assert ari.llm and ari.questions == 3 and ari.sampled == 3
     assert ari.calls_per_question >= 1 and ari.prompt_tokens == pytest.approx(
         3 * ari.prompt_tokens_per_question
     )
-    assert "cronquestions__ari" not in estimates  # no data: nothing to estimate
+    assert "cronquestions__ari_no_guidance=true" not in estimates  # no data: nothing to estimate
+
+
+def test_dry_run_reads_only_the_neighbourhood_of_a_large_kg(data_root: Path, monkeypatch: Any) -> None:
+    from tkgqa.eval.reproduce import estimate
+
+    monkeypatch.setattr(estimate, "SMALL_KG_BYTES", 10)  # the 6-fact KG counts as large
+    found = {e.run_id: e for e in dry_run("timer4", table="T3", limit=2, data_root=data_root)}
+    timer4 = found["multitq__timer4"]
+    assert timer4.sampled == 2 and timer4.prompt_tokens_per_question > 0, timer4.note
 
 
 def test_cli_prints_the_table_and_writes_the_files(data_root: Path, tmp_path: Path) -> None:
@@ -276,8 +365,67 @@ def test_cli_prints_the_table_and_writes_the_files(data_root: Path, tmp_path: Pa
     args = ["reproduce", "ari", "--table", "T7", "--data-root", str(data_root), "--output", str(out)]
     result = CliRunner().invoke(app, [*args, "--limit", "2", "--no-progress"])
     assert result.exit_code == 0, result.output
-    assert "## T7" in result.output and "| n/a |" in result.output
+    assert "## T7" in result.output and "n/a: 4 cells — needs an LLM: pass --llm SPEC (4)" in result.output
+    assert result.output.index("## T7") < result.output.index("Notes on the paper's tables")  # results first
+    listed = CliRunner().invoke(app, [*args, "--limit", "2", "--no-progress", "--all"])
+    assert listed.exit_code == 0 and listed.output.count("| n/a |") == 4, listed.output
     assert (out / REPRODUCE_MD).is_file() and (out / REPRODUCE_JSON).is_file()
     dry = CliRunner().invoke(app, [*args, "--llm", "fake", "--dry-run", "--json"])
     assert dry.exit_code == 0, dry.output
-    assert {e["run_id"] for e in json.loads(dry.output)["estimates"]} == {"multitq__llm_only", "multitq__ari"}
+    assert {e["run_id"] for e in json.loads(dry.output)["estimates"]} == {
+        "multitq__llm_only"
+    }  # ARI: no memory here
+
+
+# --- statuses earned, recordings that fill only their own cells ----------------------------------------
+def planned_runs(paper: str, llm: str, root: Path) -> dict[tuple[str, str, str], str]:
+    from tkgqa.eval.reproduce.models import recording_of
+    from tkgqa.eval.reproduce.run import plan_cells
+
+    spec = load_paper(paper)
+    cells = plan_cells(spec, spec.tables, llm=llm, root=root, recording=recording_of(llm))
+    return {(p.table.id, p.row.id, p.column.id): p.run.method for p in cells if p.run and p.run.llm}
+
+
+def test_the_authors_timer4_recording_fills_only_chatgpt_with_timer4_on_timequestions(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    for name in ("timequestions/questions/test.json", "timequestions/kg/full.txt", "multitq/kg/full.txt",
+                 "multitq/questions/test.json"):  # fmt: skip
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("[]", "utf-8")
+    runs = planned_runs("timer4", "replay:somewhere/timer4_tq_chatgpt_answer.jsonl", root)
+    assert set(runs.values()) == {"timer4:facts=dataset"}
+    assert {(t, r) for t, r, _ in runs} == {("T6", "ChatGPT w/TimeR4")}
+    kinds = ("Overall", "Explicit", "Implicit", "Temporal", "Ordinal")
+    assert {c for _, _, c in runs} == {f"TimeQuestions/{x}" for x in kinds}
+    assert (
+        planned_runs("timer4", "replay:x/timer4_tq_llama2_finetuned_answer.jsonl", root) == {}
+    )  # no prompts
+
+
+def test_a_tkgqa_cassette_fills_the_rows_of_its_model_method_and_dataset(
+    data_root: Path, tmp_path: Path
+) -> None:
+    head = {"tkgqa_cassette": 1, "model": "gpt-3.5-turbo-0125", "dataset": {"name": "multitq"},
+            "method": {"method": "llm_only", "config": {}}}  # fmt: skip
+    cassette = tmp_path / "rec.jsonl"
+    cassette.write_text(
+        json.dumps(head) + "\n" + json.dumps({"prompt": "p", "response": "r"}) + "\n", "utf-8"
+    )
+    runs = planned_runs("ari", f"replay:{cassette}", data_root)
+    assert {(t, r) for t, r, _ in runs} == {("T1", "ChatGPT")}  # not GPT-4 / Llama-2 llm_only, not ARI
+    out = tmp_path / "out"
+    reproduce("ari", table="T1", llm=f"replay:{cassette}", limit=3, data_root=data_root, output=out)
+    chatgpt = cell(cells_of(out), "T1", "ChatGPT", "MultiTQ/Overall")
+    assert chatgpt["status"] == "failed" and "ReplayMiss" in chatgpt["reason"] and chatgpt["ours"] is None
+    gpt4 = cell(cells_of(out), "T1", "KG-RAG", "MultiTQ/Overall")
+    assert gpt4["status"] == "n/a" and "not this row's method" in gpt4["reason"]
+
+
+def test_model_families() -> None:
+    from tkgqa.eval.reproduce.models import model_family
+
+    assert model_family("openai:gpt-3.5-turbo-0125") == model_family("ChatGPT") == "gpt-3.5"
+    assert model_family("GPT-4") == "gpt-4" != model_family("openai:gpt-4o-mini")
+    assert model_family("LLaMA2-Chat-7B (not fine-tuned)") != model_family("LLaMA2-Chat-7B fine-tuned")
+    assert model_family("llamacpp:smollm2") is None and model_family(None) is None

@@ -151,3 +151,18 @@ def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert code == 2 and "does not exist" in err
     code, out, _ = run_cli(["llm", "parse", "--list"], capsys)
     assert code == 0 and "ari.action" in out and "candidate_actions" in out
+
+
+def test_ari_authors_recording_is_read_step_by_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A line of ARI's authors' recording (one question, its steps): one record per step, no bad input."""
+    step = {"step": 0, "candidate_actions": ["$get_tail_entity(Ann,met,2001)$", "$answer(Bob)$"],
+            "response": "$answer(Bob)$", "retrieval": ["Bob"]}  # fmt: skip
+    other = {**step, "step": 1, "response": "Action: $get_after(ENTITY_LIST, SPECIFIED_TIME)$"}
+    inp = write(tmp_path / "ari.jsonl", [{"qid": 7, "question": {"question": "q"}, "steps": [step, other]}])
+    code, out, err = run_cli(["llm", "parse", "--task", "ari.action", str(inp)], capsys)
+    found = [json.loads(line) for line in out.splitlines()]
+    assert [r["id"] for r in found] == ["7#0", "7#1"] and found[0]["value"] == "answer(Bob)"
+    assert not found[1]["ok"] and "not one of the offered actions" in found[1]["reason"]
+    assert "2 line(s)" in err and "0 bad input" in err and code == 1

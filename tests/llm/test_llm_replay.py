@@ -200,3 +200,25 @@ def test_cassettes_hold_no_secrets() -> None:
     assert "sk-secret" not in text
     assert line["request"]["extra"]["extra_body"] == {"top_p": 0.5}
     assert head["settings"] == {"temperature": 0} and head["tkgqa_version"]
+
+
+def test_a_prompted_line_never_answers_another_prompt_by_id(tmp_path: Path) -> None:
+    """A recorded prompt answers only itself and its parse re-asks; by-id fallback is opt-in."""
+    f = write(tmp_path / "c.jsonl", {"id": 7, "stage": "answer", "prompt": "Who won?", "response": "Ann?"})
+    llm = ReplayLLM(str(f))
+    with llm_context(question_id="7", stage="answer"):
+        with pytest.raises(ReplayMiss):
+            llm.complete(make_request("Who lost?"))
+        reask = [
+            Message.user("Who  won?"),
+            Message.assistant("Ann?"),
+            Message.user("Your answer could not be parsed: no list. Reply again."),
+        ]
+        again = llm.complete(make_request(reask))
+        assert again.text == "Ann?" and again.usage.replay_reask == 1 and again.usage.replay_by_id == 0
+        twice = [*reask, Message.assistant("Ann?"), Message.user("Again.")]
+        assert llm.complete(make_request(twice)).usage.replay_reask == 1
+        with pytest.raises(ReplayMiss):  # another reply in the assistant turn: not a re-ask of this one
+            llm.complete(make_request([reask[0], Message.assistant("Bob"), reask[2]]))
+        opted = ReplayLLM(f"{f}?by_id=any")
+        assert opted.by_id_any and opted.complete(make_request("Who lost?")).usage.replay_by_id == 1

@@ -12,15 +12,22 @@ from tkgqa.llm import LLMRequest
 from tkgqa.testing import FakeLLM
 from tkgqa.time import TimePoint
 
-KINDS = {
-    "entities": "You are a helpful assistant helping in finding",
+KINDS: dict[str, str | tuple[str, ...]] = {
+    "entities": (
+        "You are a helpful assistant helping in finding",
+        "helping in identifying whether a sentence",
+    ),
     "axiom": "trying to give us",
-    "prune": "extract the facts that may help",
+    "prune": ("extract the facts that may help", "the relevant facts are"),
     "answer": "a number of general rules, and a list of knowledge graph triples",
     "need": "identify what other facts are required",
     "next": "Considering the provided information need",
     "option": "You check whether a recipe option",
-    "choice": "Given the request and the options",
+    "choice": (
+        "Given the request and the options",
+        "You are a helpful assistant that is recommending recipes",
+    ),
+    "preference_axiom": "helping to find a proper recipe",
     "baseline": "You answer yes/no questions",
 }
 
@@ -29,8 +36,8 @@ Reply = str | Callable[[str], str]
 
 def kind_of(request: LLMRequest) -> str:
     system = request.messages[0].content
-    for kind, marker in KINDS.items():
-        if marker in system:
+    for kind, markers in KINDS.items():
+        if any(m in system for m in ((markers,) if isinstance(markers, str) else markers)):
             return kind
     raise AssertionError(f"unknown prompt: {system[:80]!r}")
 

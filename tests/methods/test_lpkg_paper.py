@@ -261,31 +261,37 @@ def test_the_official_prompt_matches_ours_and_its_demonstrations_parse(official_
     assert squeeze(ours) == squeeze(text)  # our rendering of their demonstrations is their prompt
 
 
+#: What differs from the paper in the paper preset itself: no Wikipedia corpus, the error_flag rule.
+STANDING = ["Search", "empty_fallback=true"]
+
+
 def test_official_demonstrations_can_be_used_at_run_time(official_file: Path, demo_kg: TemporalKG) -> None:
     llm = FakeLLM(["[China]"] * 40)
     method = LPKGMethod(llm=llm, demos=str(official_file))
     method.answer(QUESTION, demo_kg)
     assert "Who succeeded the first President of Namibia?" in llm.requests[0].messages[-1].content
-    assert method.describe()["demos"] == "official" and method.describe()["deviations"] == []
+    assert method.describe()["demos"] == "official"
+    assert [d.split(":")[0] for d in method.describe()["deviations"]] == STANDING
 
 
 def test_report_names_the_preset_and_every_deviation(demo_kg: TemporalKG, tmp_path: Path) -> None:
     from tkgqa.eval.runner import evaluate
 
     paper = LPKGMethod(llm=FakeLLM(["[China]"] * 40))
-    assert paper.describe()["preset"] == "paper" and paper.describe()["deviations"] == []
+    assert paper.describe()["preset"] == "paper"
+    assert [d.split(":")[0] for d in paper.describe()["deviations"]] == STANDING
     assert paper.describe()["demos"] == "kg"
     ours = resolve_method("lpkg:ours", llm=FakeLLM([CHAIN_PLAN]))
     devs = ours.describe()["deviations"]
-    names = {d.split("=")[0] for d in devs}
-    assert names == {"reader", "qa_prompt", "votes", "empty_fallback", "compare", "k", "demo_source",
-                     "plan_format"}  # fmt: skip
+    names = {d.split("=")[0].split(":")[0] for d in devs}
+    assert names == {"Search", "reader", "qa_prompt", "votes", "empty_fallback", "compare", "k",
+                     "demo_source", "plan_format"}  # fmt: skip
     one = LPKGMethod(llm=FakeLLM(["[China]"] * 40), votes=1).describe()["deviations"]
-    assert len(one) == 1 and one[0].startswith("votes=1:") and "5 times" in one[0]
+    assert len(one) == 1 + len(STANDING) and one[0].startswith("votes=1:") and "5 times" in one[0]
     q = Question(qid="q", text=QUESTION.text, answers=["China"])
     report = evaluate(ours, [q], demo_kg, tmp_path / "run", progress=False)
     saved = json.loads((tmp_path / "run" / "report.json").read_text())
-    assert saved["method"]["preset"] == "ours" and len(saved["method"]["deviations"]) == 8
+    assert saved["method"]["preset"] == "ours" and len(saved["method"]["deviations"]) == 9
     assert saved["method"]["unspecified_by_paper"] and report.n == 1
 
 

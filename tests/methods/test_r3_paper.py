@@ -61,12 +61,14 @@ def test_the_paper_preset_is_the_default_and_names_its_fallback(tmp_path: Path) 
     assert described["preset"] == "paper" and method.config.answer_prompt == "paper"
     assert (method.config.llm_pick, method.config.choice_rule, method.config.require_citation) == (
         "facts",
-        "first",
+        "select",
         False,
     )
     assert described["demonstrations"]["source"] == "ours"
     assert "not found" in described["demonstrations"]["reason"]
-    assert [d.split(":")[0] for d in described["deviations"]] == ["demos=ours"]
+    assert [d.split(":")[0] for d in described["deviations"]] == [
+        "demos=ours", "KG", "retrieval", "entity linker"
+    ]  # fmt: skip
     assert described["fallbacks"][0].startswith("demos=ours: the authors' prompt files were not found")
     with pytest.raises(ConfigError, match="demos_dir"):
         resolve_method("r3", embedder="hashing", demos_dir=str(tmp_path / "missing"))
@@ -150,9 +152,10 @@ def test_each_difference_is_one_option_and_named(
     tmp_path: Path, option: str, value: object, deviation: str
 ) -> None:
     method = paper_r3(Script(), tmp_path, demos="ours", **{option: value})
-    assert {d.split(":")[0] for d in method.describe()["deviations"]} == {"demos=ours", deviation}
+    standing = {"KG", "retrieval", "entity linker"}  # in force in every preset (the data, linker, retriever)
+    assert {d.split(":")[0] for d in method.describe()["deviations"]} == {"demos=ours", deviation, *standing}
     ours = resolve_method("r3", embedder="hashing", preset="ours")
-    assert len(ours.describe()["deviations"]) == 6 and "demonstrations" in ours.describe()
+    assert len(ours.describe()["deviations"]) == 6 + 3 and "demonstrations" in ours.describe()
 
 
 def test_preference_stops_at_the_first_option_satisfying_every_premise(tmp_path: Path) -> None:

@@ -132,7 +132,8 @@ def test_the_paper_preset_sends_the_authors_demonstrations(prompts_dir: Path) ->
         "r3", llm=script.llm, embedder="hashing", demos_dir=str(prompts_dir), breadth=1, max_depth=0
     )
     described = method.describe()
-    assert described["preset"] == "paper" and described["deviations"] == []
+    assert described["preset"] == "paper"
+    assert [d.split(":")[0] for d in described["deviations"]] == ["KG", "retrieval", "entity linker"]
     demos = described["demonstrations"]
     assert demos["source"] == "authors" and demos["files"]["answer"]["demos"] == len(rev1.demos)
     method.answer(question(), small_kg())
@@ -165,3 +166,72 @@ def test_claims_get_the_authors_claim_prompts(prompts_dir: Path) -> None:
     assert answer.answers == ["false"]
     sent = dict(zip(script.kinds(), script.llm.requests, strict=True))["answer"].messages
     assert sent[0].content == creak.system and sent[-1].content.startswith("Sentence: Alma Reyes is")
+
+
+def test_every_step_of_the_paper_preset_sends_the_authors_prompt(prompts_dir: Path) -> None:
+    """Entities, axiom, pruning (with its few-shot examples), answer, missing evidence and next entity: each
+    request is the authors' released prompt of that step (system text and every demonstration)."""
+    files = {
+        "entities": "prompts_rev1_identify_entities.yaml",
+        "axiom": "prompts_rev1_inference_rule_v4.yaml",
+        "prune": "prompts_rev1_relevant_facts.yaml",
+        "answer": "prompts_rev1_decide_answer.yaml",
+        "need": "prompts_rev1_identify_missing.yaml",
+        "next": "prompts_rev1_decide_next_entity.yaml",
+    }
+    script = Script(
+        entities="Selected entity/entities:\nAlma Reyes",
+        axiom="Therefore, a helpful rule is:\\n\nRule: The mascot must be a dog to eat kibble.",
+        prune="Therefore, the relevant facts are: (Alma Reyes, educated at, Northbrook University)",
+        answer="Answer: Fact 1 tells us where she studied. Therefore, the answer is: I don't know.",
+        need="Answer: We need to know the mascot of Northbrook University.",
+        next="Selected Entity: Northbrook University",
+    )
+    method = resolve_method(
+        "r3", llm=script.llm, embedder="hashing", demos_dir=str(prompts_dir), breadth=1, max_depth=1
+    )
+    method.answer(question(), small_kg())
+    sent = {}
+    for kind, request in zip(script.kinds(), script.llm.requests, strict=True):
+        sent.setdefault(kind, request.messages)
+    assert set(files) <= set(sent), script.kinds()
+    for kind, name in files.items():
+        authors = load(prompts_dir, name)
+        messages = sent[kind]
+        assert messages[0].content == authors.system, kind
+        assert len(messages) == 2 + 2 * len(authors.demos), kind  # system, the demonstrations, the request
+        assert messages[-1].content.startswith("Question: Does the mascot"), kind
+    assert "Proposed Answer: Fact 1 tells us" in sent["need"][-1].content
+    assert "Previously chosen entities: Alma Reyes" in sent["next"][-1].content
+    assert "missing" not in method.describe()["demonstrations"]
+
+
+def test_recipe_mpr_is_one_six_way_choice_with_the_authors_prompt(prompts_dir: Path) -> None:
+    from tkgqa.datasets import load_dataset
+    from tkgqa.query import context_kg
+
+    q = load_dataset("recipe_mpr", "personal_kg").questions[0]
+    rule = "Rule: The user is allergic to peanuts, so she should not be recommended recipes with peanuts."
+    script = Script(
+        preference_axiom=f"Priya has a peanut allergy. Therefore, a useful rule is:\n{rule}",
+        choice=lambda user: "Recipe 1 has no peanuts. Therefore, the selected recipe is: 1.",
+    )
+    method = resolve_method("r3", llm=script.llm, embedder="hashing", demos_dir=str(prompts_dir))
+    answer = method.answer(q, context_kg(q))
+    assert script.kinds() == ["preference_axiom", "choice"]
+    choice = script.llm.requests[-1].messages
+    assert choice[0].content == load(prompts_dir, "prompts_MPR_RRR_decide_answer.yaml").system
+    assert "Recipe 1- " in choice[-1].content and "General rule: " in choice[-1].content
+    pref = next(s for s in answer.trace if s["step"] == "preference")
+    assert pref["chosen"] == "pk-a1" and "one choice among every option" in pref["choice_rule"]
+    assert answer.answers == [q.extra["choices"][0]]  # recipe 1 as listed, chosen by the scripted reply
+    assert choice[-1].content.count("Recipe ") >= 6  # the six options in one prompt
+
+
+def test_selected_recipe_parser() -> None:
+    assert PP.parse_selected_recipe("… Therefore, the selected recipe is: 3.", 6) == 2
+    assert PP.parse_selected_recipe("Therefore, the selected recipe is: Recipe 6", 6) == 5
+    with pytest.raises(ParseError):
+        PP.parse_selected_recipe("Therefore, the selected recipe is: 7.", 6)
+    with pytest.raises(ParseError):
+        PP.parse_selected_recipe("I like recipe 2.", 6)

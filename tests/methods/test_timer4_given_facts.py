@@ -99,7 +99,7 @@ def test_replaying_the_recording_matches_by_prompt(
 
     method = TimeR4Method(llm=resolve_llm(f"replay:{shared_data / RECORDING}"), facts="dataset")
     report = evaluate(method, timequestions[:40], None, tmp_path / "run", progress=False)
-    assert report.replay == {"exact": 40, "by_id": 0, "miss": 0} and report.errors == 0
+    assert report.replay == {"exact": 40, "by_id": 0, "reask": 0, "miss": 0} and report.errors == 0
     rows = [json.loads(x) for x in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     first = next(r for r in rows if r["qid"] == "12945")
     assert first["raw_output"] == "['1994']" and first["predictions"] == ["1994"] and first["strict_hit"]

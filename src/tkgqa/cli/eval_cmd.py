@@ -68,7 +68,9 @@ def print_summary(report: dict[str, Any], output: Path) -> None:
     replay = report.get("replay") or {}
     if replay:
         table.add_row(
-            "replayed calls", f"{replay['exact']} exact, {replay['by_id']} by id, {replay['miss']} miss"
+            "replayed calls",
+            f"{replay['exact']} exact, {replay['by_id']} by id, {replay.get('reask', 0)} re-asks, "
+            f"{replay['miss']} miss",
         )
     n_errors = report["errors"]
     table.add_row("errors", f"[bold red]{n_errors}[/bold red]" if n_errors else "0")

@@ -1,7 +1,9 @@
 """``tkgqa llm parse --task TASK INPUT.jsonl --output OUT.jsonl``: check that tkgqa reads a model's replies.
 
 Each input line is a JSON object with ``id``, ``response`` and what the task needs (``tkgqa llm parse
---list`` shows the tasks; the registry is :mod:`tkgqa.eval.parse_tasks`). Each gives one output line
+--list`` shows the tasks; the registry is :mod:`tkgqa.eval.parse_tasks`), or a line of a recording in its own
+format that the task reads (ARI's authors' recording: one line per question, one record per step). Each
+record gives one output line
 ``{"id", "ok", "value", "reason"}``; a line that is not JSON or lacks a field is reported the same way with
 the reason. A summary goes to stderr (``--json``: one JSON object). Exit status 0 when every line was read,
 1 when any was refused or bad.
@@ -54,15 +56,15 @@ def parse_file(task_name: str, lines: Iterable[bytes | str | None], out: IO[str]
     for number, line in enumerate(lines, start=1):
         if line is not None and not line.strip():
             continue
-        total += 1
         record, problem = _read_line(line, number)
-        if problem:
-            outcome = ParseOutcome(False, reason=problem, category=BAD_INPUT)
-        else:
-            outcome = run_task(task, record)
-        categories[outcome.category] += 1
-        record_id = record.get("id") if isinstance(record, dict) else None
-        out.write(json.dumps(clean_json(outcome.row(record_id)), ensure_ascii=False) + "\n")
+        for item in [record] if problem else task.records(record):
+            total += 1
+            outcome = (
+                ParseOutcome(False, reason=problem, category=BAD_INPUT) if problem else run_task(task, item)
+            )
+            categories[outcome.category] += 1
+            record_id = item.get("id") if isinstance(item, dict) else None
+            out.write(json.dumps(clean_json(outcome.row(record_id)), ensure_ascii=False) + "\n")
     ok = categories["ok"] + categories["note"]
     return {
         "task": task_name,

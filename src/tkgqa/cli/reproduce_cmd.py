@@ -45,12 +45,17 @@ def reproduce_command(
     force: bool = typer.Option(
         False, "--force", help="Write into --output even when it holds files `tkgqa reproduce` did not write."
     ),
+    all_cells: bool = typer.Option(
+        False, "--all", help="List every n/a cell (default: one line per table; reproduce.md lists them all)."
+    ),
     llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
     llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
 ) -> None:
     """Run every cell of PAPER's tables that can run here and print the published number beside ours, with
-    n, a 95% CI, the model and the deviations in force. Cells without an LLM are 'bound' (upper bounds or the
-    offline reasoner, not accuracies); cells that cannot run are 'n/a' with the reason."""
+    n, a 95% CI, the model, the status it earned and the deviations in force: 'ran' (the paper's model
+    family and setting, no error), 'ran-other-model', 'failed', 'reference' (an offline method of ours),
+    'bound' (a true upper bound) or 'n/a' with the reason. A replay: recording fills only the cells it is a
+    recording of."""
     from ..eval import reproduce as rp
 
     apply_llm_settings(llm_timeout, llm_retries)
@@ -79,12 +84,13 @@ def reproduce_command(
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False))
         return
-    print_tables(data)
+    print_tables(data, all_cells=all_cells)
     console.print(f"[dim]reproduce.json, reproduce.md and the run folders in[/dim] {out}", highlight=False)
 
 
-def print_tables(data: dict[str, Any]) -> None:
-    """The tables as reproduce.md writes them (plain markdown: readable in a terminal and in a file)."""
+def print_tables(data: dict[str, Any], *, all_cells: bool = False) -> None:
+    """The tables as reproduce.md writes them (plain markdown: readable in a terminal and in a file), the
+    n/a cells summarised per table unless ``all_cells``."""
     from ..eval.reproduce import render_markdown
 
-    typer.echo(render_markdown(data))
+    typer.echo(render_markdown(data, all_cells=all_cells))

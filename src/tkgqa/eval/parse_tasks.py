@@ -58,6 +58,16 @@ class ParseTask:
     parse: Callable[[str, Mapping[str, Any]], Any]
     render: Callable[[Any], tuple[Any, str]]
     help: str
+    #: A line of a recording in its own format → the records it holds (``None``: one record per line).
+    expand: Callable[[Mapping[str, Any]], list[Any] | None] | None = None
+
+    def records(self, record: object) -> list[Any]:
+        """The records an input line holds: itself, or what :attr:`expand` finds in it."""
+        if self.expand is not None and isinstance(record, Mapping):
+            found = self.expand(record)
+            if found is not None:
+                return found
+        return [record]
 
 
 def _as_is(value: Any) -> tuple[Any, str]:
@@ -88,6 +98,23 @@ def _ari_action(response: str, record: Mapping[str, Any]) -> tuple[str, str]:
     choice: ActionChoice = parse_action_choice(response, actions, allow_free_answer=free)
     note = "a free answer (not one of the offered actions)" if choice.index is None else ""
     return choice.written(actions), note
+
+
+def _ari_steps(record: Mapping[str, Any]) -> list[Any] | None:
+    """The ARI authors' recording (``llm_recordings/ari_cronquestions_gpt35_actions.jsonl``): one line per
+    question, ``{"qid", "question", "steps": [{"step", "candidate_actions", "response", "retrieval"}]}`` →
+    one record per step, id ``QID#STEP``."""
+    steps = record.get("steps")
+    if "response" in record or not isinstance(steps, list):
+        return None
+    qid = record.get("qid", record.get("id"))
+    out: list[Any] = []
+    for i, step in enumerate(steps):
+        if not isinstance(step, Mapping):
+            out.append(step)
+            continue
+        out.append({**step, "id": f"{qid}#{step.get('step', i)}"})
+    return out
 
 
 def _r3_verdict(response: str, record: Mapping[str, Any]) -> str:
@@ -131,7 +158,10 @@ TASKS: dict[str, ParseTask] = {
             {"candidate_actions": list},
             _ari_action,
             lambda v: v,
-            "ARI's chosen action, among candidate_actions (tkgqa's or the authors' $f(a,b,c)$ notation)",
+            "ARI's chosen action, among candidate_actions (tkgqa's or the authors' $f(a,b,c)$ notation); "
+            "a line of the authors' recording ({qid, steps: [{candidate_actions, response}]}) is read "
+            "step by step",
+            expand=_ari_steps,
         ),
         ParseTask("r3.verdict", {}, _r3_verdict, _as_is, "R3's verdict (true/false/unknown)"),
         ParseTask("r3.axiom", {}, _r3_axiom, _as_is, "R3's surfaced axiom (rule, premises, conclusion)"),

@@ -251,7 +251,8 @@ def render_markdown(report: Report) -> str:
         r = report.replay
         lines.append(
             f"Replayed LLM calls: {r['exact']} by the same prompt, {r['by_id']} by question id and stage, "
-            f"{r['miss']} not found (ReplayMiss error rows)."
+            f"{r.get('reask', 0)} parse re-asks of a recorded exchange, {r['miss']} not found "
+            "(ReplayMiss error rows)."
         )
     for dim, groups in report.breakdown.items():
         if dim == "overall":

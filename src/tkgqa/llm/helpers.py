@@ -13,8 +13,13 @@ from .pricing import usage_cost
 #: The keys of :func:`usage_dict` (``Answer.usage``; summed by the eval report).
 USAGE_KEYS = ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "parse_failures", "cost_usd")
 #: ``Answer.usage`` keys added only when the ``replay:`` backend answered (or missed) a call: how its
-#: replies were found (``report.json``'s ``replay``: exact, by_id, miss).
-REPLAY_KEYS = {"replay_exact": "exact", "replay_by_id": "by_id", "replay_miss": "miss"}
+#: replies were found (``report.json``'s ``replay``: exact, by_id, reask, miss).
+REPLAY_KEYS = {
+    "replay_exact": "exact",
+    "replay_by_id": "by_id",
+    "replay_reask": "reask",
+    "replay_miss": "miss",
+}
 
 
 def resolve_llm_arg(llm: str | LLMBackend | None) -> LLMBackend | None:
@@ -45,7 +50,7 @@ def _usage_dict(usage: Usage, model: str | None, backend: str | None) -> dict[st
         "parse_failures": usage.parse_failures,
         "cost_usd": cost,
     }
-    if usage.replay_exact or usage.replay_by_id or usage.replay_miss:
+    if any(getattr(usage, key) for key in REPLAY_KEYS):
         out.update({key: getattr(usage, key) for key in REPLAY_KEYS})
     return out
 

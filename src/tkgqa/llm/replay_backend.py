@@ -11,16 +11,22 @@ Every other line is one recorded reply (unknown fields are ignored):
   matches a request whose prompt is the same up to whitespace (runs of whitespace read as one space; a
   ``prompt`` is compared with the request's messages' contents joined) — counted as ``exact``;
 * ``{"id": QID, "stage": STAGE, "response": TEXT}`` (or ``{"id", "response"}`` for a single-stage method)
-  matches a request made for that question id and stage (the :func:`~tkgqa.llm.cache.llm_context` tags) —
-  counted as ``by_id``. A line with both is tried by prompt first, then by id. Several lines of one question
-  and stage answer its requests in order; the last one answers any further request of that question and
-  stage (a parse retry re-reads what the model wrote, as the cache would at temperature 0). A line without
-  ``stage`` answers a request of any stage of its question.
+  — a line *without* a prompt — matches a request made for that question id and stage (the
+  :func:`~tkgqa.llm.cache.llm_context` tags) — counted as ``by_id``. Several lines of one question and stage
+  answer its requests in order; the last one answers any further request of that question and stage. A line
+  without ``stage`` answers a request of any stage of its question.
+* A line *with* a prompt is matched by its prompt only: a request whose prompt differs is a miss, never
+  answered by the question id (that would hand a reply to a prompt that was never sent). The one exception
+  is a parse re-ask (:func:`~tkgqa.llm.parsing.complete_parsed`: the recorded exchange, the recorded reply as
+  the assistant turn, then the request to answer again): it gets the same recorded reply, as the model would
+  re-read its own answer at temperature 0 — counted as ``reask``. Matching any line by id as a fallback is
+  opt-in: ``replay:FILE.jsonl?by_id=any`` (counted as ``by_id``).
 * optional ``usage``: ``{"prompt_tokens", "completion_tokens"}`` as recorded (else counted offline).
 
 A request that matches nothing raises :class:`~tkgqa.errors.ReplayMiss` (an LLM error, not retried), so an
-evaluation records an error row, never an abstention. ``Answer.usage`` and ``report.json`` count the three
-outcomes (``replay: {exact, by_id, miss}``). Replies are never cached (they come from the file) and cost 0.
+evaluation records an error row, never an abstention. ``Answer.usage`` and ``report.json`` count the four
+outcomes (``replay: {exact, by_id, reask, miss}``). Replies are never cached (they come from the file) and
+cost 0.
 
 :func:`cassette_header` and :func:`cassette_line` build what ``tkgqa eval --record`` and
 ``tkgqa llm export`` write (:mod:`tkgqa.eval.record`), with credentials removed by the rule of the cache
@@ -190,16 +196,33 @@ def read_cassette(path: str | Path) -> Cassette:
     return Cassette(p, header, tuple(entries), hashlib.sha256(data).hexdigest())
 
 
+#: The option that lets any line answer by question id and stage (``replay:FILE.jsonl?by_id=any``).
+BY_ID_ANY = "?by_id=any"
+
+
+def split_replay_spec(source: str | Path) -> tuple[str | Path, bool]:
+    """``(the cassette, whether any line may answer by question id)`` of a ``replay:`` spec's argument."""
+    text = str(source)
+    if text.endswith(BY_ID_ANY):
+        return text[: -len(BY_ID_ANY)], True
+    return source, False
+
+
 class ReplayLLM(LLMBackend):
-    """Answers from a cassette (see the module docstring). ``spec``: the file (``replay:FILE.jsonl``)."""
+    """Answers from a cassette (see the module docstring). ``spec``: the file (``replay:FILE.jsonl``, with
+    ``?by_id=any`` to let every line answer by question id and stage when its prompt does not match)."""
 
     name = "replay"
     cacheable = False
 
-    def __init__(self, spec: str | None = None, *, path: str | Path | None = None) -> None:
+    def __init__(
+        self, spec: str | None = None, *, path: str | Path | None = None, by_id_any: bool = False
+    ) -> None:
         source = path if path is not None else spec
         if not source:
             raise ConfigError("the replay backend needs a cassette: --llm replay:FILE.jsonl")
+        source, opted = split_replay_spec(source)
+        self.by_id_any = by_id_any or opted
         self.cassette = read_cassette(source)
         self.model_id = str(self.cassette.header.get("model") or self.cassette.path.name)
         self._by_messages: dict[tuple[tuple[str, str], ...], Recorded] = {}
@@ -210,7 +233,8 @@ class ReplayLLM(LLMBackend):
                 self._by_messages.setdefault(e.messages, e)
             if e.prompt is not None:
                 self._by_prompt.setdefault(e.prompt, e)
-            if e.qid is not None:
+            has_prompt = e.messages is not None or e.prompt is not None
+            if e.qid is not None and (self.by_id_any or not has_prompt):
                 self._by_id.setdefault(e.qid, []).append(e)
         self._served: dict[tuple[str, str | None], int] = {}
         self._lock = threading.Lock()
@@ -230,13 +254,30 @@ class ReplayLLM(LLMBackend):
             self._served[(qid, stage)] = n + 1
         return candidates[min(n, len(candidates) - 1)]
 
+    def _exact(self, messages: Sequence[Message]) -> Recorded | None:
+        hit = self._by_messages.get(messages_key(messages))
+        return hit if hit is not None else self._by_prompt.get(prompt_key(messages))
+
+    def _reask(self, messages: Sequence[Message]) -> Recorded | None:
+        """The recorded reply a parse re-ask repeats: ``messages`` end with that reply (the assistant turn)
+        and a user turn, and what precedes them is a recorded prompt (or itself such a re-ask)."""
+        if len(messages) < 3 or messages[-2].role != "assistant" or messages[-1].role != "user":
+            return None
+        head = messages[:-2]
+        asked = self._exact(head) or self._reask(head)
+        if asked is not None and normalize_ws(asked.response) == normalize_ws(messages[-2].content):
+            return asked
+        return None
+
     def find(self, request: LLMRequest) -> tuple[Recorded, str] | None:
-        """The recorded reply for ``request`` and how it was found (``exact``/``by_id``), or ``None``."""
-        hit = self._by_messages.get(messages_key(request.messages))
-        if hit is None:
-            hit = self._by_prompt.get(prompt_key(request.messages))
+        """The recorded reply for ``request`` and how it was found (``exact``, ``reask``, ``by_id``), or
+        ``None``."""
+        hit = self._exact(request.messages)
         if hit is not None:
             return hit, "exact"
+        again = self._reask(request.messages)
+        if again is not None:
+            return again, "reask"
         ctx = current_llm_context()
         qid = ctx.get("question_id")
         if qid is not None:
@@ -271,6 +312,7 @@ class ReplayLLM(LLMBackend):
             calls=1,
             replay_exact=int(how == "exact"),
             replay_by_id=int(how == "by_id"),
+            replay_reask=int(how == "reask"),
         )
         return LLMResponse(text=entry.response, usage=usage, latency_s=0.0, model=self.model_id)
 

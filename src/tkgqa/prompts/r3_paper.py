@@ -154,12 +154,126 @@ def build_paper_axiom_messages(
 
 
 def build_paper_prune_messages(
-    question: str, rule: str, facts: Sequence[str], *, lead: str = "Question"
+    question: str,
+    rule: str,
+    facts: Sequence[str],
+    *,
+    lead: str = "Question",
+    demos: Sequence[Demo] = (),
+    system: str = PAPER_PRUNE_SYSTEM,
 ) -> list[Message]:
-    """``LLM_T`` of Eq. 4: the paper's pruning instruction, the rule, the numbered triples to copy from (the
-    authors' pruning demonstrations are not among the released prompt files: none are shown)."""
+    """``LLM_T`` of Eq. 4: the pruning instruction, the rule, the numbered triples to copy from, after the
+    authors' few-shot examples (``relevant_facts.yaml``) when given; the questions' template ends with
+    ``Answer:`` as the authors' does (not the claims')."""
     user = f"{lead}: {question}\nGeneral Rule: {rule}\nFacts: {numbered(facts)}"
-    return few_shot(PAPER_PRUNE_SYSTEM, (), user)
+    if lead == "Question" and demos:
+        user += "\nAnswer:"
+    return few_shot(system, demos, user)
+
+
+# --- the other steps in the authors' input layouts (their released templates) ----------------------
+def build_paper_entity_messages(
+    question: str, *, demos: Sequence[Demo], system: str, lead: str = "Question"
+) -> list[Message]:
+    """``LLM_E(q)`` with the authors' ``identify_entities`` prompt: ``Question: q`` (``Sentence:`` for
+    claims); the reply lists ``Selected entity/entities:`` one per line."""
+    return few_shot(system, demos, f"{lead}: {question}")
+
+
+def build_paper_need_messages(
+    question: str,
+    rules: Sequence[str],
+    facts: Sequence[str],
+    proposed: str,
+    *,
+    demos: Sequence[Demo],
+    system: str,
+    lead: str = "Question",
+) -> list[Message]:
+    """The missing evidence (``identify_missing``): the question, ``General Rule:``, ``Facts:`` joined by
+    `` / `` and the ``Proposed Answer:`` that was not certain, as the authors' template renders them."""
+    parts = [f"{lead}: {question}"]
+    if rules:
+        parts.append("General Rule: " + "\n".join(rules))
+    if facts:
+        parts.append("Facts: " + " / ".join(facts))
+    if proposed:
+        parts.append(f"Proposed Answer: {proposed}")
+    return few_shot(system, demos, "\n".join(parts))
+
+
+def build_paper_next_entity_messages(
+    question: str,
+    need: str,
+    facts: Sequence[str],
+    chosen: Sequence[str],
+    *,
+    demos: Sequence[Demo],
+    system: str,
+    lead: str = "Question",
+) -> list[Message]:
+    """The entity to expand (``decide_next_entity``): ``Information Need:``, ``Facts:`` and ``Previously
+    chosen entities:`` joined by `` / ``; the reply is ``Selected Entity: <name>``."""
+    parts = [f"{lead}: {question}", f"Information Need: {need}"]
+    if facts:
+        parts.append("Facts: " + " / ".join(facts))
+    if chosen:
+        parts.append("Previously chosen entities: " + " / ".join(chosen))
+    return few_shot(system, demos, "\n".join(parts))
+
+
+def recipe_lines(options: Sequence[str]) -> str:
+    """``Recipe 1- …`` one per line (the authors' listing of the recipes)."""
+    return "\n".join(f"Recipe {i}- {text}" for i, text in enumerate(options, 1))
+
+
+def build_paper_preference_axiom_messages(
+    query: str, facts: Sequence[str], options: Sequence[str], *, demos: Sequence[Demo], system: str
+) -> list[Message]:
+    """Recipe-MPR's rule about the user (``MPR_RRR_inference_rule_v4``): ``Query:``, the user's ``Facts:``
+    numbered, the ``Recipes:``; the reply ends ``Rule: …``."""
+    parts = [f"Query: {query}"]
+    if facts:
+        parts.append("Facts: " + numbered(facts))
+    if options:
+        parts.append("Recipes: " + recipe_lines(options))
+    return few_shot(system, demos, "\n".join(parts))
+
+
+def build_paper_choice_messages(
+    query: str, rules: Sequence[str], options: Sequence[str], *, demos: Sequence[Demo], system: str
+) -> list[Message]:
+    """Recipe-MPR's one choice among all recipes (``MPR_RRR_decide_answer``): ``Query:``, ``General rule:``,
+    ``Recipes:``; the reply ends ``Therefore, the selected recipe is: N``."""
+    parts = [f"Query: {query}"]
+    if rules:
+        parts.append("General rule: " + "\n".join(rules))
+    parts.append("Recipes: " + recipe_lines(options))
+    return few_shot(system, demos, "\n".join(parts))
+
+
+_SELECTED = re.compile(r"selected\s+recipe\s+is\s*[:：]?\s*\**\s*(?:recipe\s*)?(\d+)", re.IGNORECASE)
+
+
+def parse_selected_recipe(text: str, n_options: int) -> int:
+    """The 0-based index of ``Therefore, the selected recipe is: N`` (the last such statement); ParseError
+    when there is none or N is not one of the ``n_options`` listed."""
+    found = _SELECTED.findall(text)
+    if not found:
+        raise ParseError(
+            "no selected recipe found", raw=text, expected="'Therefore, the selected recipe is: <number>'"
+        )
+    number = int(found[-1])
+    if not 1 <= number <= n_options:
+        raise ParseError(
+            f"recipe {number} is not one of the {n_options} listed", raw=text, expected=f"1 to {n_options}"
+        )
+    return number - 1
+
+
+def strip_answer_lead(text: str) -> str:
+    """A reply without the ``Answer:`` its demonstrations begin with (the missing-evidence replies)."""
+    return re.sub(r"^\s*answer\s*[:：]\s*", "", text, flags=re.IGNORECASE)
 
 
 def build_paper_answer_messages(

@@ -4,16 +4,8 @@ references) beside ours, each cell run through the ``tkgqa eval`` runner (``tkgq
 from __future__ import annotations
 
 from .data import DATA, default_data_root, missing_data
-from .orchestrate import (
-    ESTIMATE_METHOD,
-    REPRODUCE_JSON,
-    REPRODUCE_MD,
-    Estimate,
-    ReproduceResult,
-    RunSummary,
-    dry_run,
-    reproduce,
-)
+from .estimate import ESTIMATE_METHOD, Estimate, dry_run
+from .orchestrate import REPRODUCE_JSON, REPRODUCE_MD, ReproduceResult, RunSummary, reproduce
 from .render import cell_texts, render_estimates, render_markdown
 from .run import Cell, RunKey
 from .spec import PAPERS, Column, Metric, Paper, Row, Scale, Table, load_paper, select_tables

@@ -100,6 +100,18 @@ DATA: dict[str, DataSpec] = {
 }
 
 
+#: The LPKG authors' planning prompt (their 10 demonstrations) under the data root: what ICL-LPKG is given.
+LPKG_PLANNING_PROMPT = Path("llm_recordings") / "lpkg_official_planning_prompt.json"
+
+
+def lpkg_planning_prompt(root: Path | None) -> Path | None:
+    """The LPKG authors' planning prompt under ``root`` (``None``: not there)."""
+    if root is None:
+        return None
+    path = root / LPKG_PLANNING_PROMPT
+    return path if path.is_file() else None
+
+
 def default_data_root() -> Path | None:
     """``$TKGQA_SHARED_DATA``, else ``../shared/data`` (from the working directory) when it exists."""
     env = os.environ.get(DATA_ROOT_ENV)

@@ -1,20 +1,21 @@
 """``reproduce(paper)``: every cell of a paper's tables beside ours, written to ``reproduce.json`` and
-``reproduce.md``; ``dry_run(paper)``: what each run would cost, without calling a model."""
+``reproduce.md`` (the dry run: :mod:`.estimate`)."""
 
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...datasets.sampling import select_questions
 from ...errors import TKGQAError
 from ...userfiles import claim_folder, parse_json, read_input, write_text
-from ..runner import evaluate, is_run_folder
+from ..runner import is_run_folder
+from .data import lpkg_planning_prompt
+from .models import describe_llm, recording_of
 from .render import render_markdown
+from .row_inputs import build_history_memory, inputs_reason, is_icl_lpkg, needs_memory
 from .run import (
     SAMPLE,
     SEED,
@@ -22,12 +23,9 @@ from .run import (
     MethodOptions,
     RunKey,
     RunOutcome,
-    build,
     deviations_of,
     execute,
     fill,
-    kg_for,
-    open_dataset,
     plan_cells,
     runs_of,
 )
@@ -48,11 +46,6 @@ def is_reproduce_folder(folder: Path) -> bool:
     except (TKGQAError, ValueError):
         entries = list(folder.iterdir())
         return bool(entries) and all(e.is_dir() and is_run_folder(e) for e in entries)
-
-
-#: The LLM a dry run builds the prompts with (scripted replies, offline token counts; never a real model).
-DRY_RUN_LLM = "fake"
-DRY_RUN_QUESTIONS = 3
 
 
 @dataclass(frozen=True)
@@ -114,30 +107,34 @@ def reproduce(
     spec = load_paper(paper)
     tables = select_tables(spec, table)
     root = Path(data_root).expanduser() if data_root is not None else None
+    recording = recording_of(llm)
+    planned = plan_cells(
+        spec, tables, llm=llm, root=root, recording=recording,
+        ready=lambda row, column: inputs_reason(row, column, root),
+    )  # fmt: skip
     out = claim_folder(output, REPRODUCE_COMMAND, force=force, legacy=is_reproduce_folder)
-    planned = plan_cells(spec, tables, llm=llm, root=root)
     keys = runs_of(planned)
     outcomes: dict[RunKey, RunOutcome] = {}
     for i, key in enumerate(keys, 1):
         if on_run is not None:
             on_run(key, i, len(keys))
         assert root is not None  # a planned run passed missing_data(root, …)
-        outcomes[key] = execute(
-            key, root=root, output=out, llm=llm, limit=limit, progress=progress, warn=warn,
-            method_options=method_options,
-        )  # fmt: skip
-    cells = tuple(fill(p, outcomes.get(p.run) if p.run else None, llm=llm, limit=limit) for p in planned)
+        outcomes[key] = _run(key, root, out, llm, limit, progress, warn, method_options)
+    cells = tuple(
+        fill(p, outcomes.get(p.run) if p.run else None, llm=llm, limit=limit, recording=recording)
+        for p in planned
+    )
     runs = tuple(
         RunSummary(
             run_id=key.run_id,
             method=key.method,
             dataset=key.dataset,
             as_of=key.as_of,
-            model=(llm if key.llm else "none (offline)"),
+            model=(describe_llm(llm) if key.llm else "none (offline)"),
             n=len(o.rows),
             run_dir=str(o.run_dir),
             error=o.error,
-            deviations=deviations_of(key, o, limit) if not o.error else (),
+            deviations=deviations_of(key, o, limit, recording) if not o.error else (),
         )
         for key, o in outcomes.items()
     )
@@ -156,88 +153,28 @@ def reproduce(
     return result
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """A run's estimated cost: per question from a fake-LLM run on a few questions, times the questions."""
-
-    run_id: str
-    method: str
-    dataset: str
-    cells: int
-    llm: bool
-    questions: int  # how many the run would evaluate
-    sampled: int  # how many the estimate ran
-    calls_per_question: float = 0.0
-    prompt_tokens_per_question: float = 0.0
-    completion_tokens_per_question: float = 0.0
-    note: str = ""
-
-    @property
-    def prompt_tokens(self) -> float:
-        return self.prompt_tokens_per_question * self.questions
-
-    @property
-    def calls(self) -> float:
-        return self.calls_per_question * self.questions
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.__dict__, "calls": self.calls, "prompt_tokens": self.prompt_tokens}
-
-
-ESTIMATE_METHOD = (
-    "each LLM run is answered on its first {k} sampled questions by the fake LLM (tkgqa.testing.FakeLLM: the "
-    "first offered choice, '{{}}' for JSON, else 'OK'), with prompts built by the method itself and tokens "
-    "counted offline (tkgqa.llm.tokens: cl100k when cached, else ~1.3 × words); calls and prompt tokens per "
-    "question × the questions of the run. Steps that depend on real replies (more ARI actions, R3's tree, "
-    "re-asks) are not foreseen, so multi-step methods may cost more; completions are not estimated."
-)
-
-
-def dry_run(
-    paper: str,
-    *,
-    table: str | None = None,
-    limit: int | None = None,
-    data_root: str | Path | None = None,
-    questions: int = DRY_RUN_QUESTIONS,
-    method_options: MethodOptions | None = None,
-) -> list[Estimate]:
-    """The prompts and tokens each run of ``paper``'s tables would cost, estimated without a model."""
-    spec = load_paper(paper)
-    root = Path(data_root).expanduser() if data_root is not None else None
-    planned = plan_cells(spec, select_tables(spec, table), llm=DRY_RUN_LLM, root=root)
-    out: list[Estimate] = []
-    for key in runs_of(planned):
-        n_cells = sum(1 for p in planned if p.run == key)
-        assert root is not None
-        out.append(_estimate(key, root, limit, questions, n_cells, method_options))
-    return out
-
-
-def _estimate(
-    key: RunKey, root: Path, limit: int | None, k: int, n_cells: int, method_options: MethodOptions | None
-) -> Estimate:
-    base = Estimate(key.run_id, key.method, key.dataset, n_cells, key.llm, questions=0, sampled=0)
-    try:
-        ds = open_dataset(root, key)
-        chosen = select_questions(ds.questions, limit, SAMPLE if limit else None, SEED)
-        if not key.llm:
-            return replace(base, questions=len(chosen), note="no LLM: runs offline")
-        few = chosen[:k]
-        with tempfile.TemporaryDirectory(prefix="tkgqa-dry-run-") as tmp:
-            method = build(key, DRY_RUN_LLM, method_options)
-            kg = kg_for(ds, key) or ds.kg_path
-            report = evaluate(
-                method, few, kg, Path(tmp), progress=False, check_support=False, warn=lambda _m: None
-            )
-    except (TKGQAError, ImportError) as exc:
-        return replace(base, note=f"cannot estimate: {type(exc).__name__}: {exc}")
-    u = report.usage
-    return replace(
-        base,
-        questions=len(chosen),
-        sampled=len(few),
-        calls_per_question=u["llm_calls_per_question"],
-        prompt_tokens_per_question=u["prompt_tokens_per_question"],
-        completion_tokens_per_question=u["completion_tokens_per_question"],
+def _run(
+    key: RunKey,
+    root: Path,
+    out: Path,
+    llm: str | None,
+    limit: int | None,
+    progress: bool,
+    warn: Callable[[str], None] | None,
+    method_options: MethodOptions | None,
+) -> RunOutcome:
+    """One run; an ARI run that uses the history memory gets it (built first from the history split with
+    the same LLM, once per dataset, kept in ``out``); ICL-LPKG gets the authors' planning prompt."""
+    options: dict[str, dict[str, object]] = {k: dict(v) for k, v in (method_options or {}).items()}
+    if key.llm and llm and needs_memory(key.method):
+        try:
+            path = build_history_memory(root, key.dataset, llm, out)
+        except (TKGQAError, ImportError) as exc:
+            return RunOutcome(out / key.run_id, error=f"could not build ARI's history memory: {exc}")
+        options.setdefault("ari", {})["memory"] = str(path)
+    planning = lpkg_planning_prompt(root)
+    if key.llm and is_icl_lpkg(key.method) and planning is not None:
+        options.setdefault("lpkg", {})["demos"] = str(planning)
+    return execute(
+        key, root=root, output=out, llm=llm, limit=limit, progress=progress, warn=warn, method_options=options
     )

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...markdown import md_code, md_row, md_text
 
 HEADER = ("row", "column", "paper", "ours", "n", "95% CI", "model", "status", "reason / deviations")
+#: What each status means (``reproduce.md`` says it under each table, for the statuses the table has).
+STATUS_MEANING = {
+    "ran": "the paper's row with the paper's model family (or its recording, every call matched by its exact "
+    "prompt) in the paper's setting, no error row",
+    "ran-other-model": "ran without error, with another model than the paper's (the model column says which)",
+    "failed": "the run could not start or some questions ended in errors (how many, and the first error)",
+    "reference": "an offline method of ours shown for orientation: not the paper's method, not an LLM "
+    "accuracy",
+    "bound": "a true upper bound (gold-guided search over the same action space), not an accuracy",
+    "n/a": "not measurable here, with the reason",
+}
+STATUS_ORDER = tuple(STATUS_MEANING)
 
 
 def number(value: float | None, scale: str) -> str:
@@ -56,8 +69,30 @@ def _md_row(values: Sequence[str]) -> str:
     return md_row(values)
 
 
-def render_markdown(result: Mapping[str, Any]) -> str:
-    """``reproduce.md``: one table per paper table, then each run with every deviation in force."""
+def status_counts(cells: Sequence[Mapping[str, Any]]) -> str:
+    """The summary line: how many cells have each status."""
+    counts = {s: sum(1 for c in cells if c["status"] == s) for s in STATUS_ORDER}
+    return "Cells: " + ", ".join(f"{n} {s}" for s, n in counts.items()) + "."
+
+
+def _na_summary(cells: Sequence[Mapping[str, Any]]) -> str:
+    """The n/a cells of a table in one line: how many, by reason (without its parenthesised details)."""
+    groups: dict[str, int] = {}
+    for c in cells:
+        key = c["reason"]
+        while (shorter := re.sub(r"\s*\([^()]*\)", "", key)) != key:
+            key = shorter
+        key = " ".join(key.split()) or "no reason"
+        key = key if len(key) <= 100 else key[:99] + "…"
+        groups[key] = groups.get(key, 0) + 1
+    parts = [f"{md_text(why)} ({n})" for why, n in sorted(groups.items(), key=lambda kv: -kv[1])]
+    return f"n/a: {len(cells)} cells — " + "; ".join(parts) + " (`--all` lists them)."
+
+
+def render_markdown(result: Mapping[str, Any], *, all_cells: bool = True) -> str:
+    """``reproduce.md``: one table per paper table (results first), what its statuses mean, the summary
+    line, the paper's notes, then each run with every deviation in force. ``all_cells=False`` lists only the
+    cells that ran and summarises each table's n/a cells in one line."""
     settings = result["settings"]
     run_ids = {r["run_dir"]: r["run_id"] for r in result["runs"]}
     lines = [
@@ -69,26 +104,28 @@ def render_markdown(result: Mapping[str, Any]) -> str:
         f"{md_text(result['paper_model'])}). Ours: LLM {md_code(settings['llm'] or 'none')}, "
         f"limit {settings['limit'] or 'all'}"
         f"{' (stratified, seed ' + str(settings['seed']) + ')' if settings['limit'] else ''}, data root "
-        f"{md_code(settings['data_root'])}. Status `bound`: no LLM (an upper bound or an offline reasoner), "
-        "not an LLM accuracy; `n/a`: not measurable here, with the reason.",
-        "",
+        f"{md_code(settings['data_root'])}.",
     ]
-    lines += [f"- {md_text(note)}" for note in result["notes"]]
     for table in settings["tables"]:
         cells = [c for c in result["cells"] if c["table"] == table]
         if not cells:
             continue
-        metric = cells[0]["metric"]
-        lines += [
-            "",
-            f"## {md_text(table)} ({md_text(metric)}, {md_text(cells[0]['scale'])})",
-            "",
-            _md_row(HEADER),
-            _md_row(["---"] * len(HEADER)),
-        ]
-        lines += [_md_row(cell_texts(c, run_ids)) for c in cells]
-    counts = {s: sum(1 for c in result["cells"] if c["status"] == s) for s in ("ran", "bound", "n/a")}
-    lines += ["", f"Cells: {counts['ran']} ran, {counts['bound']} bound, {counts['n/a']} n/a."]
+        shown = cells if all_cells else [c for c in cells if c["status"] != "n/a"]
+        hidden = [c for c in cells if c not in shown]
+        metric, scale = md_text(cells[0]["metric"]), md_text(cells[0]["scale"])
+        lines += ["", f"## {md_text(table)} ({metric}, {scale})", ""]
+        if shown:
+            lines += [_md_row(HEADER), _md_row(["---"] * len(HEADER))]
+            lines += [_md_row(cell_texts(c, run_ids)) for c in shown]
+            lines.append("")
+        if hidden:
+            lines += [_na_summary(hidden), ""]
+        present = [s for s in STATUS_ORDER if any(c["status"] == s for c in cells)]
+        lines += [f"Status `{s}`: {STATUS_MEANING[s]}." for s in present]
+    lines += ["", status_counts(result["cells"])]
+    if result["notes"]:
+        lines += ["", "Notes on the paper's tables:", ""]
+        lines += [f"- {md_text(note)}" for note in result["notes"]]
     if result["runs"]:
         lines += [
             "",

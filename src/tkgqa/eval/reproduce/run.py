@@ -1,13 +1,22 @@
 """Run a paper's tables: plan every cell, evaluate each distinct (method, dataset, KG cutoff) once with the
 ``tkgqa eval`` runner, and read every cell's number off its run.
 
-A cell is ``n/a`` with the reason when tkgqa cannot measure it here (the column's metric is human-evaluated
-or its queries are not published, the row's method is not implemented, the data is missing under the data
-root, the method needs an LLM and none was given, or the run could not start); ``bound`` when its method
-runs without an LLM (an oracle upper bound or an offline reasoner: a reference, not the paper's LLM
-accuracy); ``ran`` otherwise. Cells that share a method and dataset share one run folder
-(``OUTPUT/<run id>/``, a normal ``tkgqa eval`` folder: it resumes, and ``tkgqa eval-compare`` takes any
-two); a column is a subset of that run's questions (its ``filter``).
+A cell's status says exactly what happened (:data:`STATUSES`):
+
+* ``ran`` — the paper's row, run with the paper's model family (or a recording of it, every call matched by
+  its exact prompt or a parse re-ask of one) in the paper's setting, with no error row;
+* ``ran-other-model`` — it ran without error, with another model than the paper's (which: ``model``);
+* ``failed`` — the run could not start, or some of its questions ended in errors (how many, and the first);
+* ``reference`` — an offline method of ours shown for orientation (the symbolic reasoner, ARI's symbolic
+  policy, R3's embedding judge): not the paper's method, not an LLM accuracy;
+* ``bound`` — a true upper bound (ARI's oracle policy over the same action space);
+* ``n/a`` — not measurable here, with the reason (the column's metric is human-evaluated or its queries are
+  not published, the row's method is not implemented, the data is missing, the method needs an LLM or a
+  history memory it was not given, a ``replay:`` recording that is not of this cell).
+
+Cells that share a method and dataset share one run folder (``OUTPUT/<run id>/``, a normal ``tkgqa eval``
+folder: it resumes, and ``tkgqa eval-compare`` takes any two); a column is a subset of that run's questions
+(its ``filter``).
 
 ``--limit N`` evaluates a stratified sample (by question type, seed 0) of N questions per run, as the ARI
 paper samples its test sets; the 95% CI is Wilson's for hit rates and a seeded bootstrap for set scores.
@@ -34,10 +43,13 @@ from ..report import REPORT_JSON, read_results
 from ..runner import evaluate
 from ..scoring import row_values
 from .data import DATA, dataset_dir, missing_data
+from .models import Recording, describe_llm, model_family, run_family
 from .spec import Column, Metric, Paper, Row, Scale, Table
 from .stats import mean_interval
 
-Status = Literal["ran", "bound", "n/a"]
+Status = Literal["ran", "ran-other-model", "failed", "reference", "bound", "n/a"]
+#: Every status, in the order the summary counts them.
+STATUSES: tuple[Status, ...] = ("ran", "ran-other-model", "failed", "reference", "bound", "n/a")
 SAMPLE = "stratified"
 SEED = 0
 OFFLINE_MODEL = "none (offline)"
@@ -134,24 +146,39 @@ def slug(text: str) -> str:
 
 
 def plan_cells(
-    paper: Paper, tables: Sequence[Table], *, llm: str | None, root: Path | None
+    paper: Paper,
+    tables: Sequence[Table],
+    *,
+    llm: str | None,
+    root: Path | None,
+    recording: Recording | None = None,
+    ready: Callable[[Row, Column], str | None] | None = None,
 ) -> list[PlannedCell]:
     """Every cell of ``tables``: the published cells of each row (all columns for a row without any), each
-    with its run or the reason it is n/a."""
+    with its run or the reason it is n/a. ``recording``: what a ``replay:`` LLM holds (it fills only the
+    cells it is a recording of, with its own run spec); ``ready``: a further check of an LLM cell (the reason
+    it cannot run as the paper did, e.g. ARI without a history memory)."""
     out: list[PlannedCell] = []
     for table in tables:
         for row in table.rows:
             columns = [c for c in table.columns if c.id in row.cells] if row.cells else list(table.columns)
             for column in columns:
-                reason = _why_not(row, column, llm=llm, root=root)
+                reason = _why_not(row, column, llm=llm, root=root, recording=recording)
+                if reason is None and row.llm and ready is not None:
+                    reason = ready(row, column)
                 run = None
                 if reason is None and row.method is not None:
-                    run = RunKey(row.method, column.dataset, column.as_of, row.llm, column.split)
+                    method = row.method
+                    if row.llm and recording is not None and recording.run_spec:
+                        method = recording.run_spec
+                    run = RunKey(method, column.dataset, column.as_of, row.llm, column.split)
                 out.append(PlannedCell(table, row, column, row.cells.get(column.id), run, reason or ""))
     return out
 
 
-def _why_not(row: Row, column: Column, *, llm: str | None, root: Path | None) -> str | None:
+def _why_not(
+    row: Row, column: Column, *, llm: str | None, root: Path | None, recording: Recording | None
+) -> str | None:
     if column.na:
         return column.na
     if row.reason:
@@ -161,6 +188,8 @@ def _why_not(row: Row, column: Column, *, llm: str | None, root: Path | None) ->
         return missing
     if row.llm and not llm:
         return f"needs an LLM: pass --llm SPEC (the paper used {row.paper_model or 'an LLM'})"
+    if row.llm and recording is not None and row.method is not None:
+        return recording.why_not(row.method, row.paper_model, column.dataset)
     return None
 
 
@@ -263,11 +292,14 @@ def metric_values(rows: Sequence[ResultRow], metric: Metric) -> list[float]:
             assert_never(metric)
 
 
-def deviations_of(key: RunKey, outcome: RunOutcome, limit: int | None) -> tuple[str, ...]:
-    """What differs from the paper for this run: the method's deviations in force (report.json), the missing
-    inputs it warned about, and how the data differs."""
+def deviations_of(
+    key: RunKey, outcome: RunOutcome, limit: int | None, recording: Recording | None = None
+) -> tuple[str, ...]:
+    """What differs from the paper for this run: what the recording it replays leaves out, the method's
+    deviations in force (report.json), the missing inputs it warned about, and how the data differs."""
     method = outcome.report.get("method") or {}
-    found = [str(d) for d in method.get("deviations") or []]
+    found = list(recording.deviations) if recording is not None and key.llm else []
+    found += [str(d) for d in method.get("deviations") or []]
     found += [f"warning: {w}" for w in outcome.report.get("warnings") or []]
     found += list(DATA[key.dataset].notes)
     meta = (outcome.report.get("dataset") or {}).get("meta") or {}
@@ -278,37 +310,80 @@ def deviations_of(key: RunKey, outcome: RunOutcome, limit: int | None) -> tuple[
     return tuple(found)
 
 
-def fill(planned: PlannedCell, outcome: RunOutcome | None, *, llm: str | None, limit: int | None) -> Cell:
-    """The cell with our number read off its run (or n/a with the reason)."""
+def first_error(rows: Sequence[ResultRow]) -> str:
+    """How many of ``rows`` ended in an error, and the first error."""
+    failed = [r for r in rows if r.failed]
+    if not failed:
+        return ""
+    text = " ".join(str(failed[0].error or failed[0].error_type or "an error").split())
+    text = text if len(text) <= 200 else text[:199] + "…"
+    return f"{len(failed)} of {len(rows)} questions ended in errors; first ({failed[0].qid}): {text}"
+
+
+def earned(
+    planned: PlannedCell, outcome: RunOutcome, rows: Sequence[ResultRow], llm: str | None
+) -> tuple[Status, str]:
+    """The status a run's cell has earned, with why (see the module docstring)."""
+    row = planned.row
+    if planned.run is not None and not planned.run.llm:
+        note = row.note or "offline, not an LLM accuracy"
+        return ("bound", note) if row.bound else ("reference", note)
+    errors = first_error(outcome.rows)
+    if errors:
+        return "failed", errors
+    replay = outcome.report.get("replay") or {}
+    if replay.get("by_id"):
+        return "failed", (
+            f"{replay['by_id']} replayed calls were answered by question id, not by their prompt: the "
+            "replies were not given to the prompts tkgqa sent"
+        )
+    ours, theirs = run_family(llm), model_family(row.paper_model)
+    if theirs is None or ours != theirs:
+        return "ran-other-model", (
+            f"the paper used {row.paper_model or 'an unnamed model'}; this run used {describe_llm(llm)}"
+        )
+    note = ""
+    if replay:
+        note = f"replayed: {replay.get('exact', 0)} calls by their exact prompt"
+        note += f", {replay['reask']} parse re-asks of a recorded exchange" if replay.get("reask") else ""
+    return "ran", note
+
+
+def fill(
+    planned: PlannedCell,
+    outcome: RunOutcome | None,
+    *,
+    llm: str | None,
+    limit: int | None,
+    recording: Recording | None = None,
+) -> Cell:
+    """The cell with our number read off its run, and the status it earned (or n/a with the reason)."""
     cell = planned.base()
     if planned.run is None or outcome is None:
         return _replace(cell, reason=planned.reason)
     run_dir = str(outcome.run_dir)
-    if outcome.error:
-        return _replace(cell, reason=outcome.error, run_dir=run_dir)
     key = planned.run
+    model = describe_llm(llm) if key.llm else OFFLINE_MODEL
+    if outcome.error:
+        return _replace(cell, status="failed", reason=outcome.error, run_dir=run_dir, model=model)
     rows = [r for r in outcome.rows if matches(r, outcome.questions.get(r.qid), planned.column.filter)]
     values = metric_values(rows, Metric(cell.metric))
     if not values:
         return _replace(cell, reason="no question of this column in the run (n = 0)", run_dir=run_dir)
+    status, reason = earned(planned, outcome, rows, llm)
     scale = 100.0 if planned.table.scale is Scale.PERCENT else 1.0
     lo, hi = mean_interval(values)
-    errors = sum(1 for r in rows if r.failed)
-    reason = f"{errors} of {len(rows)} questions failed with errors (scored as misses)" if errors else ""
-    if not key.llm:
-        reason = "; ".join(
-            x for x in (planned.row.note or "offline reference, not an LLM accuracy", reason) if x
-        )
+    all_failed = all(r.failed for r in rows)
     return _replace(
         cell,
-        ours=round(scale * sum(values) / len(values), 4),
+        ours=None if all_failed else round(scale * sum(values) / len(values), 4),
         n=len(values),
-        ci=(round(scale * lo, 4), round(scale * hi, 4)),
-        model=llm if key.llm else OFFLINE_MODEL,
-        status="ran" if key.llm else "bound",
+        ci=None if all_failed else (round(scale * lo, 4), round(scale * hi, 4)),
+        model=model,
+        status=status,
         reason=reason,
         run_dir=run_dir,
-        deviations=deviations_of(key, outcome, limit),
+        deviations=deviations_of(key, outcome, limit, recording),
     )
 
 

@@ -67,19 +67,35 @@ class Column(_Frozen):
         return self
 
 
+class Printed(_Frozen):
+    """Where a row's numbers stand in the paper's text: ``line`` as the extraction prints it (a table row, or
+    part of one when the table is split or transposed) and the column id of each decimal number in it, in
+    printed order (``null`` for one that is not a cell here, e.g. a percentage in brackets)."""
+
+    line: str
+    columns: tuple[str | None, ...]
+
+
 class Row(_Frozen):
     id: str
     method: str | None = None  # the tkgqa method spec, e.g. "ari:no_clustering=true"
     llm: bool = False  # whether the method needs --llm
     paper_model: str | None = None  # the model behind the published number
+    bound: bool = False  # an offline row that is a true upper bound (the oracle policy), not a reference
     reason: str | None = None  # why no tkgqa method reproduces this row
     note: str | None = None
     cells: dict[str, float] = Field(default_factory=dict)
+    #: The row's lines in the paper text when its numbers are not one line in column order (else found by
+    #: the guard test itself); ``source``: where numbers not in ``../shared/papers`` were read.
+    printed: tuple[Printed, ...] = ()
+    source: str | None = None
 
     @model_validator(mode="after")
     def _method_or_reason(self) -> Row:
         if (self.method is None) == (self.reason is None):
             raise ValueError(f"row {self.id!r}: give exactly one of 'method' and 'reason'")
+        if self.bound and self.llm:
+            raise ValueError(f"row {self.id!r}: a bound runs without an LLM ('llm': false)")
         return self
 
 
@@ -100,7 +116,7 @@ class Table(_Frozen):
         if len(set(rows)) != len(rows):
             raise ValueError(f"table {self.id}: repeated row ids")
         for row in self.rows:
-            unknown = set(row.cells) - set(ids)
+            unknown = (set(row.cells) | {c for p in row.printed for c in p.columns if c}) - set(ids)
             if unknown:
                 raise ValueError(
                     f"table {self.id} row {row.id!r}: cells of unknown columns {sorted(unknown)}"

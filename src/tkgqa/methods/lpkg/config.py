@@ -162,8 +162,26 @@ def deviations(effective: LPKGConfig) -> list[str]:
     """Every setting in force that differs from the paper, with the paper's side."""
     out = effective.preset_deviations(_shown)
     kind = effective.planner.partition(":")[0].strip().lower()
-    if kind in {"random", "direct"}:
-        out.append(f"planner={kind}: a baseline planner (paper: the fine-tuned planner, or ICLPKG)")
+    if kind == "random":
+        out.append("planner=random: a baseline planner (paper: the fine-tuned planner, or ICLPKG)")
+    if kind == "direct":
+        out.append(
+            f"planner=direct: the question itself answered by the QA prompt "
+            f"({_shown('qa', effective.qa_prompt)}) over its own Search, {effective.votes or 1} vote(s) — "
+            "the paper's 'Direct' baseline is not described; the authors' code also has a direct_prompt "
+            "('… Your answer should only be one word or phrase …') with 5 votes that no published path calls"
+        )
+    out.append(
+        "Search: no Wikipedia corpus here — the QA LLM reads what tkgqa's Search finds in the run's KG "
+        "(CLQA-Wiki has no KG in tkgqa: 'Information: (none)'), not 5 Wikipedia passages by Contriever"
+    )
+    if effective.empty_fallback:
+        out.append(
+            "empty_fallback=true: the plan stops at the first empty Get_Answer/Intersection/Union; the "
+            "authors' error_flag (parser/parse_result.py) tests the length of the *list* of answer sets "
+            "after a Get_Answer, which is 0 only when a {Ans_k} sub-question had nothing to be asked for — "
+            "an empty answer set does not trigger it; an empty Intersection/Union or final answer does"
+        )
     if kind == "finetuned":
         out.append(
             "planner=finetuned: SmolLM2-135M + LoRA trained here on CPU (paper: CodeQwen1.5-7B-Chat / "
@@ -179,8 +197,6 @@ def deviations(effective: LPKGConfig) -> list[str]:
 def unspecified(effective: LPKGConfig) -> list[str]:
     """Settings the paper leaves open or that cannot be as the paper's here: our choices, in both presets."""
     return [
-        "Search: the KG (entity-linked operator lookup, or the retriever) — the paper retrieves 5 Wikipedia "
-        "passages with Contriever; no such corpus here",
         f"llm_facts={effective.llm_facts}: retrieved facts shown to the QA LLM, numbered 'subject | relation "
         "| object | time' (the authors: '# Passage i' title and text)",
         f"vote_temperature={effective.vote_temperature}: the temperature of the voted samples (the authors' "

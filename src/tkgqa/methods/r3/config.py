@@ -46,9 +46,12 @@ class PromptStyle(StrEnum):
 
 
 class ChoiceRule(StrEnum):
-    """Preference matching: ``first`` (paper §3.2.4: options in order until one satisfies every premise;
-    none does → ranked as ``rank``) or ``rank`` (ours: every option judged, fewest violations first)."""
+    """Preference matching: ``select`` (the authors' released Recipe-MPR prompt, ``MPR_RRR_decide_answer``:
+    every recipe in one prompt, the model selects one), ``first`` (§3.2.4's wording: options in order until
+    one satisfies every premise; none does → ranked as ``rank``) or ``rank`` (ours: every option judged,
+    fewest violations first)."""
 
+    SELECT = "select"
     FIRST = "first"
     RANK = "rank"
 
@@ -66,7 +69,7 @@ PRESETS: dict[Preset, dict[str, Any]] = {
         "demos": DemoSource.AUTHORS,
         "llm_pick": LLMPick.FACTS,
         "require_citation": False,
-        "choice_rule": ChoiceRule.FIRST,
+        "choice_rule": ChoiceRule.SELECT,
     },
     Preset.OURS: {
         "axiom_prompt": PromptStyle.OURS,
@@ -85,7 +88,8 @@ _PAPER_SIDE: dict[str, str] = {
     "demos": "the authors' released demonstrations (rev1 for questions, Creak_rev2 for claims)",
     "llm_pick": "Eq. 4: top-k by similarity ∪ the triples the LLM picks (LLM_T)",
     "require_citation": "the answer prompt asks for no citation; grounding is measured afterwards",
-    "choice_rule": "§3.2.4: options in turn until one satisfies every premise",
+    "choice_rule": "the authors' released Recipe-MPR prompt: every recipe in one prompt, the model selects "
+    "one ('Therefore, the selected recipe is: N')",
 }
 _OURS_SIDE: dict[str, str] = {
     "axiom_prompt": "ours: the rule plus an explicit Premises/Conclusion block; a reply without a rule is "
@@ -94,7 +98,8 @@ _OURS_SIDE: dict[str, str] = {
     "demos": "our examples (well-known entities)",
     "llm_pick": "the LLM picks relations of the remaining sub-graph; their facts are added",
     "require_citation": "a Yes/No must cite at least one listed fact, else it is re-asked",
-    "choice_rule": "every option judged; fewest violated, then most satisfied premises",
+    "choice_rule": "every option judged premise by premise (ours: rank — fewest violated, then most "
+    "satisfied; first — §3.2.4's 'until an option satisfies all premises')",
 }
 
 
@@ -139,6 +144,27 @@ class R3Config(PresetConfig):
     def unspecified(self) -> list[str]:
         return unspecified(self)
 
+    def deviations(self) -> list[str]:
+        """The preset settings that differ from the paper, then what differs in every preset
+        (:func:`standing_deviations`)."""
+        return self.preset_deviations() + standing_deviations(self)
+
+
+def standing_deviations(config: R3Config) -> list[str]:
+    """What differs from the paper whatever the settings: the KG, the linker, the retriever."""
+    out = [
+        "KG: the KG the run is given, not live Wikidata (on CR-LT-KGQA tkgqa's KG is the union of the "
+        "entries' own 'KG Triples': an oracle sub-graph that holds the facts each answer needs)",
+        f"retrieval: cosine similarity of {config.embedder} embeddings (paper: off-the-shelf dense "
+        "retrievers as in KAPING, §3.2.2, with 'Euclidean similarity')",
+    ]
+    if config.entities != EntitySource.LLM:
+        out.append(
+            "entity linker: tkgqa's label/alias linker over the run's KG (kg.linking), not ReFinED (the "
+            "paper's linker, Table 5)"
+        )
+    return out
+
 
 def unspecified(config: R3Config) -> list[str]:
     """What the paper leaves open and this run chose (both presets)."""
@@ -151,10 +177,7 @@ def unspecified(config: R3Config) -> list[str]:
         f"axiom_facts={config.axiom_facts}: sub-graph facts shown when surfacing the axiom",
         f"grounding_retries={config.grounding_retries}: a reply citing an unlisted fact is rejected and "
         "re-asked (the mechanical citation check; the paper checks grounding by hand, FActScore)",
-        "few-shot examples of the entity, missing-evidence and next-entity prompts, and of pruning: ours "
-        "(not among the released prompt files)",
         "a new branch's axiom prompt lists the rules already tried",
-        "preference matching: our premise-by-premise option prompt (the paper's is not printed)",
     ]
 
 
@@ -189,5 +212,6 @@ SPEC_FLAGS: dict[str, tuple[str, Any]] = {
     "authors_demos": ("demos", "authors"),
     "ours_demos": ("demos", "ours"),
     "first_option": ("choice_rule", "first"),
+    "select_option": ("choice_rule", "select"),
     "rank_options": ("choice_rule", "rank"),
 }

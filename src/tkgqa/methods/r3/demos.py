@@ -1,12 +1,19 @@
-"""The few-shot demonstrations of R3's paper-style prompts: the authors' own, loaded at run time from their
-released prompt files (atoroghi/RRR-release ``prompts/``; a copy sits in the shared data folder,
+"""The prompts of R3's paper preset: the authors' own, loaded at run time from their released prompt files
+(atoroghi/RRR-release ``prompts*/``; a copy sits in the shared data folder,
 ``llm_recordings/r3_authors_prompts/`` — never copied into this repository), else ours in the paper's
 format (:data:`~tkgqa.prompts.r3_paper.OURS_AXIOM_DEMOS`, ``OURS_ANSWER_DEMOS``).
 
-Which files: the ``rev1`` prompts for questions (the paper's Appendix D prints their instructions) and the
-``Creak_rev2`` prompts for claims. A file's ``system`` text is used with its demonstrations; each
-demonstration is a user turn (the template's lead, ``Question:`` or ``Sentence:``, then the demonstration's
-``QUESTION`` block, which carries its own rules and facts) and an assistant turn (its ``output``).
+Which files (:data:`AUTHORS_FILES`): for every step — entities (``identify_entities``), axiom
+(``inference_rule_v4``), pruning (``relevant_facts``, with its few-shot examples), answer
+(``decide_answer``), missing evidence (``identify_missing``), next entity (``decide_next_entity``) — the
+``rev1`` prompts for questions (the paper's Appendix D prints their instructions) and the ``Creak_rev2``
+prompts for claims; for Recipe-MPR, ``MPR_RRR_inference_rule_v4`` (the user's rule) and
+``MPR_RRR_decide_answer`` (one prompt choosing among the recipes). A file's ``system`` text is used with its
+demonstrations; each demonstration is a user turn (the template's lead, ``Question:``, ``Sentence:`` or
+``Query:``, then the demonstration's block, which carries its own rules and facts) and an assistant turn (its
+``output``). The axiom and answer files are needed for the authors' set at all; any other file that is
+missing leaves only its own step on ours, listed (``report.json``: ``demonstrations.missing`` and
+``fallbacks``).
 
 Where the folder is looked for: ``demos_dir`` (the ``r3`` option), else ``$TKGQA_SHARED_DATA`` (the
 folder laid out like ``../shared/data``), else ``../shared/data`` from the current directory. Reading the
@@ -46,15 +53,34 @@ class DemoSource(StrEnum):
 class Stage(StrEnum):
     AXIOM = "axiom"
     ANSWER = "answer"
+    ENTITIES = "entities"
+    PRUNE = "prune"
+    NEED = "need"
+    NEXT_ENTITY = "next_entity"
+    PREFERENCE_AXIOM = "preference_axiom"
+    PREFERENCE_CHOICE = "preference_choice"
 
 
-#: (stage, claim) → the authors' file.
+#: (stage, claim) → the authors' file (questions: ``rev1``; claims: ``Creak_rev2``; Recipe-MPR: ``MPR_RRR``,
+#: keyed as questions).
 AUTHORS_FILES: dict[tuple[Stage, bool], str] = {
     (Stage.AXIOM, False): "prompts_rev1_inference_rule_v4.yaml",
     (Stage.ANSWER, False): "prompts_rev1_decide_answer.yaml",
     (Stage.AXIOM, True): "prompts_Creak_rev2_inference_rule_v4.yaml",
     (Stage.ANSWER, True): "prompts_Creak_rev2_decide_answer.yaml",
+    (Stage.ENTITIES, False): "prompts_rev1_identify_entities.yaml",
+    (Stage.ENTITIES, True): "prompts_Creak_rev2_identify_entities.yaml",
+    (Stage.PRUNE, False): "prompts_rev1_relevant_facts.yaml",
+    (Stage.PRUNE, True): "prompts_Creak_rev2_relevant_facts.yaml",
+    (Stage.NEED, False): "prompts_rev1_identify_missing.yaml",
+    (Stage.NEED, True): "prompts_Creak_rev2_identify_missing.yaml",
+    (Stage.NEXT_ENTITY, False): "prompts_rev1_decide_next_entity.yaml",
+    (Stage.NEXT_ENTITY, True): "prompts_Creak_rev2_decide_next_entity.yaml",
+    (Stage.PREFERENCE_AXIOM, False): "prompts_MPR_RRR_inference_rule_v4.yaml",
+    (Stage.PREFERENCE_CHOICE, False): "prompts_MPR_RRR_decide_answer.yaml",
 }
+#: The stages without which the authors' set is not used at all (Appendix D's two printed prompts).
+CORE_STAGES = frozenset({Stage.AXIOM, Stage.ANSWER})
 
 
 @dataclass(frozen=True)
@@ -84,18 +110,17 @@ def parse_prompt_file(name: str, data: Any, sha256: str = "") -> PromptFile:
         raise DataError(f"{name}: not a mapping of system / input_template / few-shot")
     system = _text(data.get("system"), f"{name}: system").strip()
     template = _text(data.get("input_template"), f"{name}: input_template")
-    m = re.match(r"\s*(\w+)\s*:\s*\{\{\s*QUESTION\s*\}\}", template)
+    m = re.match(r"\s*(\w+)\s*:\s*\{\{\s*(QUESTION|QUERY)\s*\}\}", template)
     if m is None:
         raise DataError(f"{name}: input_template does not start with '<Lead>: {{{{QUESTION}}}}'")
+    slot = m.group(2)
     shots = data.get("few-shot") or []
     if not isinstance(shots, list):
         raise DataError(f"{name}: few-shot is not a list")
     demos = []
     for i, shot in enumerate(shots, 1):
         inp = shot.get("input") if isinstance(shot, dict) else None
-        question = _text(
-            inp.get("QUESTION") if isinstance(inp, dict) else None, f"{name}: few-shot {i} input"
-        )
+        question = _text(inp.get(slot) if isinstance(inp, dict) else None, f"{name}: few-shot {i} input")
         output = _text(shot.get("output"), f"{name}: few-shot {i} output")
         demos.append(Demo(f"{m.group(1)}: {question.strip()}", output.strip()))
     return PromptFile(name, system, m.group(1), tuple(demos), sha256)
@@ -143,6 +168,11 @@ class DemoSet:
     files: dict[tuple[Stage, bool], PromptFile] = field(default_factory=dict)
     folder: str = ""
     reason: str = ""  # why the authors' demonstrations are not used (empty when they are, or not asked)
+    missing: tuple[str, ...] = ()  # "stage: why" of each non-core step left on ours
+
+    def authors(self, stage: Stage, claim: bool) -> PromptFile | None:
+        """The authors' prompt of ``stage`` (``None``: not loaded — the step uses ours)."""
+        return self.files.get((stage, claim))
 
     def prompt(self, stage: Stage, claim: bool) -> PromptFile:
         found = self.files.get((stage, claim))
@@ -153,6 +183,7 @@ class DemoSet:
                 return PromptFile("ours", PAPER_AXIOM_SYSTEM, "Question", OURS_AXIOM_DEMOS)
             case Stage.ANSWER:
                 return PromptFile("ours", PAPER_ANSWER_SYSTEM, "Question", OURS_ANSWER_DEMOS)
+        raise ConfigError(f"no fallback prompt file for the {stage.value} step (use DemoSet.authors)")
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"source": self.source.value}
@@ -165,6 +196,8 @@ class DemoSet:
             }
         if self.reason:
             out["reason"] = self.reason
+        if self.missing:
+            out["missing"] = list(self.missing)
         return out
 
 
@@ -190,8 +223,13 @@ def load_demos(source: DemoSource, folder: str | None = None) -> DemoSet:
             reason=f"the authors' prompt files were not found (looked in {where}; set demos_dir= or "
             f"${SHARED_DATA_ENV})",
         )
-    try:
-        files = {key: read_prompt_file(found / name) for key, name in AUTHORS_FILES.items()}
-    except DataError as exc:
-        return DemoSet(DemoSource.OURS, folder=str(found), reason=f"the authors' prompt files: {exc}")
-    return DemoSet(DemoSource.AUTHORS, files, str(found))
+    files: dict[tuple[Stage, bool], PromptFile] = {}
+    missing: list[str] = []
+    for key, name in AUTHORS_FILES.items():
+        try:
+            files[key] = read_prompt_file(found / name)
+        except DataError as exc:
+            if key[0] in CORE_STAGES:
+                return DemoSet(DemoSource.OURS, folder=str(found), reason=f"the authors' prompt files: {exc}")
+            missing.append(f"{key[0].value}{' (claims)' if key[1] else ''}: {exc}")
+    return DemoSet(DemoSource.AUTHORS, files, str(found), missing=tuple(missing))

@@ -38,7 +38,7 @@ from .entities import EntityFinder, EntityReport
 from .facts import Pruning, Ranker
 from .grounding import run_summary
 from .preference import OptionResult, PreferenceMatcher
-from .prompting import Prompter, entity_prompt
+from .prompting import Prompter
 from .search import SearchResult, TreeSearch
 from .task import Task, TaskKind, calls_of, short_error
 
@@ -64,6 +64,7 @@ class R3Method(Method):
             self.config = self.config.model_copy(update={"demos": self.demos.source})
         if self.demos.reason:
             self._notes.append(f"demos=ours: {self.demos.reason}")
+        self._notes += [f"ours for {m}" for m in self.demos.missing]
 
     def describe(self) -> dict[str, Any]:
         """:meth:`Method.describe`, the demonstrations used (files, hashes) and any fallback."""
@@ -102,7 +103,8 @@ class R3Method(Method):
         unlinked: list[str] = []
         error = ""
         if source != EntitySource.LINKER and calls is not None:
-            found = calls.ask(entity_prompt(question.text), retries=self.config.retries)
+            prompt = self.prompter(Task.of(question)).entities(question.text)
+            found = calls.ask(prompt, retries=self.config.retries)
             if isinstance(found, Refused):
                 error = short_error(found.error)
             else:

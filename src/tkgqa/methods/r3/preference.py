@@ -122,18 +122,23 @@ class PreferenceMatcher:
         self.pool = FactPool(kg)
         self.rule_used = ""  # how the option was chosen (for the trace)
 
+    def option_texts(self) -> list[str]:
+        """Each option as the one-prompt choice lists it: its text, then its facts."""
+        out = []
+        for option in self.task.options:
+            facts = [self.pool.text(i) for i in self.pool.add(option_facts(self.kg, option))]
+            out.append(option.text + (": " + "; ".join(facts) if facts else ""))
+        return out
+
     def surface(self) -> P.Axiom:
         if self.calls is None:
             raise ParseError("no LLM to surface the axiom", expected="an LLM")
         personal = self.pool.add(user_facts(self.kg, self.question))
-        request = (
-            "Does a recipe satisfy this request, given what is known about the person asking? "
-            + self.question.text
-        )
         users = list(dict.fromkeys(self.kg.label(f.subject) for f in user_facts(self.kg, self.question)))
-        surfaced = self.calls.ask(
-            self.prompter.axiom(request, users, self.pool.lines(personal)), retries=self.cfg.retries
+        prompt = self.prompter.preference_axiom(
+            self.question.text, users, self.pool.lines(personal), self.option_texts()
         )
+        surfaced = self.calls.ask(prompt, retries=self.cfg.retries)
         if isinstance(surfaced, Refused):
             raise surfaced.error  # the caller abstains ("axiom unparsable")
         return surfaced.value
@@ -170,7 +175,13 @@ class PreferenceMatcher:
         if premises is None:
             axiom = self.surface()
             premises = axiom.premises
-        first = ChoiceRule(self.cfg.preset_value("choice_rule")) == ChoiceRule.FIRST
+        rule = ChoiceRule(self.cfg.preset_value("choice_rule"))
+        if rule == ChoiceRule.SELECT and self.cfg.judge == PremiseJudge.LLM and axiom is not None:
+            picked = self.select(axiom)
+            if picked is not None:
+                return axiom, picked[0], picked[1]
+            rule = ChoiceRule.FIRST
+        first = rule != ChoiceRule.RANK
         results: list[OptionResult] = []
         for option in self.task.options:
             results.append(self.judge(option, premises))
@@ -181,5 +192,26 @@ class PreferenceMatcher:
             "no option satisfies every premise: ranked (fewest violated, most satisfied)"
             if first
             else "ranked (fewest violated, most satisfied)"
-        )
+        ) + self.rule_used
         return axiom, results, choose(results)
+
+    def select(self, axiom: P.Axiom) -> tuple[list[OptionResult], int | None] | None:
+        """The authors' one-prompt choice among every option (``None``: their prompt is not loaded, so the
+        options are judged one by one, said in :attr:`rule_used`)."""
+        assert self.calls is not None
+        prompt = self.prompter.choice(self.question.text, [axiom.rule], self.option_texts())
+        if prompt is None:
+            self.rule_used = (
+                " (select: the authors' Recipe-MPR choice prompt is not loaded; judged one by one)"
+            )
+            return None
+        results = [OptionResult(option) for option in self.task.options]
+        asked = self.calls.ask(prompt, retries=self.cfg.retries)
+        if isinstance(asked, Refused):
+            why = short_error(asked.error)
+            self.rule_used = f"one choice among every option (the authors' prompt): unparsable ({why})"
+            for r in results:
+                r.error = why
+            return results, None
+        self.rule_used = "one choice among every option (the authors' Recipe-MPR prompt)"
+        return results, asked.value

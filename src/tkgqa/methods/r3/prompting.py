@@ -4,7 +4,10 @@ search and the preference matcher never branch on the style.
 * axiom — ``axiom_prompt=paper``: the paper's instruction, the authors' input layout and demonstrations, a
   hint reply kept as the guidance; ``ours``: our instruction with a Premises/Conclusion block.
 * pruning (the LLM's pick of facts) and answer — ``answer_prompt=paper``: facts listed ``1- (h, r, t)``,
-  the pruning LLM copies triples, the answer cites facts in prose ("Fact 4"); ``ours``: ``[F3]`` ids.
+  the pruning LLM copies triples (after the authors' few-shot examples), the answer cites facts in prose
+  ("Fact 4"); ``ours``: ``[F3]`` ids.
+* entities, missing evidence, next entity, and Recipe-MPR's rule and choice — the authors' released prompt
+  of the step when the run uses the authors' prompts (:class:`~.demos.DemoSet` has it), else ours.
 
 Either way a citation of a fact that was not listed is a ParseError (re-asked by the caller).
 """
@@ -69,7 +72,91 @@ class Prompter:
         def parse(text: str) -> list[str]:
             return [ids[i] for i in PP.parse_copied_facts(text, texts)]
 
-        return Bound("r3.prune", PP.build_paper_prune_messages(question, rule, texts, lead=lead), parse)
+        authors = self.demos.authors(Stage.PRUNE, self.claim)
+        if authors is None:
+            return Bound("r3.prune", PP.build_paper_prune_messages(question, rule, texts, lead=lead), parse)
+        messages = PP.build_paper_prune_messages(
+            question, rule, texts, lead=authors.lead, demos=authors.demos, system=authors.system
+        )
+        return Bound("r3.prune", messages, parse)
+
+    def entities(self, question: str) -> Bound[list[str]]:
+        """``LLM_E(q)``: the question's entity names (the authors' ``identify_entities`` when loaded)."""
+        authors = self.demos.authors(Stage.ENTITIES, self.claim)
+        if authors is None:
+            return entity_prompt(question)
+        messages = PP.build_paper_entity_messages(
+            question, demos=authors.demos, system=authors.system, lead=authors.lead
+        )
+        return Bound("r3.entities", messages, P.parse_entities)
+
+    def need(
+        self,
+        question: str,
+        rules: Sequence[tuple[str, str]],
+        facts: Sequence[tuple[str, str]],
+        proposed: str = "",
+    ) -> Bound[str | None]:
+        """The information still missing (``None``: nothing); ``proposed``: the uncertain answer."""
+        authors = self.demos.authors(Stage.NEED, self.claim)
+        if authors is None:
+            return need_prompt(question, rules, facts)
+        messages = PP.build_paper_need_messages(
+            question,
+            [text for _, text in rules],
+            [text for _, text in facts],
+            proposed,
+            demos=authors.demos,
+            system=authors.system,
+            lead=authors.lead,
+        )
+        return Bound("r3.need", messages, lambda t: P.parse_need(PP.strip_answer_lead(t)))
+
+    def next_entity(
+        self, question: str, need: str, facts: Sequence[tuple[str, str]], chosen: Sequence[str]
+    ) -> Bound[str]:
+        """The entity to expand next (not one of ``chosen``)."""
+        authors = self.demos.authors(Stage.NEXT_ENTITY, self.claim)
+        if authors is None:
+            return next_entity_prompt(question, need, facts, chosen)
+        messages = PP.build_paper_next_entity_messages(
+            question,
+            need,
+            [text for _, text in facts],
+            chosen,
+            demos=authors.demos,
+            system=authors.system,
+            lead=authors.lead,
+        )
+        return Bound("r3.next_entity", messages, lambda t: P.parse_next_entity(t, chosen))
+
+    def preference_axiom(
+        self, query: str, users: Sequence[str], facts: Sequence[tuple[str, str]], options: Sequence[str]
+    ) -> Bound[P.Axiom]:
+        """Recipe-MPR's rule about the user: the authors' ``MPR_RRR_inference_rule_v4`` when loaded, else the
+        axiom prompt of the run's style over the request."""
+        authors = self.demos.authors(Stage.PREFERENCE_AXIOM, False)
+        if authors is None:
+            request = (
+                "Does a recipe satisfy this request, given what is known about the person asking? " + query
+            )
+            return self.axiom(request, users, facts)
+        messages = PP.build_paper_preference_axiom_messages(
+            query, [text for _, text in facts], options, demos=authors.demos, system=authors.system
+        )
+        return Bound("r3.axiom", messages, lambda t: P.parse_axiom(t, hint_ok=True))
+
+    def choice(self, query: str, rules: Sequence[str], options: Sequence[str]) -> Bound[int] | None:
+        """Recipe-MPR's one choice among ``options`` with the authors' ``MPR_RRR_decide_answer`` (``None``
+        when it is not loaded: the options are judged one by one)."""
+        authors = self.demos.authors(Stage.PREFERENCE_CHOICE, False)
+        if authors is None:
+            return None
+        messages = PP.build_paper_choice_messages(
+            query, rules, options, demos=authors.demos, system=authors.system
+        )
+        n = len(options)
+        return Bound("r3.choice", messages, lambda t: PP.parse_selected_recipe(t, n))
 
     def answer(
         self, question: str, rules: Sequence[tuple[str, str]], facts: Sequence[tuple[str, str]]

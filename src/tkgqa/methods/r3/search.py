@@ -26,7 +26,7 @@ from ..base import StepEvent, StepKind, report_step
 from .config import LLMPick, R3Config
 from .entities import EntityFinder
 from .facts import FactPool, Pruning, Ranker, prune, subgraph
-from .prompting import Prompter, need_prompt, next_entity_prompt, relation_prompt
+from .prompting import Prompter, relation_prompt
 from .task import Task, short_error
 
 
@@ -190,7 +190,10 @@ class TreeSearch:
     def missing_evidence(self, node: Node, current: list[str], chosen: list[str]) -> str | None:
         """The entity to expand next (a KG name), or ``None`` (the node's note says why)."""
         lines = self.pool.lines(current)
-        asked = self.calls.ask(need_prompt(self.question, self._rules(), lines), retries=self.cfg.retries)
+        proposed = " ".join(step.text for step in node.answer.steps) if node.answer is not None else ""
+        asked = self.calls.ask(
+            self.prompter.need(self.question, self._rules(), lines, proposed), retries=self.cfg.retries
+        )
         if isinstance(asked, Refused):
             node.note = f"missing evidence unparsable: {short_error(asked.error)}"
             return None
@@ -200,7 +203,7 @@ class TreeSearch:
             return None
         labels = [self.kg.label(e) for e in chosen]
         picked = self.calls.ask(
-            next_entity_prompt(self.question, need, lines, labels), retries=self.cfg.retries
+            self.prompter.next_entity(self.question, need, lines, labels), retries=self.cfg.retries
         )
         if isinstance(picked, Refused):
             node.note = f"next entity unparsable: {short_error(picked.error)}"

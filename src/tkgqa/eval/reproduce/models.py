@@ -1,0 +1,242 @@
+"""Which model a cell's number came from, and which cells a recording can fill.
+
+A cell is ``ran`` only when our run used the model family the paper used (:func:`model_family` of the
+``--llm`` spec, or of a recording's model, against the row's ``paper_model``). A ``replay:`` recording fills
+a cell only when it is a recording *of that cell*: the same model family, the method the row names (with the
+row's options), the cell's dataset, and prompts to match (:func:`recording_of`, :meth:`Recording.why_not`);
+every other LLM cell is ``n/a`` with the reason, and no run starts for it.
+
+The authors' recordings in ``../shared/data/llm_recordings`` carry no header: what each one is
+(:data:`AUTHORS_RECORDINGS`, from that folder's PROVENANCE.md) is keyed by its file name; a cassette written
+by ``tkgqa eval --record`` or ``tkgqa llm export`` says it in its header (model, method, dataset).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...errors import TKGQAError
+
+#: (pattern on the lower-cased model text, family), first match wins.
+_FAMILIES: tuple[tuple[str, str], ...] = (
+    (r"^fake\b", "fake (tkgqa's scripted test LLM)"),
+    (r"llama-?2.*(?<!not )(fine-?tuned)", "llama-2-7b-chat (fine-tuned)"),
+    (r"llama-?2", "llama-2-7b-chat"),
+    (r"llama-?3", "llama-3"),
+    (r"gpt-?4o-mini", "gpt-4o-mini"),
+    (r"gpt-?4o", "gpt-4o"),
+    (r"gpt-?4\.1", "gpt-4.1"),
+    (r"gpt-?4", "gpt-4"),
+    (r"gpt-?3\.5|gpt-?35|chatgpt", "gpt-3.5"),
+    (r"slerp", "solarm-sakurasolar-slerp"),
+    (r"sakura-?solar-?instruct", "sakura-solar-instruct"),
+    (r"codeqwen", "codeqwen1.5-7b"),
+)
+
+
+def model_family(text: str | None) -> str | None:
+    """The model family named by ``text`` (an ``--llm`` spec, a recording's model, a row's ``paper_model``):
+    ``gpt-3.5`` for ``openai:gpt-3.5-turbo-0125`` and ``ChatGPT`` alike; ``None`` when unknown."""
+    if not text:
+        return None
+    low = text.strip().lower()
+    for pattern, family in _FAMILIES:
+        if re.search(pattern, low):
+            return family
+    return None
+
+
+@dataclass(frozen=True)
+class Recording:
+    """What a ``replay:`` recording holds: ``model`` (its family: ``family``), the tkgqa method spec it stands
+    for (``stands_for``: the row's method) and the spec that replays it (``run_spec``), the datasets it
+    covers (empty: any), whether its lines carry prompts (else they could only be matched by question id),
+    whether it is a cassette at all, and what differs from the paper when it fills a cell."""
+
+    name: str
+    model: str
+    stands_for: str | None
+    run_spec: str | None = None
+    datasets: tuple[str, ...] = ()
+    prompted: bool = True
+    cassette: bool = True
+    deviations: tuple[str, ...] = ()
+    config: Mapping[str, Any] | None = None  # a tkgqa cassette's recorded method config
+
+    @property
+    def family(self) -> str | None:
+        return model_family(self.model)
+
+    def why_not(self, method: str, paper_model: str | None, dataset: str) -> str | None:
+        """Why this recording cannot fill a cell of ``method`` (the row's spec) whose paper used
+        ``paper_model``, on ``dataset``; ``None`` when it can."""
+        head = f"replay of {self.name}"
+        if not self.cassette:
+            return f"{head}: not a replay cassette (its own format, which `tkgqa llm parse` reads)"
+        if self.family is None or self.family != model_family(paper_model):
+            theirs = paper_model or "unknown"
+            return f"{head}: not this row's model (the paper's: {theirs}; the recording's: {self.model})"
+        fits = (
+            config_fits(method, self.stands_for, self.config)
+            if self.config is not None and self.stands_for is not None
+            else self.stands_for is not None and same_method(self.stands_for, method)
+        )
+        if not fits:
+            return (
+                f"{head}: not this row's method (it records `{self.stands_for or 'unknown'}`, not `{method}`)"
+            )
+        if self.datasets and dataset not in self.datasets:
+            return f"{head}: not this dataset (it covers {', '.join(self.datasets)} only)"
+        if not self.prompted:
+            return (
+                f"{head}: replies without their prompts (matched by question id only, it would fill the cell "
+                "with replies to prompts tkgqa never sent)"
+            )
+        return None
+
+
+def split_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"ari:no_clustering=true"`` → ``("ari", {"no_clustering": "true"})`` (a positional value is kept
+    under ``""``)."""
+    name, _, rest = spec.partition(":")
+    options: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        options[key.strip() if eq else ""] = (value if eq else key).strip().lower()
+    return name.strip(), options
+
+
+def same_method(recorded: str, row: str) -> bool:
+    """Whether a recording of spec ``recorded`` stands for the row spec ``row`` (same name and options)."""
+    return split_spec(recorded) == split_spec(row)
+
+
+#: The authors' recordings of ``../shared/data/llm_recordings`` (no header: what they are is in its
+#: PROVENANCE.md), by file name without ``.jsonl``.
+AUTHORS_RECORDINGS: dict[str, Recording] = {
+    r.name: r
+    for r in (
+        Recording(
+            "timer4_tq_chatgpt_answer",
+            "gpt-3.5-turbo, the TimeR4 authors' run",
+            "timer4",
+            run_spec="timer4:facts=dataset",
+            datasets=("timequestions",),
+            deviations=(
+                "recording: TimeR4's retrieval is the authors' own (their published retrieved facts and "
+                "gpt-3.5's replies over them); the recorded answer prompts carry the original question, "
+                "while §5.4.1 says rewritten questions",
+            ),
+        ),
+        Recording(
+            "timer4_tq_chatgpt_rewrite",
+            "gpt-3.5-turbo-0125, the TimeR4 authors' rewrites",
+            "timer4",
+            datasets=("timequestions",),
+            prompted=False,
+        ),
+        Recording(
+            "timer4_tq_llama2_finetuned_answer",
+            "LLaMA2-Chat-7B fine-tuned, the TimeR4 authors' model",
+            "timer4",
+            datasets=("timequestions",),
+            prompted=False,
+        ),
+        Recording(
+            "timer4_tq_llama2_nofacts_answer",
+            "Llama-2 fine-tuned on the questions alone, by the TimeR4 authors",
+            "llm_only",
+            datasets=("timequestions",),
+        ),
+        Recording(
+            "ari_cronquestions_gpt35_actions",
+            "gpt-3.5, the ARI authors' action selections",
+            "ari",
+            datasets=("cronquestions",),
+            cassette=False,
+        ),
+    )
+}
+
+
+def recording_of(llm: str | None) -> Recording | None:
+    """What the ``replay:`` recording of ``llm`` holds (``None`` for any other LLM). An authors' recording is
+    known by its file name; a tkgqa cassette by its header. TKGQAError when the recording cannot be read."""
+    if not llm or not llm.startswith("replay:"):
+        return None
+    target = llm.partition(":")[2]
+    stem = Path(target.split("?", 1)[0]).name.removesuffix(".jsonl")
+    if stem in AUTHORS_RECORDINGS:
+        return AUTHORS_RECORDINGS[stem]
+    from ...llm.replay_backend import ReplayLLM
+
+    backend = ReplayLLM(target)
+    known = AUTHORS_RECORDINGS.get(backend.cassette.path.name.removesuffix(".jsonl"))
+    if known is not None:
+        return known
+    return _from_header(backend.cassette.path.name, backend.cassette.header, backend)
+
+
+def _from_header(name: str, header: Mapping[str, Any], backend: Any) -> Recording:
+    method = header.get("method") if isinstance(header.get("method"), Mapping) else {}
+    assert isinstance(method, Mapping)
+    spec = method.get("method")
+    config = method.get("config")
+    dataset = header.get("dataset")
+    if isinstance(dataset, Mapping):
+        dataset = dataset.get("name")
+    prompted = any(e.prompt is not None or e.messages is not None for e in backend.cassette.entries)
+    return Recording(
+        name,
+        str(header.get("model") or "unknown (the cassette has no header)"),
+        spec if isinstance(spec, str) else None,
+        datasets=(str(dataset),) if isinstance(dataset, str) else (),
+        prompted=prompted,
+        config=config if isinstance(config, Mapping) else {},
+    )
+
+
+#: The ablation switches of the papers' tables with their defaults: a recorded config with one of them off
+#: its default stands only for a row that names it.
+_SWITCHES = {
+    "no_guidance": False, "no_clustering": False, "no_filter": False, "no_incorrect": False,
+    "fact_retrieval": True, "temporal_retrieval": True, "rerank": True, "compress": True,
+}  # fmt: skip
+
+
+def config_fits(row: str, name: str, config: Mapping[str, Any]) -> bool:
+    """Whether a recording of method ``name`` with ``config`` stands for the row spec ``row``: the same
+    method, every option the row names set so, and no ablation switch off its default that the row does
+    not name. (Other settings cannot be told from a spec; a prompt they change misses in the replay and the
+    cell is ``failed``, never ``ran``.)"""
+    row_name, options = split_spec(row)
+    if row_name != name:
+        return False
+    for key, value in options.items():
+        if not key or str(config.get(key)).lower() != value:
+            return False
+    return all(key in options for key, default in _SWITCHES.items() if config.get(key, default) != default)
+
+
+def describe_llm(llm: str | None) -> str | None:
+    """The ``--llm`` spec as a cell shows it (a recording with its model)."""
+    try:
+        rec = recording_of(llm)
+    except TKGQAError:
+        rec = None
+    if rec is not None:
+        return f"{llm} ({rec.model})"
+    return llm
+
+
+def run_family(llm: str | None) -> str | None:
+    """The family of the model a run with ``llm`` used (a recording's model for ``replay:``)."""
+    try:
+        rec = recording_of(llm)
+    except TKGQAError:
+        return None
+    return rec.family if rec is not None else model_family(llm)
