@@ -58,7 +58,9 @@ class AskRequest(BaseModel):
         default=None, gt=0, le=3600, description="Deadline in seconds (at most the server's)."
     )
     as_of: str | None = Field(
-        default=None, max_length=40, description="Answer over the KG as of this date (e.g. 2014-06)."
+        default=None,
+        max_length=40,
+        description="Answer over the KG as of this date (e.g. 2014-06; all: the whole KG).",
     )
 
     @field_validator("question", "method", "llm", mode="before")
