@@ -1,5 +1,6 @@
 """Time points at a granularity, intervals, parsing and temporal relations (pure functions)."""
 
+from .constraint import CONSTRAINT_KINDS, TimeConstraint
 from .interval import (
     NEG_INF,
     POS_INF,
@@ -45,6 +46,7 @@ from .semantics import (
 )
 
 __all__ = [
+    "CONSTRAINT_KINDS",
     "MONTHS",
     "MONTH_NAMES",
     "MONTH_PATTERN",
@@ -56,6 +58,7 @@ __all__ = [
     "Granularity",
     "Interval",
     "TemporalRelation",
+    "TimeConstraint",
     "TimeLike",
     "TimePoint",
     "allen",
