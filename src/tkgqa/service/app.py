@@ -31,7 +31,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import __version__
 from ..datasets.core import Dataset
 from ..errors import TKGQAError
-from ..eval.resolve import open_kg, uses_llm
+from ..eval.resolve import open_kg, takes_llm
 from ..kg.base import KGStore
 from ..kg.formats import is_persistent_store
 from .ask_routes import ClientGone, ask_router
@@ -112,7 +112,7 @@ def create_app(
         workers=settings.method_workers,
         stuck_after_s=settings.request_timeout_s,  # no client waits longer: a worker still busy is stuck
     )
-    pool.warm(default_method.strip(), llm if uses_llm(default_method) else None)
+    pool.warm(default_method.strip(), llm if takes_llm(default_method) else None)
     state = ServiceState(
         kg=store,
         kg_path=path,
