@@ -139,8 +139,8 @@ def _view_args(node: Node) -> tuple[str, list[str]]:
         case Filter():
             return str(node.op), [str(node.time)] if isinstance(node.time, Const) else []
         case TimeOf():
-            gran = [node.granularity.name.lower()] if node.granularity else []
-            return "time", [str(node.which), *gran]
+            coarse = [node.granularity.name.lower()] if node.granularity else []
+            return "time", [str(node.which), *coarse]
         case Select():
             return str(node.which), [str(node.n)] if node.n != 1 else []
         case Exclude():
