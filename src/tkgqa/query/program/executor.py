@@ -106,12 +106,19 @@ class Executor:
         """The last run as data: ``{"program": to_dict(program), "facts": {path: n}}`` — the facts each node
         found, by its path (:func:`~.nodes.paths`; ``None``: it ran but found no count of its own, a match
         read inside its filter's time window); a node that did not run (a fallback's unused alternative,
-        and everything under it) has no entry. What a view of the program shows, without replaying it."""
+        and everything under it) has no entry, nor has what is under a reference time read from the cache
+        (one ``TimeOf`` object in two alternatives is evaluated once: its second place shows the value
+        only). What a view of the program shows, without replaying it."""
         facts: dict[str, int | None] = {}
+        expanded: set[str] = set()  # paths whose children ran here
+        seen: set[int] = set()
         for path, node in paths(program):
             parent = path.rpartition(".")[0] if "." in path else ("" if path else None)
-            if id(node) in self._facts and (parent is None or parent in facts):
+            if id(node) in self._facts and (parent is None or parent in expanded):
                 facts[path] = self._facts[id(node)]
+                if id(node) not in seen:
+                    expanded.add(path)
+                seen.add(id(node))
         return {"program": to_dict(program), "facts": facts}
 
     def _rank_entities(self, rows: list[Row], order: AnswerOrder) -> tuple[list[str], list[Fact]]:
