@@ -18,21 +18,7 @@ from typing import Any, assert_never
 from ..errors import DataError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
-from ..query.program.nodes import (
-    Const,
-    Entities,
-    Exclude,
-    Fallback,
-    Filter,
-    Match,
-    Node,
-    Program,
-    Select,
-    TimeOf,
-    Times,
-    children,
-    from_dict,
-)
+from ..query.program import nodes as nodes
 from ..time import TemporalRelation
 
 #: The most program nodes a view reads from a trace (a recorded program has a few dozen).
@@ -126,41 +112,41 @@ def entity_suggestions(
     return out[:limit]
 
 
-def _view_args(node: Node) -> tuple[str, list[str]]:
+def _view_args(node: nodes.Node) -> tuple[str, list[str]]:
     """A node's operator and plain arguments as the view shows them (names, times, orders)."""
     match node:
-        case Entities():
+        case nodes.Entities():
             return "entities", [str(node.order)] if node.order != "count" else []
-        case Times():
+        case nodes.Times():
             gran = node.granularity.name.lower() if node.granularity else "as-stored"
             return "times", [gran, *(["end"] if node.use_end else [])]
-        case Match():
+        case nodes.Match():
             return "match", list(node.arguments())
-        case Filter():
-            return str(node.op), [str(node.time)] if isinstance(node.time, Const) else []
-        case TimeOf():
+        case nodes.Filter():
+            return str(node.op), [str(node.time)] if isinstance(node.time, nodes.Const) else []
+        case nodes.TimeOf():
             coarse = [node.granularity.name.lower()] if node.granularity else []
             return "time", [str(node.which), *coarse]
-        case Select():
+        case nodes.Select():
             return str(node.which), [str(node.n)] if node.n != 1 else []
-        case Exclude():
+        case nodes.Exclude():
             return "exclude", list(node.entities)
-        case Fallback():
+        case nodes.Fallback():
             return "??", []
-        case Const():
+        case nodes.Const():
             return "value", []
         case _:
             assert_never(node)
 
 
-def _view(node: Node, path: str, facts: dict[str, Any]) -> dict[str, Any]:
+def _view(node: nodes.Node, path: str, facts: dict[str, Any]) -> dict[str, Any]:
     """``{"op", "text", "args", "facts", "ran", "children"}`` of ``node`` (its time constant is an argument,
     not a child), with what the executor recorded for its path."""
     op, args = _view_args(node)
     shown = [
         _view(child, f"{path}.{k}" if path else str(k), facts)
-        for k, child in enumerate(children(node))
-        if not isinstance(child, Const)
+        for k, child in enumerate(nodes.children(node))
+        if not isinstance(child, nodes.Const)
     ]
     count = facts.get(path)
     return {
@@ -190,7 +176,7 @@ def _label_arg(arg: str, label: Callable[[str], str]) -> str:
     return "|".join(parts)
 
 
-def executed_program(trace: Sequence[Any]) -> tuple[Program, dict[str, Any]] | None:
+def executed_program(trace: Sequence[Any]) -> tuple[nodes.Program, dict[str, Any]] | None:
     """The typed program a symbolic trace ran and the facts of each node by path (the executor's
     ``executed`` step: :meth:`~tkgqa.query.program.executor.Executor.executed`); ``None`` when the trace
     has none (another method, a run written before it was recorded) or it is not a program."""
@@ -200,10 +186,10 @@ def executed_program(trace: Sequence[Any]) -> tuple[Program, dict[str, Any]] | N
     if record is None or not isinstance(record.get("facts"), dict):
         return None
     try:
-        program = from_dict(record.get("program"))
+        program = nodes.from_dict(record.get("program"))
     except DataError:
         return None
-    if not isinstance(program, Entities | Times) or len(record["facts"]) > MAX_NODES:
+    if not isinstance(program, nodes.Entities | nodes.Times) or len(record["facts"]) > MAX_NODES:
         return None
     return program, record["facts"]
 
