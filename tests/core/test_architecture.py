@@ -1,10 +1,14 @@
-"""The architecture contract, checked on the real import graph (the one `make lint`'s import-linter reads):
-method packages never import each other — including method packages added after the contract was
-written — and nothing below the evaluation harness imports it."""
+"""The architecture contract, checked on the real import graph (the one `make lint`'s import-linter reads).
+The contract is stated once, in pyproject.toml's ``[tool.importlinter]``: these tests read its layers and its
+independent method packages from there, check that every method package — including packages added after
+the contract was written — is listed, and that no layer reaches a layer above it."""
 
 from __future__ import annotations
 
 import pkgutil
+import tomllib
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,14 +32,19 @@ def graph() -> object:
     return grimp.build_graph("tkgqa", exclude_type_checking_imports=True)
 
 
-def test_every_method_package_is_listed_in_the_import_linter_contract() -> None:
-    import tomllib
-    from pathlib import Path
-
+def _contract(kind: str) -> dict[str, Any]:
+    """The import-linter contract of type ``kind`` in pyproject.toml (the one statement of the layers)."""
     config = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
-    contracts = config["tool"]["importlinter"]["contracts"]
-    independent = next(c for c in contracts if c["type"] == "independence")
-    assert set(independent["modules"]) == set(_method_packages())
+    return next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == kind)
+
+
+def _layers() -> list[list[str]]:
+    """The layers, top first, each a list of its sibling packages (``a | b``)."""
+    return [[m.strip() for m in layer.split("|")] for layer in _contract("layers")["layers"]]
+
+
+def test_every_method_package_is_listed_in_the_import_linter_contract() -> None:
+    assert set(_contract("independence")["modules"]) == set(_method_packages())
 
 
 def test_methods_never_import_each_other(graph: object) -> None:
@@ -50,21 +59,17 @@ def test_methods_never_import_each_other(graph: object) -> None:
     assert offending == []
 
 
-@pytest.mark.parametrize(
-    "layer",
-    [
-        "tkgqa.time",
-        "tkgqa.kg",
-        "tkgqa.datasets",
-        "tkgqa.query",
-        "tkgqa.llm",
-        "tkgqa.retrieval",
-        "tkgqa.methods",
-    ],
-)
-def test_nothing_below_eval_imports_eval(graph: object, layer: str) -> None:
-    chains = graph.find_shortest_chain(importer=layer, imported="tkgqa.eval", as_packages=True)  # type: ignore[attr-defined]
-    assert chains is None, f"{layer} reaches tkgqa.eval through {chains}"
+@pytest.mark.parametrize("lower", [m for layer in _layers()[1:] for m in layer])
+def test_no_layer_reaches_a_layer_above_it(graph: object, lower: str) -> None:
+    layers = _layers()
+    at = next(i for i, layer in enumerate(layers) if lower in layer)
+    siblings = [m for m in layers[at] if m != lower]  # "a | b": independent of each other
+    above = [m for layer in layers[:at] for m in layer] + siblings
+    chains = {
+        upper: graph.find_shortest_chain(importer=lower, imported=upper, as_packages=True)  # type: ignore[attr-defined]
+        for upper in above
+    }
+    assert {upper: chain for upper, chain in chains.items() if chain} == {}
 
 
 def test_no_import_cycles() -> None:

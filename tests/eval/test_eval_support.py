@@ -142,7 +142,7 @@ def timed_kg() -> TemporalKG:
 )
 def test_question_times(text: str, expected: list[tuple[str, str, str]]) -> None:
     found = [
-        (c.op, TimePoint.from_ordinal(c.lo).iso(), TimePoint.from_ordinal(c.hi).iso())
+        (c.kind, TimePoint.from_ordinal(c.span[0]).iso(), TimePoint.from_ordinal(c.span[1]).iso())
         for c in question_times(text)
     ]
     assert found == expected

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tkgqa.errors import ConfigError
-from tkgqa.eval.resolve import build_method, uses_llm
+from tkgqa.eval.resolve import build_method, takes_llm
 from tkgqa.methods._builtin import BUILTIN_METHODS
 from tkgqa.methods.base import METHODS, Method, MethodConfig, PresetConfig, resolve_method
 from tkgqa.testing import FakeLLM
@@ -98,6 +98,6 @@ def test_llm_goes_into_the_config_of_every_llm_method() -> None:
         method = build(name) if name != "ari" else resolve_method("ari", llm="fake", embedder="hashing")
         assert method.llm is not None and method.config.llm is not None  # type: ignore[attr-defined]
         assert method.describe()["llm"] == method.llm.cache_namespace()
-    assert not uses_llm("symbolic") and uses_llm("ari") and uses_llm("timer4")
+    assert not takes_llm("symbolic") and takes_llm("ari") and takes_llm("timer4")
     with pytest.raises(ConfigError, match="llm"):
         resolve_method("symbolic", llm="fake")

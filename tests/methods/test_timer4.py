@@ -178,7 +178,7 @@ def rewrite_kg() -> TemporalKG:
         (
             "Who visited Juan Carlos I on the same day as Korea?",
             "Who visited Juan Carlos I on 2006-03-02?",
-            "equal 2006-03-02",
+            "in 2006-03-02",
         ),
     ],
 )

@@ -7,7 +7,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tkgqa.datasets import Question
-from tkgqa.eval.support import TimeConstraint as SupportConstraint
 from tkgqa.kg import Fact, TemporalKG, get_after, get_before, get_between, get_during, get_first, get_last
 from tkgqa.methods.ari.actions import Action, Item, filter_items
 from tkgqa.methods.ari.agent import run_episode
@@ -66,8 +65,8 @@ def test_the_baggio_program_gives_the_same_clubs_through_every_path() -> None:
     scores = time_scores(TimeConstraint.of("before", "1995"), facts)
     assert {f.object for f, s in zip(facts, scores, strict=True) if s != PAPER_PENALTY} == expected_before
     y1995 = TimePoint(1995)
-    support = SupportConstraint(TemporalRelation.BEFORE, y1995.first_day, y1995.last_day, "1995")
-    assert {f.object for f in facts if support.admits(f)} == expected_before
+    support = TimeConstraint(TemporalRelation.BEFORE, y1995, "1995")  # the diagnostic's constraint
+    assert {f.object for f in facts if support.admits(f.start, f.end)} == expected_before
 
     assert answers_of_executor(kg, "after", milan) == expected_after
     assert {f.object for f in get_after(facts, "1995")} == expected_after

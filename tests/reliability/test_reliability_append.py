@@ -79,13 +79,14 @@ def test_serve_flags_refuse_a_lossy_or_mistyped_append_setup(tmp_path: Path) -> 
         check_append_flags("kg.tsv", True, False, False)
     check_append_flags("kg.tsv", True, True, False)
     check_append_flags("store.duckdb", True, False, False)
+    check_append_flags("store.DDB", True, False, True)  # a store by the format registry's suffixes
     with pytest.raises(ConfigError, match="--create"):
         check_append_flags("kg.tsv", False, False, True)
 
 
 def test_a_missing_store_is_refused_unless_created(tmp_path: Path) -> None:
     pytest.importorskip("duckdb", reason="needs the [store] extra")
-    typo = tmp_path / "typo.duckdb"
+    typo = tmp_path / "typo.ddb"  # either suffix of the duckdb format is a persistent store
     with pytest.raises(NotFoundError, match="--create"):
         create_app(kg=str(typo), settings=ServiceSettings(allow_append=True))
     assert not typo.exists()

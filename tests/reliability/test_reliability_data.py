@@ -26,10 +26,11 @@ from extras_marks import requires_extra
 from tkgqa.datasets.base import Question
 from tkgqa.datasets.demo import load_demo_questions
 from tkgqa.errors import ConfigError, DataError, LLMError
+from tkgqa.eval.executor import forwarded_env
 from tkgqa.eval.report import compare_runs, read_results
 from tkgqa.eval.runner import LOCK_FILE, evaluate, run_lock
-from tkgqa.llm import resolve_llm
-from tkgqa.llm.openai_backend import OpenAIBackend, apply_llm_settings, check_base_url
+from tkgqa.llm import openai_backend, resolve_llm
+from tkgqa.llm.openai_backend import LLMSettings, OpenAIBackend, apply_llm_settings, check_base_url
 
 QUESTIONS = load_demo_questions()[:4]
 
@@ -183,6 +184,7 @@ def test_a_bad_openai_base_url_says_what_is_wrong(url: str, problem: str) -> Non
 def test_llm_timeouts_and_retries_are_settings(
     stalled_endpoint: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(openai_backend, "_settings", LLMSettings())  # restored after the test
     monkeypatch.setenv("TKGQA_LLM_TIMEOUT", "0.3")
     monkeypatch.setenv("TKGQA_LLM_RETRIES", "1")
     llm = OpenAIBackend("m", base_url=stalled_endpoint, sleep=lambda _s: None)
@@ -200,6 +202,8 @@ def test_llm_timeouts_and_retries_are_settings(
         apply_llm_settings(retries=-1)
     apply_llm_settings(timeout=7, retries=0)
     assert (llm.attempt_timeout(), llm.retries()) == (7.0, 0)
+    assert os.environ["TKGQA_LLM_TIMEOUT"] == "soon"  # a setting object, the environment left as it was
+    assert forwarded_env()["TKGQA_LLM_TIMEOUT"] == "7.0"  # what a Ray worker reads
     assert OpenAIBackend("m", timeout=2, max_retries=3).attempt_timeout() == 2  # arguments win
 
 

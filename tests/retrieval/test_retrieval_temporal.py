@@ -58,7 +58,7 @@ def test_equal_inside_is_one_and_decays_outside() -> None:
     assert s[0] == 1.0
     assert 1.0 > s[1] > s[2] > s[3] == 0.0
     assert np.all(s >= 0)  # equal never applies the penalty
-    assert time_scores(TimeConstraint.of("equal", "2014-05"), times).tolist() == s.tolist()
+    assert str(TimeConstraint.of("IN", "2014-05")) == "in 2014-05"  # one vocabulary: the relations
 
 
 def test_interval_facts_overlapping_the_asked_time_count_as_inside() -> None:
@@ -91,13 +91,13 @@ def test_timeless_facts_get_missing_and_no_constraint_gives_zeros() -> None:
 
 @given(
     st.lists(st.integers(min_value=1, max_value=3000), min_size=2, max_size=30),
-    st.sampled_from(["before", "after", "equal"]),
+    st.sampled_from(["before", "after", "in"]),
 )
 def test_phi_t_is_monotone_non_increasing_in_distance(gaps: list[int], kind: str) -> None:
     anchor = day("2010-06-15")
     sign = -1 if kind == "before" else 1
     times = [TimePoint.from_ordinal(anchor.first_day + sign * g) for g in gaps]
-    scores = time_scores(TimeConstraint(kind, anchor), times)  # type: ignore[arg-type]
+    scores = time_scores(TimeConstraint.of(kind, anchor), times)
     order = np.argsort(gaps, kind="stable")
     assert np.all(np.diff(scores[order]) <= 1e-12)
     assert np.all((scores >= 0) & (scores <= 1))
@@ -119,6 +119,21 @@ def test_constraint_validation() -> None:
     with pytest.raises(ConfigError):
         TimeConstraint.of("around", "2015")
     assert TimeConstraint.of("in", "1990-1995").time == Interval(TimePoint(1990), TimePoint(1995))
+    with pytest.raises(ConfigError, match="unknown time constraint 'equal'"):
+        TimeConstraint.of("equal", "2015")  # one vocabulary: "in", as the question-time reader says
+
+
+def test_one_constraint_class_admits_by_the_one_semantics() -> None:
+    from tkgqa.eval.support import question_times
+    from tkgqa.time import TemporalRelation
+    from tkgqa.time import TimeConstraint as TimeLayerConstraint
+
+    assert TimeConstraint is TimeLayerConstraint
+    (between,) = question_times("Who coached the team between 1990 and 1995?")
+    assert between.kind is TemporalRelation.IN and between.text == "1990–1995"
+    assert between.admits(TimePoint(1993, 5), None) and not between.admits(TimePoint(1996), TimePoint(1997))
+    with pytest.raises(ConfigError, match="compares facts with each other"):
+        TimeConstraint("last").admits(TimePoint(2000), None)
 
 
 @pytest.mark.parametrize(
@@ -126,13 +141,13 @@ def test_constraint_validation() -> None:
     [
         ("Who visited China before 24 June 2006?", "before 2006-06-24"),
         ("After March 2012, who criticised Iran?", "after 2012-03"),
-        ("Who did Obama visit in 2014-05?", "equal 2014-05"),
+        ("Who did Obama visit in 2014-05?", "in 2014-05"),
         ("Who was the first to visit Iraq?", "first"),
         ("Who last made a statement to Japan?", "last"),
         ("Who visited China?", None),
         # the one question-time reader (tkgqa.query.text.timeref): "until"/"from" read as "in"
-        ("Who coached the team until 1998?", "equal 1998"),
-        ("Who played for Juventus from 1990?", "equal 1990"),
+        ("Who coached the team until 1998?", "in 1998"),
+        ("Who played for Juventus from 1990?", "in 1990"),
         ("Who visited China prior to 2006?", "before 2006"),
         # first/last relative to an event whose time the question does not state: no constraint
         ("After the Danish ministry, who was the first to visit Iraq?", None),

@@ -21,9 +21,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from stubs import llm_stub, make_run
 
-from tkgqa.eval.views import parse_program
+from tkgqa.errors import DataError
+from tkgqa.eval.views import program_tree
+from tkgqa.kg import Fact, TemporalKG
+from tkgqa.query.program.executor import Executor
+from tkgqa.query.program.nodes import Entities, Match, from_dict, to_dict
 from tkgqa.service import create_app
 from tkgqa.service.policy import ServiceSettings
+from tkgqa.time import TimePoint
 
 QUESTION = "Who visited China in November 2014?"
 ERROR_KEYS = {"error", "type"}
@@ -186,14 +191,42 @@ def test_program_tree_counts_each_step(client: TestClient) -> None:
     assert ("match", 9) in ops(tree) and ("in", 1) in ops(tree)
 
 
-def test_parse_program_keeps_names_with_parentheses() -> None:
-    node = parse_program("entities(match(?, Make a visit, Military (Burundi)))")
-    assert node.children[0].args == ["?", "Make a visit", "Military (Burundi)"]
+def test_the_view_reads_the_program_the_executor_recorded() -> None:
+    kg = TemporalKG([Fact("A", "Make a visit", "Military (Burundi)", TimePoint(2014), TimePoint(2014))])
+    program = Entities(Match(None, "Make a visit", "Military (Burundi)"))
+    trace = Executor(kg).run(program).steps
+    view = program_tree(trace)
+    assert view is not None and view["counted"]
+    assert view["tree"]["children"][0]["args"] == [
+        "?",
+        "Make a visit",
+        "Military (Burundi)",
+    ]  # typed, not split
+    assert view["tree"]["facts"] == view["tree"]["children"][0]["facts"] == 1
+    assert program_tree([{"program": str(program)}]) is None  # text alone is not re-parsed
 
 
-@given(st.text(max_size=200))
-def test_parse_program_never_raises(text: str) -> None:
-    assert parse_program(text).text == text.strip()
+_NODE_KEYS = ["node", "rows", "op", "time", "subject", "relation", "object", "point", "which", "primary"]
+_KINDS = st.sampled_from(["match", "filter", "const", "entities", "times", "select", "fallback", "bogus"])
+
+
+@given(
+    st.recursive(
+        st.none() | st.text(max_size=12) | st.integers() | _KINDS,
+        lambda inner: st.dictionaries(st.sampled_from(_NODE_KEYS), inner, max_size=6),
+        max_leaves=30,
+    )
+)
+def test_a_recorded_program_is_read_or_refused_never_raises(data: Any) -> None:
+    view = program_tree(
+        [{"executed": {"program": data, "facts": {"": 1}}}]
+    )  # a run folder's trace: outside input
+    assert view is None or view["tree"]["op"] in ("entities", "times")
+    try:
+        node = from_dict(data)
+    except DataError:
+        return
+    assert to_dict(node) is not None and from_dict(to_dict(node)) == node  # what it reads, it writes back
 
 
 def test_appends_are_visible_to_the_next_question(client: TestClient, spec: dict[str, Any]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -18,10 +18,6 @@ from ..userfiles import write_text
 from . import app
 from .run_config import METHOD_OPTION_HELP
 from .terminal import TerminalConsole, warn_once
-
-if TYPE_CHECKING:
-    from ..datasets.core import Dataset
-    from ..kg.base import KGStore
 
 console = TerminalConsole()
 err_console = TerminalConsole(stderr=True)
@@ -210,6 +206,7 @@ def eval_command(
     from ..eval.record import check_cassette_target
     from ..eval.resolve import build_method
     from ..eval.runner import evaluate
+    from ..time import parse_as_of
     from .run_config import cli_method_options, effective_config, read_config_file
 
     apply_llm_settings(llm_timeout, llm_retries)
@@ -240,21 +237,20 @@ def eval_command(
             options["kg"] = cfg.kg
         else:
             kg_store = cfg.kg  # e.g. "demo": resolved by load_kg
+    parse_as_of(cfg.as_of, "--as-of")  # a bad time fails before anything is loaded (the runner applies it)
     ds = load_dataset(cfg.dataset, cfg.data_dir, cfg.questions, **options)
     runner = build_method(cfg.method, llm=cfg.llm, policy=cfg.policy, options=cfg.method_options)
     out = Path(cfg.output)
-    ds, kg_arg, view = kg_view(ds, kg_store, as_of=cfg.as_of, obfuscate=cfg.obfuscate)
     for notice in ds.notices:
         err_console.print(f"[cyan]note:[/cyan] {escape(notice)}", highlight=False, soft_wrap=True)
     factory = functools.partial(
         build_method, cfg.method, llm=cfg.llm, policy=cfg.policy, options=cfg.method_options
     )  # what each Ray worker calls to build its own copy of the method
     evaluate(
-        runner, ds, kg_arg, out, limit=cfg.limit, sample=cfg.sample, seed=cfg.seed, resume=cfg.resume,
+        runner, ds, kg_store, out, limit=cfg.limit, sample=cfg.sample, seed=cfg.seed, resume=cfg.resume,
         progress=progress, retry_errors=cfg.retry_errors, strict=cfg.strict, warn=print_warning,
-        executor=run_on, method_factory=factory, force=force,
+        executor=run_on, method_factory=factory, force=force, as_of=cfg.as_of, obfuscate=cfg.obfuscate,
     )  # fmt: skip
-    write_method_sections(out, view)
     settings = cfg.model_dump(mode="json")
     if run_on.kind is not ExecutorKind.LOCAL:  # how the run was executed (the rows do not depend on it)
         settings["executor"] = run_on.describe()
@@ -268,73 +264,6 @@ def eval_command(
     if data.get("errors"):
         print_failed(data, out)
         raise typer.Exit(EXIT_ERRORS)
-
-
-def kg_view(
-    ds: Dataset, kg_store: str | None, *, as_of: str | None, obfuscate: bool
-) -> tuple[Dataset, KGStore | str | None, dict[str, Any] | None]:
-    """The dataset and KG a run uses, with ``--obfuscate`` (Q′ over K_all ∪ K′) and ``--as-of`` (the KG's
-    ``as_of`` view, ends clipped at the cutoff) applied, and what was done (``report.json``'s ``kg_view``).
-    Without either, the inputs unchanged and ``None``."""
-    if as_of is None and not obfuscate:
-        return ds, kg_store, None
-    from ..kg.loaders import load_kg
-    from ..time import try_parse_time
-
-    flags = " ".join(f for f, on in (("--as-of", as_of is not None), ("--obfuscate", obfuscate)) if on)
-    cut = None if as_of is None or as_of.strip().lower() == "all" else try_parse_time(as_of.strip())
-    if as_of is not None and as_of.strip().lower() != "all" and cut is None:
-        raise ConfigError(f"--as-of {as_of!r} is not a time: use a year (2000), a date (2000-06-30) or 'all'")
-    if any(q.context is not None for q in ds.questions):
-        raise ConfigError(f"{flags} needs a shared KG, not per-question facts: add --context kg")
-    source = kg_store if kg_store is not None else ds.kg_path
-    if source is None:
-        raise ConfigError(f"{flags} needs a KG: the dataset has no KG file; pass --kg PATH")
-    store: KGStore = load_kg(source)
-    size = len(store)
-    view: dict[str, Any] = {
-        "source": str(source),
-        "source_facts": size,
-        "live_facts": size,
-        "obfuscated": False,
-    }
-    if obfuscate:
-        from ..methods.cik.obfuscate import obfuscate_setting
-
-        setting = obfuscate_setting(ds.questions, store)
-        ds = ds.with_questions(setting.questions, obfuscated=True)
-        store = setting.kg
-        view.update(setting.describe(), live_facts=len(store))
-    if cut is None:
-        view.update(as_of="all", setting="K_all ∪ K′" if obfuscate else "K_all", facts=len(store), clipped=0)
-        return ds, store, view
-    day = cut.first_day
-    clipped = sum(
-        1
-        for f in store
-        if f.end is not None and f.end.last_day >= day and (f.start is None or f.start.first_day < day)
-    )
-    snapshot = store.as_of(cut)
-    view.update(
-        as_of=str(cut),
-        setting=f"(K_all ∪ K′)<{cut}" if obfuscate else f"K<{cut}",
-        facts=len(snapshot),
-        clipped=clipped,
-        rule="facts starting before the cutoff; an end on or after it is open ('still true at the cutoff')",
-    )
-    return ds, snapshot, view
-
-
-def write_method_sections(output: Path, view: dict[str, Any] | None) -> None:
-    """Add ``kg_view`` (``--as-of``/``--obfuscate``) to the run's ``report.json``."""
-    from ..eval.report import REPORT_JSON
-
-    if view is None:
-        return
-    path = output / REPORT_JSON
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    data["kg_view"] = view
-    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")  # whole, or the old file
 
 
 def record_cassette(run: Path, target: Path, *, force: bool = False) -> None:

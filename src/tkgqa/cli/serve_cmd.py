@@ -13,6 +13,7 @@ from pathlib import Path
 import typer
 
 from ..errors import ConfigError
+from ..kg.formats import is_persistent_store
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from . import app
 from .terminal import TerminalConsole
@@ -36,7 +37,7 @@ def read_token(token_file: Path | None) -> str | None:
 
 def check_append_flags(kg: str | None, allow_append: bool, ephemeral_append: bool, create: bool) -> None:
     """Appends only to a store that keeps them, unless --ephemeral-append says losing them is fine."""
-    persistent = kg is not None and kg.lower().endswith(".duckdb")
+    persistent = is_persistent_store(kg)
     if allow_append and not persistent and not ephemeral_append:
         raise ConfigError(
             f"--allow-append on {'KG ' + repr(kg) if kg else 'the default KG'}: it is held in memory, so "

@@ -103,12 +103,17 @@ def import_ray() -> ModuleType:
             "--executor ray needs Ray, which is not installed: pip install 'tkgqa[distributed]' (or "
             "pip install ray) — or run with --executor local"
         ) from None
-    return ray
+    module: ModuleType = ray  # typed even where Ray is not installed (the lint-only install)
+    return module
 
 
 def forwarded_env() -> dict[str, str]:
-    """The variables of :data:`FORWARDED_ENV_PREFIXES` set in this process (read now, at call time)."""
-    return {k: v for k, v in os.environ.items() if k.startswith(FORWARDED_ENV_PREFIXES)}
+    """The variables of :data:`FORWARDED_ENV_PREFIXES` set in this process (read now, at call time), and
+    this process's LLM settings (``--llm-timeout``/``--llm-retries``) as the workers' environment."""
+    from ..llm.openai_backend import llm_settings
+
+    env = {k: v for k, v in os.environ.items() if k.startswith(FORWARDED_ENV_PREFIXES)}
+    return {**env, **llm_settings().as_env()}
 
 
 def method_factory_for(method: Method | str, factory: Callable[[], Method] | None) -> Callable[[], Method]:

@@ -26,7 +26,7 @@ from ..prompts.timer4 import parse_rewrite
 BAD_INPUT = "bad_input"
 
 
-class Refused(ParseError):
+class ReplyRejected(ParseError):
     """A reply the task's parser read but does not accept, with the kind of refusal (``category``)."""
 
     def __init__(self, category: str, message: str, *, raw: str) -> None:
@@ -79,8 +79,8 @@ def _timer4_answer(response: str, record: Mapping[str, Any]) -> tuple[list[str],
     reading = read_answer_list(response)
     if not reading.items:
         if reading.declined:
-            raise Refused("declined", "the reply gives no answer", raw=response)
-        raise Refused("no_answer", "no answer found in the reply", raw=response)
+            raise ReplyRejected("declined", "the reply gives no answer", raw=response)
+        raise ReplyRejected("no_answer", "no answer found in the reply", raw=response)
     return list(reading.items), reading.note
 
 
@@ -88,7 +88,7 @@ def _timer4_rewrite(response: str, record: Mapping[str, Any]) -> str:
     proposed = parse_rewrite(response)
     check = check_rewrite(record["original_question"], proposed)
     if not check.accepted:
-        raise Refused(str(check.verdict), f"not a rewrite: {check.reason()}", raw=response)
+        raise ReplyRejected(str(check.verdict), f"not a rewrite: {check.reason()}", raw=response)
     return proposed
 
 

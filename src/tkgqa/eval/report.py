@@ -51,9 +51,15 @@ class Report:
     selection: dict[str, Any] = field(default_factory=dict)
     supported_loose: dict[str, Any] = field(default_factory=dict)  # one question entity suffices
     replay: dict[str, int] = field(default_factory=dict)  # replay: backend: {exact, by_id, miss} calls
+    kg_view: dict[str, Any] = field(
+        default_factory=dict
+    )  # as_of / obfuscate (eval.kg_view); {}: the KG as given
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if not self.kg_view:  # the KG as given: report.json has no kg_view key, as before
+            del data["kg_view"]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Report:
@@ -160,6 +166,7 @@ def build_report(
     selection: Mapping[str, Any] | None = None,
     warnings: Sequence[str] = (),
     method_metrics: Mapping[str, Any] | None = None,
+    kg_view: Mapping[str, Any] | None = None,
 ) -> Report:
     """Aggregate per-question rows (as written to ``results.jsonl``); ``warnings``: the missing inputs."""
     supported, supported_loose = _supported(rows)
@@ -183,6 +190,7 @@ def build_report(
         warnings=list(warnings),
         method_metrics=dict(method_metrics or {}),
         replay=replay,
+        kg_view=dict(kg_view or {}),
     )
 
 

@@ -88,9 +88,10 @@ def _check_policy_alias(spec: str) -> None:
 
 
 @functools.lru_cache(maxsize=256)
-def uses_llm(spec: str) -> bool:
-    """Whether the method of ``spec`` takes an ``llm`` (a default LLM is passed only to those); an unknown
-    method raises the registry's ConfigError."""
+def takes_llm(spec: str) -> bool:
+    """Whether the method of ``spec`` takes an ``llm`` (a default LLM is passed only to those): the spec's
+    form of :meth:`Method.takes_llm <tkgqa.methods.base.Method.takes_llm>` (the API's ``uses_llm`` field); an
+    unknown method raises the registry's ConfigError. Whether it *calls* one: :func:`needs_llm`."""
     from ..methods.base import METHODS
 
     factory = METHODS.factory(spec.partition(":")[0].strip())
@@ -109,9 +110,9 @@ LLM_FREE_OPTIONS: dict[str, frozenset[str]] = {"policy": frozenset({"symbolic", 
 
 def needs_llm(spec: str, options: Mapping[str, Any] | None = None) -> bool:
     """Whether answering with ``spec`` (plus request ``options``) calls an LLM: the method takes one
-    (:func:`uses_llm`) and no option of :data:`LLM_FREE_OPTIONS` switches it off (``ari:policy=symbolic``
+    (:func:`takes_llm`) and no option of :data:`LLM_FREE_OPTIONS` switches it off (``ari:policy=symbolic``
     needs none, ``ari`` does)."""
-    if not uses_llm(spec):
+    if not takes_llm(spec):
         return False
     written: dict[str, str] = {}
     for token in spec.partition(":")[2].replace("+", ",").split(","):

@@ -46,9 +46,11 @@ from ..kg.base import KGStore
 from ..methods.base import Method, resolve_method
 from ..outcomes import ResultRow
 from ..sanitize import clean_json, has_surrogates
+from ..time import TimePoint
 from ..userfiles import claim_folder, parse_json, read_input
 from .answering import KGs, answer_one, clean_question
 from .executor import LOCAL, ExecutorConfig, ExecutorKind, method_factory_for
+from .kg_view import apply_kg_view
 from .report import DEFAULT_KS, RESULTS_FILE, Report, build_report, read_results, write_report
 
 RUN_FILE = "run.json"
@@ -215,6 +217,8 @@ def evaluate(
     executor: ExecutorConfig = LOCAL,
     method_factory: Callable[[], Method] | None = None,
     force: bool = False,
+    as_of: str | int | TimePoint | None = None,
+    obfuscate: bool = False,
 ) -> Report:
     """Evaluate ``method`` and write ``results.jsonl``, ``report.json``, ``report.md``, ``breakdown.png``.
 
@@ -226,8 +230,12 @@ def evaluate(
     questions are answered (default here); ``method_factory``: how a Ray worker builds its own ``method``
     (a picklable zero-argument callable; default: the registry for a name, else ``method`` pickled).
     ``force``: write into ``output_dir`` even when another command's files are there
-    (:func:`make_run_folder`)."""
+    (:func:`make_run_folder`). ``as_of``: answer over the KG as of that time (:func:`tkgqa.time.parse_as_of`:
+    a year, month or date; ``"all"``: the whole KG, recorded as such); ``obfuscate``: Q′ over
+    ``K_all ∪ K′`` (CIK-LLM, Fig. 6) — either is recorded in ``report.json``'s ``kg_view``
+    (:mod:`tkgqa.eval.kg_view`)."""
     runner = resolve_method(method) if isinstance(method, str) else method
+    dataset_or_questions, kg, view = _kg_view(dataset_or_questions, kg, as_of, obfuscate)
     ds, all_questions, name = _source(dataset_or_questions)
     questions = [clean_question(q) for q in select_questions(all_questions, limit, sample, seed)]
     found = input_warnings(ds, kg, questions)
@@ -271,12 +279,28 @@ def evaluate(
             },
             warnings=[*found, *kgs.warnings],
             method_metrics=runner.report_metrics(rows) if hasattr(runner, "report_metrics") else None,
+            kg_view=view,
         )
         try:
             write_report(report, out)
         except OSError as exc:
             raise write_failed(out, exc) from None
         return report
+
+
+def _kg_view(
+    data: Dataset | Sequence[Question],
+    kg: KGStore | str | Path | None,
+    as_of: str | int | TimePoint | None,
+    obfuscate: bool,
+) -> tuple[Dataset | Sequence[Question], KGStore | str | Path | None, dict[str, Any] | None]:
+    """``data`` and ``kg`` with ``as_of``/``obfuscate`` applied (:func:`~tkgqa.eval.kg_view.apply_kg_view`),
+    and the ``kg_view`` to record (``None``: neither asked)."""
+    if as_of is None and not obfuscate:
+        return data, kg, None
+    if not isinstance(data, Dataset):
+        data = Dataset(name=_source(data)[2], questions=list(data))
+    return apply_kg_view(data, kg, as_of=as_of, obfuscate=obfuscate)
 
 
 def _source(data: Dataset | Sequence[Question]) -> tuple[Dataset | None, list[Question], str]:

@@ -33,13 +33,12 @@ never feeds a method.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ..kg.base import KGStore
 from ..kg.fact import Fact
 from ..query import TimeMention, Token, find_times, normalize_text, tokenize
-from ..time import TemporalRelation, TimePoint, holds_span, try_parse_time
+from ..time import Interval, TemporalRelation, TimeConstraint, TimePoint, try_parse_time
 
 _STOP = """a an and as at be by did do does first for from in is it its last of on or the to was were what
 when where which who whom whose why with after before during year month day time"""
@@ -48,21 +47,6 @@ MAX_NGRAM = 12
 
 _RANGE_OPENERS = frozenset({"between", "from"})
 _RANGE_JOINERS = frozenset({"and", "to", "until", "till", "through", "-"})
-
-
-@dataclass(frozen=True, slots=True)
-class TimeConstraint:
-    """An explicit time of the question: the days ``lo..hi`` and the relation the answer's fact must have
-    to them (:class:`~tkgqa.time.TemporalRelation`, read by the shared question-time reader)."""
-
-    op: TemporalRelation
-    lo: int  # first day (ordinal) of the stated time
-    hi: int  # last day
-    text: str
-
-    def admits(self, fact: Fact) -> bool:
-        """Whether ``fact`` stands in ``op`` to this time (:func:`tkgqa.time.holds`, the one semantics)."""
-        return holds_span(self.op, fact.start, fact.end, self.lo, self.hi)
 
 
 def question_times(text: str, entity_words: set[str] | None = None) -> list[TimeConstraint]:
@@ -81,16 +65,11 @@ def question_times(text: str, entity_words: set[str] | None = None) -> list[Time
         m = mentions[k]
         nxt = mentions[k + 1] if k + 1 < len(mentions) else None
         if nxt is not None and _is_range(tokens, m, nxt) and m.point.first_day <= nxt.point.last_day:
-            out.append(
-                TimeConstraint(
-                    TemporalRelation.IN, m.point.first_day, nxt.point.last_day, f"{m.text}–{nxt.text}"
-                )
-            )
+            span = Interval(m.point, nxt.point)
+            out.append(TimeConstraint(TemporalRelation.IN, span, f"{m.text}–{nxt.text}"))
             k += 2
             continue
-        out.append(
-            TimeConstraint(m.relation or TemporalRelation.IN, m.point.first_day, m.point.last_day, m.text)
-        )
+        out.append(TimeConstraint(m.relation or TemporalRelation.IN, m.point, m.text))
         k += 1
     return out
 
@@ -200,7 +179,7 @@ class SupportChecker:
                 missing.append(str(answer))
         if len(missing) == len(question.answers):
             return False, f"gold answer(s) not in the KG: {missing[:3]}"
-        when = ", ".join(f"{c.op} {c.text}" for c in constraints)
+        when = ", ".join(f"{c.kind} {c.text}" for c in constraints)
         at = f" at the asked time ({when})" if when else ""
         links = "all of" if linked and len(entities) > 1 else "any of"
         return False, f"no fact links {links} {entities[:5]} to a gold answer{at}"
@@ -225,7 +204,7 @@ class SupportChecker:
                 if e == gold:
                     continue
                 for fact in self._between(e, gold):
-                    if all(c.admits(fact) for c in constraints):
+                    if all(c.admits(fact.start, fact.end) for c in constraints):
                         if not linked or self._connected(entities, {e, gold}):
                             return fact
                         break
@@ -259,7 +238,7 @@ class SupportChecker:
             else:
                 candidates = [*self.kg.facts(subject=e, time=point), *self.kg.facts(object=e, time=point)]
             for fact in candidates:
-                if not all(c.admits(fact) for c in constraints):
+                if not all(c.admits(fact.start, fact.end) for c in constraints):
                     continue
                 if not any(
                     t is not None and t.coarsen(point.granularity).iso() == want

@@ -2,42 +2,28 @@
 the symbolic program as a tree with the fact count of each step, and what is missing when it found nothing.
 No FastAPI here.
 
-The program is the one-line text of :func:`tkgqa.query.program.nodes.pretty` (``entities((in(match(?, Make a
-visit, China), 2014-11) ?? …))``); :func:`program_tree` parses it back into nodes and replays the
-executor's evaluation order (:meth:`tkgqa.query.program.executor.Executor.rows`) over the trace's ``{"op",
-"facts"}`` steps to give each node its count. When the replay does not consume the steps exactly, the
-counts are left out (``counted`` false) rather than guessed.
+The program is the one typed program of :mod:`tkgqa.query.program.nodes`, as the executor recorded it in
+the trace (its ``executed`` step: the program as data and the facts each node found, by path —
+:meth:`tkgqa.query.program.executor.Executor.executed`); :func:`program_tree` reads it back with
+:func:`~tkgqa.query.program.nodes.from_dict` and shows each node with its count. Nothing is re-parsed or
+replayed; a trace without that record (another method, a run written before it was recorded) has no tree.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
+from ..errors import DataError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
+from ..query.program import nodes as nodes
+from ..time import TemporalRelation
 
-#: Call names of the program text and the executor op each one records (``None``: records none itself).
-_CALLS: dict[str, str | None] = {
-    "match": "match",
-    "in": "filter",
-    "before": "filter",
-    "after": "filter",
-    "starts": "filter",
-    "ends": "filter",
-    "during": "filter",
-    "overlaps": "filter",
-    "first": "select",
-    "last": "select",
-    "exclude": "exclude",
-    "entities": None,
-    "times": None,
-    "time": "time",
-}
-_CALL = re.compile(r"^([a-z_]+)\((.*)\)$", re.DOTALL)
-MAX_PROGRAM_CHARS = 20_000
+#: The most program nodes a view reads from a trace (a recorded program has a few dozen).
+MAX_NODES = 2_000
+_FILTER_OPS = frozenset(str(r) for r in TemporalRelation)
 
 
 def labelled_fact(fact: Fact, kg: KGStore | None) -> dict[str, Any]:
@@ -126,162 +112,57 @@ def entity_suggestions(
     return out[:limit]
 
 
-@dataclass
-class ProgramNode:
-    """One step of the program: its operator (``match``, ``in``, ``??``…), its text, the facts it found
-    (``None``: not run, or unknown) and its child steps; ``args`` are the plain arguments (names, times)."""
-
-    op: str
-    text: str
-    args: list[str] = field(default_factory=list)
-    children: list[ProgramNode] = field(default_factory=list)
-    facts: int | None = None
-    ran: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "op": self.op,
-            "text": self.text,
-            "args": list(self.args),
-            "facts": self.facts,
-            "ran": self.ran,
-            "children": [c.to_dict() for c in self.children],
-        }
-
-    def walk(self) -> Iterator[ProgramNode]:
-        yield self
-        for child in self.children:
-            yield from child.walk()
-
-
-def _split_top(text: str, sep: str) -> list[str]:
-    """``text`` split on ``sep`` outside parentheses."""
-    parts: list[str] = []
-    depth = 0
-    start = 0
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif depth == 0 and text.startswith(sep, i):
-            parts.append(text[start:i])
-            i += len(sep)
-            start = i
-            continue
-        i += 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts]
+def _view_args(node: nodes.Node) -> tuple[str, list[str]]:
+    """A node's operator and plain arguments as the view shows them (names, times, orders)."""
+    match node:
+        case nodes.Entities():
+            return "entities", [str(node.order)] if node.order != "count" else []
+        case nodes.Times():
+            gran = node.granularity.name.lower() if node.granularity else "as-stored"
+            return "times", [gran, *(["end"] if node.use_end else [])]
+        case nodes.Match():
+            return "match", list(node.arguments())
+        case nodes.Filter():
+            return str(node.op), [str(node.time)] if isinstance(node.time, nodes.Const) else []
+        case nodes.TimeOf():
+            coarse = [node.granularity.name.lower()] if node.granularity else []
+            return "time", [str(node.which), *coarse]
+        case nodes.Select():
+            return str(node.which), [str(node.n)] if node.n != 1 else []
+        case nodes.Exclude():
+            return "exclude", list(node.entities)
+        case nodes.Fallback():
+            return "??", []
+        case nodes.Const():
+            return "value", []
+        case _:
+            assert_never(node)
 
 
-def _balanced(text: str) -> bool:
-    depth = 0
-    for ch in text:
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth < 0:
-            return False
-    return depth == 0
+def _view(node: nodes.Node, path: str, facts: dict[str, Any]) -> dict[str, Any]:
+    """``{"op", "text", "args", "facts", "ran", "children"}`` of ``node`` (its time constant is an argument,
+    not a child), with what the executor recorded for its path."""
+    op, args = _view_args(node)
+    shown = [
+        _view(child, f"{path}.{k}" if path else str(k), facts)
+        for k, child in enumerate(nodes.children(node))
+        if not isinstance(child, nodes.Const)
+    ]
+    count = facts.get(path)
+    return {
+        "op": op,
+        "text": str(node),
+        "args": args,
+        "facts": count if isinstance(count, int) and not isinstance(count, bool) else None,
+        "ran": path in facts,
+        "children": shown,
+    }
 
 
-def _wrapped(text: str) -> bool:
-    """Whether the outer parentheses of ``text`` enclose all of it."""
-    return text.startswith("(") and text.endswith(")") and _balanced(text[1:-1])
-
-
-def parse_program(text: str) -> ProgramNode:
-    """The tree of a program's one-line text (a leaf ``value`` node for anything that is not a call)."""
-    text = text.strip()
-    if _wrapped(text):
-        inner = text[1:-1]
-        alternatives = _split_top(inner, " ?? ")
-        if len(alternatives) == 2:
-            return ProgramNode("??", text, children=[parse_program(a) for a in alternatives])
-    call = _CALL.match(text)
-    if call and call.group(1) in _CALLS and _balanced(call.group(2)):
-        node = ProgramNode(call.group(1), text)
-        for arg in _split_top(call.group(2), ","):
-            if _wrapped(arg) or (_CALL.match(arg) and _CALL.match(arg).group(1) in _CALLS):  # type: ignore[union-attr]
-                node.children.append(parse_program(arg))
-            else:
-                node.args.append(arg)
-        return node
-    return ProgramNode("value", text)
-
-
-class _Replay:
-    """Replays the executor's evaluation order over the recorded steps (see the module docstring)."""
-
-    def __init__(self, steps: Sequence[dict[str, Any]]) -> None:
-        self.steps = list(steps)
-        self.pos = 0
-        self.ok = True
-        self.times: dict[str, int] = {}
-
-    def take(self, op: str) -> int:
-        if self.pos >= len(self.steps) or self.steps[self.pos].get("op") != op:
-            self.ok = False
-            raise _Mismatch
-        step = self.steps[self.pos]
-        self.pos += 1
-        return int(step.get("facts", 0) or 0)
-
-    def rows(self, node: ProgramNode, *, record: bool = True) -> int:
-        node.ran = True
-        kind = _CALLS.get(node.op, "") if node.op != "??" else "fallback"
-        rows = [c for c in node.children if c.op != "time" and c.op != "value"]
-        if node.op == "??":
-            count = self.rows(node.children[0])
-            if count == 0 and len(node.children) > 1:
-                count = self.rows(node.children[1])
-        elif kind == "match":
-            count = -1
-        elif kind == "filter":
-            times = [c for c in node.children if c.op == "time"]
-            ref_ok = all(self.time(t) for t in times)
-            if not ref_ok:
-                count = 0
-            elif rows and rows[0].op == "match":
-                rows[0].ran = True  # matched inside the time window: no step of its own
-            elif rows:
-                self.rows(rows[0])
-            count = -1
-        elif kind in ("select", "exclude") or kind is None:
-            if rows:
-                self.rows(rows[0])
-            if kind is None:
-                node.facts = rows[0].facts if rows else None
-                return node.facts or 0
-            count = -1
-        else:
-            self.ok = False
-            raise _Mismatch
-        facts = self.take(kind) if record and kind else count
-        node.facts = facts
-        return facts
-
-    def time(self, node: ProgramNode) -> bool:
-        """Evaluate ``time(which, rows…)``: cached per text like the executor's per-expression cache."""
-        node.ran = True
-        if node.text in self.times:
-            node.facts = self.times[node.text]
-            return node.facts > 0
-        rows = [c for c in node.children if c.op != "value"]
-        found = self.rows(rows[0]) if rows else 0
-        if found:
-            if self.pos < len(self.steps) and self.steps[self.pos].get("op") == "time":
-                self.pos += 1
-            else:  # rows without a start time: no reference time
-                found = 0
-        node.facts = found
-        self.times[node.text] = found
-        return found > 0
-
-
-class _Mismatch(Exception):
-    pass
+def _walk(view: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    yield view
+    for child in view["children"]:
+        yield from _walk(child)
 
 
 def _label_arg(arg: str, label: Callable[[str], str]) -> str:
@@ -295,62 +176,72 @@ def _label_arg(arg: str, label: Callable[[str], str]) -> str:
     return "|".join(parts)
 
 
+def executed_program(trace: Sequence[Any]) -> tuple[nodes.Program, dict[str, Any]] | None:
+    """The typed program a symbolic trace ran and the facts of each node by path (the executor's
+    ``executed`` step: :meth:`~tkgqa.query.program.executor.Executor.executed`); ``None`` when the trace
+    has none (another method, a run written before it was recorded) or it is not a program."""
+    record = next(
+        (s["executed"] for s in trace if isinstance(s, dict) and isinstance(s.get("executed"), dict)), None
+    )
+    if record is None or not isinstance(record.get("facts"), dict):
+        return None
+    try:
+        program = nodes.from_dict(record.get("program"))
+    except DataError:
+        return None
+    if not isinstance(program, nodes.Entities | nodes.Times) or len(record["facts"]) > MAX_NODES:
+        return None
+    return program, record["facts"]
+
+
 def program_tree(
     trace: Sequence[dict[str, Any]], label: Callable[[str], str] | None = None
 ) -> dict[str, Any] | None:
-    """``{"tree", "counted", "empty_step", "missing"}`` for an answer whose trace holds a symbolic program
-    (``None`` otherwise); ``label`` turns the names in the steps' arguments into labels. ``empty_step``: the
-    text of the first step that ran and found nothing although its inputs found something; ``missing``:
-    what that says is missing from the KG (``no fact (Danish Ministry of Defence, Make a visit, Iraq) in
-    the KG``)."""
-    program = next((s["program"] for s in trace if isinstance(s.get("program"), str)), None)
-    if program is None or len(program) > MAX_PROGRAM_CHARS:
+    """``{"tree", "counted", "empty_step", "missing"}`` for an answer whose trace records the program the
+    executor ran (``None`` otherwise): the typed program (:mod:`tkgqa.query.program.nodes`) as a tree with
+    the facts each step found, as the executor recorded them; ``label`` turns the names in the steps'
+    arguments into labels. ``empty_step``: the text of the first step that ran and found nothing although
+    its inputs found something; ``missing``: what that says is missing from the KG (``no fact (Danish
+    Ministry of Defence, Make a visit, Iraq) in the KG``)."""
+    found = executed_program(trace)
+    if found is None:
         return None
-    root = parse_program(program)
-    steps = [s for s in trace if isinstance(s, dict) and "op" in s]
-    replay = _Replay(steps)
-    try:
-        replay.rows(root)
-        counted = replay.ok and replay.pos == len(steps)
-    except (_Mismatch, IndexError, ValueError):
-        counted = False
-    if not counted:
-        for node in root.walk():
-            node.facts, node.ran = None, False
+    program, facts = found
+    tree = _view(program, "", facts)
     if label is not None:
-        for node in root.walk():
-            if node.op == "match" or node.op == "exclude":
-                node.args = [_label_arg(a, label) for a in node.args]
-    culprit = next((n for n in root.walk() if _culprit(n)), None)
+        for node in _walk(tree):
+            if node["op"] in ("match", "exclude"):
+                node["args"] = [_label_arg(a, label) for a in node["args"]]
+    culprit = next((n for n in _walk(tree) if _culprit(n)), None)
     return {
-        "tree": root.to_dict(),
-        "counted": counted,
-        "empty_step": culprit.text if culprit else None,
+        "tree": tree,
+        "counted": True,
+        "empty_step": culprit["text"] if culprit else None,
         "missing": _missing(culprit) if culprit else None,
     }
 
 
-def _culprit(node: ProgramNode) -> bool:
+def _culprit(node: dict[str, Any]) -> bool:
     """A step that ran and found nothing although every step it read found something (or is unknown)."""
-    if not node.ran or node.facts != 0 or node.op in ("??", "value"):
+    if not node["ran"] or node["facts"] != 0 or node["op"] in ("??", "value"):
         return False
-    return all(c.facts != 0 for c in node.children if c.ran and c.op != "value")
+    return all(c["facts"] != 0 for c in node["children"] if c["ran"])
 
 
-def _match_text(node: ProgramNode) -> str:
-    subject, relation, obj = (a if a != "?" else "any entity" for a in node.args)
+def _match_text(node: dict[str, Any]) -> str:
+    subject, relation, obj = (a if a != "?" else "any entity" for a in node["args"])
     return f"({subject}, {relation.split('|')[0]}, {obj})"
 
 
-def _missing(node: ProgramNode) -> str:
+def _missing(node: dict[str, Any]) -> str:
     """What ``node`` finding nothing says is missing from the KG."""
-    if node.op == "match" and len(node.args) == 3:
+    if node["op"] == "match" and len(node["args"]) == 3:
         return f"no fact {_match_text(node)} in the KG"
-    rows = [c for c in node.children if c.op not in ("time", "value")]
-    inner = next((n for c in rows for n in c.walk() if n.op == "match" and len(n.args) == 3), None)
-    if node.op in ("in", "before", "after", "starts", "ends", "during", "overlaps") and inner is not None:
-        when = node.args[-1] if node.args else "the asked time"
-        return f"no fact {_match_text(inner)} {node.op} {when} in the KG"
-    if node.op == "time":
+    rows = [c for c in node["children"] if c["op"] != "time"]
+    inner = next((n for c in rows for n in _walk(c) if n["op"] == "match" and len(n["args"]) == 3), None)
+    if node["op"] in _FILTER_OPS and inner is not None:
+        when = node["args"][-1] if node["args"] else "the asked time"
+        return f"no fact {_match_text(inner)} {node['op']} {when} in the KG"
+    if node["op"] == "time":
         return "no reference event with a date in the KG"
-    return f"the step {node.text[:200]} found no fact"
+    return f"the step {node['text'][:200]} found no fact"

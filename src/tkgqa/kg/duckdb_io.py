@@ -370,6 +370,7 @@ DUCKDB = register_format(
         load_duckdb,
         suffixes=(".duckdb", ".ddb"),
         cacheable=False,
+        persistent=True,
         description="a tkgqa DuckDB store (tkgqa.kg.duckdb_store), loaded into memory read-only",
     )
 )

@@ -55,6 +55,7 @@ class KGFormat:
     description: str = ""
     cacheable: bool = True  # False: already a binary store (duckdb, parquet), loaded without the npz cache
     directory: bool = False  # the KG is a directory (a Parquet export); ``detect`` gets its file names
+    persistent: bool = False  # a store served in place from its file (DuckDB): appends to it are kept
 
     def __call__(self, path: PathLike, **options: Any) -> TemporalKG:
         return self.loader(path, **options)
@@ -103,6 +104,15 @@ def format_names() -> list[str]:
         else:
             names.add(_as_format(key, KG_FORMATS.factory(key)).name)
     return sorted(names)
+
+
+def is_persistent_store(path: PathLike | None) -> bool:
+    """Whether ``path`` names a persistent store by its suffix: a format registered with ``persistent``
+    (``store.duckdb`` or ``store.ddb``), which the service opens in place and may append to."""
+    if path is None:
+        return False
+    suffix = Path(path).suffix.lower()
+    return bool(suffix) and any(fmt.persistent and suffix in fmt.suffixes for fmt in all_formats())
 
 
 def check_file(path: Path, kind: str = "KG file") -> None:

@@ -5,10 +5,12 @@ arguments or from ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``, read at each call. T
 in the ``Authorization`` header: it is not logged, not part of the cache key and redacted from errors. The
 base URL is checked before use (:func:`check_base_url`: http(s), a host, no ``user:password``, no query).
 
-Timeouts and retries are settings: the ``timeout``/``max_retries`` arguments, else the environment variables
-``TKGQA_LLM_TIMEOUT`` (seconds per attempt, default :data:`DEFAULT_TIMEOUT_S`) and ``TKGQA_LLM_RETRIES``
-(retries after the first attempt, default :data:`DEFAULT_RETRIES`), read at each call; the CLI's
-``--llm-timeout``/``--llm-retries`` set them (:func:`apply_llm_settings`). The timeout is one *total*
+Timeouts and retries are settings: the ``timeout``/``max_retries`` arguments, else this process's
+:class:`LLMSettings` (the CLI's ``--llm-timeout``/``--llm-retries``, installed by :func:`use_llm_settings`),
+else the environment variables ``TKGQA_LLM_TIMEOUT`` (seconds per attempt, default :data:`DEFAULT_TIMEOUT_S`)
+and ``TKGQA_LLM_RETRIES`` (retries after the first attempt, default :data:`DEFAULT_RETRIES`), read at each
+call. Nothing here writes the environment: a worker process (Ray) gets the settings as its own environment
+(:meth:`LLMSettings.as_env`). The timeout is one *total*
 deadline per attempt: connecting, sending and every byte of the reply (a server that dribbles a byte a second
 is cut off like one that says nothing; :func:`post_within`). One stalled call costs at most about
 ``timeout × (retries + 1)`` plus the back-off between attempts (≤ ``backoff_max`` each).
@@ -112,25 +114,71 @@ def check_retries(value: int | str, source: str = "--llm-retries") -> int:
     return count
 
 
+@dataclass(frozen=True)
+class LLMSettings:
+    """The HTTP backends' timeout per attempt and retry count for this process; ``None``: the environment
+    variable (``TKGQA_LLM_TIMEOUT``/``TKGQA_LLM_RETRIES``), else the default. Checked at construction."""
+
+    timeout: float | None = None
+    retries: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.timeout is not None:
+            object.__setattr__(self, "timeout", check_timeout(self.timeout))
+        if self.retries is not None:
+            object.__setattr__(self, "retries", check_retries(self.retries))
+
+    def as_env(self) -> dict[str, str]:
+        """The settings given, as the environment of a worker process (which reads them as its default)."""
+        env = {TIMEOUT_ENV: repr(self.timeout)} if self.timeout is not None else {}
+        if self.retries is not None:
+            env[RETRIES_ENV] = str(self.retries)
+        return env
+
+
+_settings = LLMSettings()
+
+
+def use_llm_settings(settings: LLMSettings) -> LLMSettings:
+    """Install ``settings`` for this process (every backend called afterwards reads them); returns the
+    previous ones, so a caller can restore them."""
+    global _settings
+    previous, _settings = _settings, settings
+    return previous
+
+
+def llm_settings() -> LLMSettings:
+    """This process's settings (:func:`use_llm_settings`)."""
+    return _settings
+
+
 def llm_timeout() -> float:
-    """The timeout per attempt: ``$TKGQA_LLM_TIMEOUT`` (read now) or :data:`DEFAULT_TIMEOUT_S`."""
+    """The timeout per attempt: the installed :class:`LLMSettings`, else ``$TKGQA_LLM_TIMEOUT`` (read now),
+    else :data:`DEFAULT_TIMEOUT_S`."""
+    if _settings.timeout is not None:
+        return _settings.timeout
     env = os.environ.get(TIMEOUT_ENV)
     return check_timeout(env, TIMEOUT_ENV) if env else DEFAULT_TIMEOUT_S
 
 
 def llm_retries() -> int:
-    """The retry count: ``$TKGQA_LLM_RETRIES`` (read now) or :data:`DEFAULT_RETRIES`."""
+    """The retry count: the installed :class:`LLMSettings`, else ``$TKGQA_LLM_RETRIES`` (read now), else
+    :data:`DEFAULT_RETRIES`."""
+    if _settings.retries is not None:
+        return _settings.retries
     env = os.environ.get(RETRIES_ENV)
     return check_retries(env, RETRIES_ENV) if env else DEFAULT_RETRIES
 
 
-def apply_llm_settings(timeout: float | None = None, retries: int | None = None) -> None:
-    """Validate the CLI's ``--llm-timeout``/``--llm-retries`` and set ``TKGQA_LLM_TIMEOUT``/``_RETRIES`` for
-    this process (every backend built afterwards, or called again, reads them); ``None`` leaves one as is."""
-    if timeout is not None:
-        os.environ[TIMEOUT_ENV] = repr(check_timeout(timeout))
-    if retries is not None:
-        os.environ[RETRIES_ENV] = str(check_retries(retries))
+def apply_llm_settings(timeout: float | None = None, retries: int | None = None) -> LLMSettings:
+    """The CLI's ``--llm-timeout``/``--llm-retries`` as this process's :class:`LLMSettings` (checked first:
+    a bad value is a ConfigError and changes nothing); ``None`` keeps the current value of that one."""
+    current = llm_settings()
+    settings = LLMSettings(
+        current.timeout if timeout is None else timeout, current.retries if retries is None else retries
+    )
+    use_llm_settings(settings)
+    return settings
 
 
 def check_base_url(url: str, source: str = "OPENAI_BASE_URL") -> str:
@@ -313,11 +361,11 @@ class OpenAIBackend(LLMBackend):
         return self.__api_key or os.environ.get("OPENAI_API_KEY") or None
 
     def attempt_timeout(self) -> float:
-        """Seconds per attempt: the ``timeout`` argument, else ``$TKGQA_LLM_TIMEOUT``, else the default."""
+        """Seconds per attempt: the ``timeout`` argument, else :func:`llm_timeout`."""
         return self.timeout if self.timeout is not None else llm_timeout()
 
     def retries(self) -> int:
-        """Retries after the first attempt: ``max_retries``, else ``$TKGQA_LLM_RETRIES``, else the default."""
+        """Retries after the first attempt: ``max_retries``, else :func:`llm_retries`."""
         return self.max_retries if self.max_retries is not None else llm_retries()
 
     def endpoint(self) -> str:

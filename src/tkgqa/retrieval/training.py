@@ -53,7 +53,6 @@ from .embedders import (
     Embedder,
     SentenceTransformerEmbedder,
     bundled_minilm_path,
-    set_offline_env,
 )
 from .paths import models_dir, safe_name
 from .verbalize import DEFAULT_VERBALIZER, Verbalizer
@@ -270,7 +269,6 @@ def train_time_aware_retriever(
     """Fine-tune ``base`` (default: bundled MiniLM) on ``examples`` and save it to ``output_dir``."""
     if not examples:
         raise ConfigError("no training examples")
-    set_offline_env()
     try:
         import torch
         from sentence_transformers import SentenceTransformer

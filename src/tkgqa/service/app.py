@@ -31,8 +31,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import __version__
 from ..datasets.core import Dataset
 from ..errors import TKGQAError
-from ..eval.resolve import open_kg, uses_llm
+from ..eval.resolve import open_kg, takes_llm
 from ..kg.base import KGStore
+from ..kg.formats import is_persistent_store
 from .ask_routes import ClientGone, ask_router
 from .errors import clip, error_body, exception_body, headers_for, status_for
 from .guard import RequestGuard
@@ -98,7 +99,7 @@ def create_app(
         kg = str(dataset.kg_path)
     path = kg if isinstance(kg, str) or kg is None else None
     store: KGStore
-    if isinstance(kg, str) and kg.lower().endswith(".duckdb"):  # a persistent store, served from disk: this
+    if isinstance(kg, str) and is_persistent_store(kg):  # a persistent store, served from disk: this
         from ..kg.duckdb_store import DuckDBStore  # process is its one writer when appends are on (issue #14)
 
         store = DuckDBStore.open(kg, read_only=not settings.allow_append, create=settings.create_store)
@@ -111,7 +112,7 @@ def create_app(
         workers=settings.method_workers,
         stuck_after_s=settings.request_timeout_s,  # no client waits longer: a worker still busy is stuck
     )
-    pool.warm(default_method.strip(), llm if uses_llm(default_method) else None)
+    pool.warm(default_method.strip(), llm if takes_llm(default_method) else None)
     state = ServiceState(
         kg=store,
         kg_path=path,

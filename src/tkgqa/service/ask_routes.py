@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, field_validator
 from ..credentials import redact
 from ..datasets.base import Question
 from ..errors import ConfigError
-from ..eval.resolve import OptionValue, answer_payload, uses_llm
+from ..eval.resolve import OptionValue, answer_payload, takes_llm
 from ..methods.base import Answer, Method, step_reporter
 from ..sanitize import clean_text
 from .errors import DeadlineError, ShuttingDownError
@@ -58,7 +58,9 @@ class AskRequest(BaseModel):
         default=None, gt=0, le=3600, description="Deadline in seconds (at most the server's)."
     )
     as_of: str | None = Field(
-        default=None, max_length=40, description="Answer over the KG as of this date (e.g. 2014-06)."
+        default=None,
+        max_length=40,
+        description="Answer over the KG as of this date (e.g. 2014-06; all: the whole KG).",
     )
 
     @field_validator("question", "method", "llm", mode="before")
@@ -150,7 +152,7 @@ def ask_router(state: ServiceState) -> APIRouter:
         if not text:
             raise ConfigError("the question is empty: type a question, e.g. 'Who visited China in 2014?'")
         spec = state.policy.method(body.method)
-        llm = state.policy.llm(body.llm) if uses_llm(spec) else None  # never to methods without an LLM
+        llm = state.policy.llm(body.llm) if takes_llm(spec) else None  # never to methods without an LLM
         options = state.policy.check_options(body.options, spec)
         kg = state.live.at(body.as_of)
         question = Question(qid="api", text=text)

@@ -16,7 +16,7 @@ from ..errors import DataError
 from ..kg.base import KGStore
 from ..kg.builder import FactBuilder, parse_delimited
 from ..kg.fact import Fact
-from ..time.point import try_parse_time
+from ..time.point import parse_as_of
 from .queries import EntityIndex, KGLinkers
 
 MAX_APPEND_LINES = 1000
@@ -47,14 +47,11 @@ class LiveKG:
         return Derived(linkers, EntityIndex(self.kg, linkers.entities))
 
     def at(self, as_of: str | None) -> KGStore:
-        """The KG as of ``as_of`` (a date, e.g. ``2014-06``; ``None`` or empty: all of it). DataError for a
-        date that does not parse."""
-        text = (as_of or "").strip()
-        if not text:
-            return self.kg
-        point = try_parse_time(text)
+        """The KG as of ``as_of`` (read by :func:`tkgqa.time.parse_as_of`: a date, e.g. ``2014-06``; ``None``,
+        empty or ``all``: all of it). DataError for a date that does not parse."""
+        point = parse_as_of(as_of)
         if point is None:
-            raise DataError(f"as_of {text[:60]!r} is not a date; use e.g. 2014, 2014-06 or 2014-06-30")
+            return self.kg
         key = point.iso()
         with self._lock:
             snap = self._snapshots.get(key)

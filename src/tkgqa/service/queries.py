@@ -84,13 +84,13 @@ PRESET_DESCRIPTIONS = {
 
 def preset_catalog(presets: Sequence[str]) -> list[dict[str, Any]]:
     """Each preset spec with a one-line description, whether it takes an LLM and whether it needs one."""
-    from ..eval.resolve import needs_llm, uses_llm
+    from ..eval.resolve import needs_llm, takes_llm
 
     return [
         {
             "name": p,
             "description": PRESET_DESCRIPTIONS.get(p, p),
-            "uses_llm": uses_llm(p),
+            "uses_llm": takes_llm(p),
             "needs_llm": needs_llm(p),
         }
         for p in presets
@@ -106,7 +106,7 @@ def _one_line(doc: str, limit: int = 120) -> str:
 def method_catalog() -> list[dict[str, Any]]:
     """The registered methods: name, a one-line description, whether they accept an ``llm`` and whether
     they need one (by their bare name: every method that accepts one does; see ``preset_catalog``)."""
-    from ..eval.resolve import uses_llm
+    from ..eval.resolve import takes_llm
     from ..methods import _builtin  # noqa: F401  (registers the built-in methods)
     from ..methods.base import METHODS
 
@@ -115,7 +115,7 @@ def method_catalog() -> list[dict[str, Any]]:
         factory = METHODS.factory(name)
         own_doc = vars(factory).get("__doc__") if isinstance(factory, type) else factory.__doc__
         description = DESCRIPTIONS.get(name) or _one_line(own_doc or "") or name
-        uses = uses_llm(name)
+        uses = takes_llm(name)
         rows.append({"name": name, "description": description, "uses_llm": uses, "needs_llm": uses})
     return rows
 

@@ -1,5 +1,6 @@
 """Time points at a granularity, intervals, parsing and temporal relations (pure functions)."""
 
+from .constraint import CONSTRAINT_KINDS, TimeConstraint
 from .interval import (
     NEG_INF,
     POS_INF,
@@ -26,6 +27,7 @@ from .point import (
     days_from_civil,
     days_in_month,
     is_leap,
+    parse_as_of,
     parse_bound,
     parse_time,
     split_range,
@@ -44,6 +46,7 @@ from .semantics import (
 )
 
 __all__ = [
+    "CONSTRAINT_KINDS",
     "MONTHS",
     "MONTH_NAMES",
     "MONTH_PATTERN",
@@ -55,6 +58,7 @@ __all__ = [
     "Granularity",
     "Interval",
     "TemporalRelation",
+    "TimeConstraint",
     "TimeLike",
     "TimePoint",
     "allen",
@@ -69,6 +73,7 @@ __all__ = [
     "intersects",
     "is_leap",
     "keep",
+    "parse_as_of",
     "parse_bound",
     "parse_choice",
     "parse_time",

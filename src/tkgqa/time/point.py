@@ -283,3 +283,28 @@ def split_range(text: str) -> tuple[str, str] | None:
     if not m:
         return None
     return m.group(1), m.group(2)
+
+
+#: What ``as_of`` takes for "no cutoff: the whole KG" (``K_all``), besides ``None`` and the empty text.
+AS_OF_ALL = "all"
+
+
+def parse_as_of(value: str | int | TimePoint | None, source: str = "as_of") -> TimePoint | None:
+    """The one reading of an ``as_of`` cutoff (``tkgqa eval --as-of``, ``tkgqa.ask``/``tkgqa.evaluate``'s
+    ``as_of=``, the service's ``as_of`` field): ``None``, empty text or ``all`` (any case) is no cutoff — the
+    whole KG (``None``); a year (int or text), a month, a date or a :class:`TimePoint` is that cutoff;
+    anything else a :class:`DataError` naming ``source`` and the forms that work."""
+    if value is None or isinstance(value, TimePoint):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return TimePoint(value)
+    text = value.strip() if isinstance(value, str) else ""
+    if isinstance(value, str) and (not text or text.lower() == AS_OF_ALL):
+        return None
+    point = try_parse_time(text) if text else None
+    if point is None:
+        raise DataError(
+            f"{source} {str(value)[:60]!r} is not a time: use a year (2000), a month (2000-06), a date "
+            f"(2000-06-30), or '{AS_OF_ALL}' for the whole KG"
+        )
+    return point

@@ -43,6 +43,8 @@ from .nodes import (
     TimeExpr,
     TimeOf,
     Times,
+    paths,
+    to_dict,
 )
 
 
@@ -76,13 +78,16 @@ class Executor:
         self.steps: list[dict[str, Any]] = []
         self.reference_facts: list[Fact] = []
         self._times: dict[int, tuple[TimeOf, Interval | TimePoint | None]] = {}  # per run, by id
+        self._facts: dict[int, int | None] = {}  # per run: what each node found, by id (None: not counted)
 
     # --- answers --------------------------------------------------------------------------------
     def run(self, program: Program) -> Result:
         self.steps = []
         self.reference_facts = []
         self._times = {}
+        self._facts = {}
         rows = self.rows(program.rows)
+        self._facts[id(program)] = len(rows)
         match program:
             case Entities():
                 answers, used = self._rank_entities(rows, program.order)
@@ -94,7 +99,27 @@ class Executor:
         for f in self.reference_facts:
             if f not in evidence:
                 evidence.append(f)
+        self.steps.append({"executed": self.executed(program)})
         return Result(answers, evidence, self.steps)
+
+    def executed(self, program: Program) -> dict[str, Any]:
+        """The last run as data: ``{"program": to_dict(program), "facts": {path: n}}`` — the facts each node
+        found, by its path (:func:`~.nodes.paths`; ``None``: it ran but found no count of its own, a match
+        read inside its filter's time window); a node that did not run (a fallback's unused alternative,
+        and everything under it) has no entry, nor has what is under a reference time read from the cache
+        (one ``TimeOf`` object in two alternatives is evaluated once: its second place shows the value
+        only). What a view of the program shows, without replaying it."""
+        facts: dict[str, int | None] = {}
+        expanded: set[str] = set()  # paths whose children ran here
+        seen: set[int] = set()
+        for path, node in paths(program):
+            parent = path.rpartition(".")[0] if "." in path else ("" if path else None)
+            if id(node) in self._facts and (parent is None or parent in expanded):
+                facts[path] = self._facts[id(node)]
+                if id(node) not in seen:
+                    expanded.add(path)
+                seen.add(id(node))
+        return {"program": to_dict(program), "facts": facts}
 
     def _rank_entities(self, rows: list[Row], order: AnswerOrder) -> tuple[list[str], list[Fact]]:
         counts: Counter[str] = Counter()
@@ -170,6 +195,7 @@ class Executor:
                     out = []
                 elif isinstance(node.rows, Match):
                     out = _filter(self._match(node.rows, search_window(node.op, ref)), node.op, ref)
+                    self._facts.setdefault(id(node.rows), None)  # matched inside the window: no count
                 else:
                     out = _filter(self.rows(node.rows), node.op, ref)
             case Select():
@@ -187,6 +213,7 @@ class Executor:
             case _:
                 assert_never(node)
         self.steps.append({"op": type(node).__name__.lower(), "facts": len(out), **extra})
+        self._facts[id(node)] = len(out)
         return out
 
     def time(self, expr: TimeExpr) -> Interval | TimePoint | None:
@@ -205,7 +232,9 @@ class Executor:
         return value
 
     def _time_of(self, expr: TimeOf) -> Interval | TimePoint | None:
-        rows = [r for r in self.rows(expr.rows) if r.fact.start is not None]
+        found = self.rows(expr.rows)
+        rows = [r for r in found if r.fact.start is not None]
+        self._facts[id(expr)] = len(found) if rows else 0  # rows without a start time: no reference time
         if not rows:
             return None
         pick = _select(rows, Extreme.LAST if expr.which is ReferenceTime.LAST else Extreme.FIRST, 1)

@@ -22,12 +22,13 @@ Printed, e.g.::
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TypeVar
+from typing import Any, TypeVar, assert_never
 
-from ...errors import ConfigError
-from ...time import Extreme, Granularity, TemporalRelation, TimePoint
+from ...errors import ConfigError, DataError
+from ...time import Extreme, Granularity, TemporalRelation, TimePoint, parse_time
 from ...time.semantics import parse_choice
 
 E = TypeVar("E", bound=StrEnum)
@@ -71,13 +72,18 @@ class Match:
     inverse: str | None = None
     both_directions: bool = False
 
-    def __str__(self) -> str:
+    def arguments(self) -> tuple[str, str, str]:
+        """Its printed arguments: subject (``?`` for the answer), relation (``*`` for any, ``|~inverse``,
+        ``|<->`` for both directions), object."""
         rel = self.relation or "*"
         if self.inverse:
             rel += f"|~{self.inverse}"
         if self.both_directions:
             rel += "|<->"
-        return f"match({self.subject or '?'}, {rel}, {self.object or '?'})"
+        return self.subject or "?", rel, self.object or "?"
+
+    def __str__(self) -> str:
+        return f"match({', '.join(self.arguments())})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,3 +213,139 @@ Program = Entities | Times
 def pretty(program: Program | Rows | TimeExpr) -> str:
     """One-line text of a program (same as ``str``)."""
     return str(program)
+
+
+Node = Program | Rows | TimeExpr
+
+
+def children(node: Node) -> tuple[Node, ...]:
+    """The nodes ``node`` reads, in the order of its printed form (the path ``0.1`` is the second child of
+    the root's first child: :func:`paths`)."""
+    match node:
+        case Entities() | Times() | Select() | Exclude() | TimeOf():
+            return (node.rows,)
+        case Filter():
+            return (node.rows, node.time)
+        case Fallback():
+            return (node.primary, node.alternative)
+        case Match() | Const():
+            return ()
+        case _:
+            assert_never(node)
+
+
+def paths(node: Node, at: str = "") -> Iterator[tuple[str, Node]]:
+    """Every node under ``node`` with its path (``""`` for ``node``, ``"0"``, ``"0.1"``…), root first."""
+    yield at, node
+    for k, child in enumerate(children(node)):
+        yield from paths(child, f"{at}.{k}" if at else str(k))
+
+
+# --- as JSON (a trace records the program it ran: :meth:`~.executor.Executor.run`) -------------------------
+def to_dict(node: Node) -> dict[str, Any]:
+    """``node`` as a JSON object: ``{"node": "filter", "op": "in", "rows": {…}, "time": {…}}``."""
+    match node:
+        case Match():
+            names = {"subject": node.subject, "relation": node.relation, "object": node.object}
+            return {
+                "node": "match",
+                **names,
+                "inverse": node.inverse,
+                "both_directions": node.both_directions,
+            }
+        case Const():
+            return {"node": "const", "point": node.point.iso()}
+        case TimeOf():
+            gran = node.granularity.name.lower() if node.granularity else None
+            return {
+                "node": "time_of",
+                "rows": to_dict(node.rows),
+                "which": str(node.which),
+                "granularity": gran,
+            }
+        case Filter():
+            return {
+                "node": "filter",
+                "rows": to_dict(node.rows),
+                "op": str(node.op),
+                "time": to_dict(node.time),
+            }
+        case Select():
+            return {"node": "select", "rows": to_dict(node.rows), "which": str(node.which), "n": node.n}
+        case Exclude():
+            return {"node": "exclude", "rows": to_dict(node.rows), "entities": list(node.entities)}
+        case Fallback():
+            return {
+                "node": "fallback",
+                "primary": to_dict(node.primary),
+                "alternative": to_dict(node.alternative),
+            }
+        case Entities():
+            return {"node": "entities", "rows": to_dict(node.rows), "order": str(node.order)}
+        case Times():
+            gran = node.granularity.name.lower() if node.granularity else None
+            return {"node": "times", "rows": to_dict(node.rows), "granularity": gran, "use_end": node.use_end,
+                    "order": str(node.order)}  # fmt: skip
+        case _:
+            assert_never(node)
+
+
+#: The deepest program :func:`from_dict` reads (a recorded program is a few levels deep).
+MAX_DEPTH = 64
+
+
+def from_dict(data: Any, depth: int = 0) -> Node:
+    """The node :func:`to_dict` wrote; :class:`~tkgqa.errors.DataError` for anything else (a trace read
+    from a run folder is outside input)."""
+    if depth > MAX_DEPTH:
+        raise DataError(f"a program nested deeper than {MAX_DEPTH} levels")
+    try:
+        return _node(data, depth + 1)
+    except (KeyError, TypeError, ValueError, AttributeError, ConfigError) as exc:
+        raise DataError(f"not a recorded program node ({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+def _name(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"a name must be a string or null, got {type(value).__name__}")
+    return value
+
+
+def _node(d: dict[str, Any], depth: int) -> Node:
+    kind = d["node"]
+    if kind == "match":
+        return Match(_name(d["subject"]), _name(d["relation"]), _name(d["object"]), _name(d.get("inverse")),
+                     bool(d.get("both_directions", False)))  # fmt: skip
+    if kind == "const":
+        return Const(parse_time(str(d["point"])))
+    if kind == "time_of":
+        rows = _rows(from_dict(d["rows"], depth))
+        return TimeOf(rows, ReferenceTime(d["which"]), Granularity.parse(d.get("granularity")))
+    if kind == "entities":
+        return Entities(_rows(from_dict(d["rows"], depth)), AnswerOrder(d.get("order", "count")))
+    if kind == "times":
+        rows = _rows(from_dict(d["rows"], depth))
+        gran = Granularity.parse(d.get("granularity"))
+        return Times(rows, gran, bool(d.get("use_end", False)), AnswerOrder(d.get("order", "count")))
+    return _rows_node(kind, d, depth)
+
+
+def _rows_node(kind: str, d: dict[str, Any], depth: int) -> Rows:
+    if kind == "filter":
+        time = from_dict(d["time"], depth)
+        if not isinstance(time, Const | TimeOf):
+            raise TypeError("a filter's time must be a const or time_of node")
+        return Filter(_rows(from_dict(d["rows"], depth)), TemporalRelation(d["op"]), time)
+    if kind == "select":
+        return Select(_rows(from_dict(d["rows"], depth)), Extreme(d["which"]), int(d.get("n", 1)))
+    if kind == "exclude":
+        return Exclude(_rows(from_dict(d["rows"], depth)), tuple(str(e) for e in d["entities"]))
+    if kind == "fallback":
+        return Fallback(_rows(from_dict(d["primary"], depth)), _rows(from_dict(d["alternative"], depth)))
+    raise ValueError(f"unknown program node {kind!r}")
+
+
+def _rows(node: Node) -> Rows:
+    if not isinstance(node, Match | Filter | Select | Exclude | Fallback):
+        raise TypeError(f"{type(node).__name__.lower()} where facts were expected")
+    return node
