@@ -47,7 +47,7 @@ def test_ray_writes_the_same_files_as_local(cluster: Any, tmp_path: Path) -> Non
     local = _data(tmp_path, "local")
     ray2 = _data(tmp_path, "ray2", "--executor", "ray", "--workers", "2")
     expected = {"planning.jsonl", "train.jsonl", "heldout.jsonl", "heldout.demo.jsonl", "summary.json",
-                "sft_train.jsonl", "sft_heldout.jsonl"}  # fmt: skip
+                "sft_train.jsonl", "sft_heldout.jsonl", ".tkgqa-owner.json"}  # fmt: skip
     assert set(local) == expected
     assert local == ray2
     assert local["planning.jsonl"].count(b"\n") > len(PatternType)  # several examples of most patterns
