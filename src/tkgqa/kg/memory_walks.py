@@ -1,5 +1,5 @@
 """The :class:`~tkgqa.kg.base.KGStore` methods that neighbourhood walks need (``incident``, ``hop``,
-``relation_counts``, ``time_span``), run on :class:`~tkgqa.kg.memory.TemporalKG`'s indexes, vectorised: a
+``relation_counts``, ``time_span``), run on :class:`~tkgqa.kg.memory.TemporalKG`'s core, vectorised: a
 few numpy operations per call. A mixin of ``TemporalKG`` (its state, columns and searches are declared
 here for the type checker only); the threading rule of :mod:`tkgqa.kg.memory` holds: one state per call."""
 
@@ -47,18 +47,8 @@ class WalkMixin:
         """Ids of the facts with subject or object in ``entity_ids`` (sorted, unique), optionally only
         those meeting the day ``span`` and starting before day ``cutoff``. Vectorised: one call per hop."""
         ents = np.unique(np.asarray(entity_ids, dtype=np.int64))
-        parts = []
         st = self._st  # one state for the whole search (see the module docstring)
-        for kind in ("s", "o"):
-            offsets = st.index[kind].offsets_array
-            assert offsets is not None
-            known = ents[ents + 1 < len(offsets)]
-            starts, ends = offsets[known], offsets[known + 1]
-            lengths = ends - starts
-            total = int(lengths.sum())
-            if total:
-                shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-                parts.append(st.index[kind].ids[np.arange(total, dtype=np.int64) + shift])
+        parts = st.incident_main(ents)
         if st.delta:
             wanted = set(ents.tolist())
             n = st.n_main
@@ -69,6 +59,8 @@ class WalkMixin:
                 )
             )
         ids = np.unique(np.concatenate(parts)) if parts else _EMPTY
+        if len(st.dead) and len(ids):
+            ids = ids[~np.isin(ids, st.dead)]
         if len(ids) and (span is not None or cutoff is not None):
             lo_t, hi_t = span if span is not None else (NEG_INF, POS_INF)
             if cutoff is not None:
@@ -84,7 +76,9 @@ class WalkMixin:
     def _all_ids(self, cutoff: int | None = None) -> IntArray:
         """Every fact id (those starting before day ``cutoff`` if given), in insertion order."""
         if cutoff is None:
-            return np.arange(len(self), dtype=np.int64)
+            st = self._st
+            ids = np.arange(st.n_main + len(st.delta), dtype=np.int64)
+            return ids[~np.isin(ids, st.dead)] if len(st.dead) else ids
         return np.sort(self._ids(None, None, None, None, cutoff))
 
     def _name_rank(self) -> IntArray:
