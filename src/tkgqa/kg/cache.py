@@ -29,6 +29,8 @@ from .index import COLUMNS
 from .memory import TemporalKG
 
 CACHE_VERSION = 2
+
+
 def cache_dir() -> Path:
     return tkgqa_home() / "kg_cache"
 
@@ -89,7 +91,13 @@ def load_cached_kg(path: str | os.PathLike[str]) -> TemporalKG:
         raise DataError("inconsistent KG cache entry (ids beyond the vocabulary)", path=str(p))
     columns = {c: arrays[f"col_{c}"] for c in COLUMNS}
     kg = TemporalKG.from_arrays(
-        entities, relations, columns, labels=meta.get("labels") or {}, name=meta["name"], index=arrays, bounds=bounds
+        entities,
+        relations,
+        columns,
+        labels=meta.get("labels") or {},
+        name=meta["name"],
+        index=arrays,
+        bounds=bounds,
     )
     kg.display_underscores = bool(meta.get("display_underscores", True))
     report = meta.get("report")

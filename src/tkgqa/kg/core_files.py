@@ -37,7 +37,9 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
-def save_core(folder: str | os.PathLike[str], arrays: Mapping[str, AnyArray], meta: Mapping[str, Any]) -> Path:
+def save_core(
+    folder: str | os.PathLike[str], arrays: Mapping[str, AnyArray], meta: Mapping[str, Any]
+) -> Path:
     """Write ``arrays`` (the core, plus any extra arrays) and ``meta`` to ``folder`` atomically."""
     target = Path(folder)
     target.parent.mkdir(parents=True, exist_ok=True)

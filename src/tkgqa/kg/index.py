@@ -43,8 +43,10 @@ NARROW: dict[str, type[np.generic]] = {
     "g1": np.int8,
 }
 #: the arrays of a core besides the columns (``col_<c>``): permutations, their sorted keys and offsets
-PERM_ARRAYS = ("sr_ids", "sr_r", "sr_t0", "sr_off", "or_ids", "or_r", "or_t0", "or_off")
-PERM_ARRAYS += ("r_ids", "r_t0", "r_off", "t_ids", "t_t0")
+PERM_ARRAYS: tuple[str, ...] = (
+    *("sr_ids", "sr_r", "sr_t0", "sr_off", "or_ids", "or_r", "or_t0", "or_off"),
+    *("r_ids", "r_t0", "r_off", "t_ids", "t_t0"),
+)
 CORE_ARRAYS = tuple(f"col_{c}" for c in COLUMNS) + PERM_ARRAYS
 R_BITS, E_BITS = 18, 22
 MAX_ENTITIES, MAX_RELATIONS = 1 << E_BITS, 1 << R_BITS
@@ -81,7 +83,10 @@ def _then_by(order: IntArray, key: AnyArray) -> IntArray:
 
 
 def build_core(
-    cols: Mapping[str, AnyArray], n_entities: int, n_relations: int, known: Mapping[str, AnyArray] | None = None
+    cols: Mapping[str, AnyArray],
+    n_entities: int,
+    n_relations: int,
+    known: Mapping[str, AnyArray] | None = None,
 ) -> dict[str, AnyArray]:
     """The core arrays of ``cols``: narrowed columns and the four permutations. Arrays of ``known`` (e.g.
     memory-mapped from a cache) of the right length are taken as they are; the rest are built by sorting."""
@@ -206,7 +211,9 @@ class State:
             total = int(lengths.sum())
             if total:
                 shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-                parts.append(self.core[f"{side}_ids"][np.arange(total, dtype=np.int64) + shift].astype(np.int64))
+                parts.append(
+                    self.core[f"{side}_ids"][np.arange(total, dtype=np.int64) + shift].astype(np.int64)
+                )
         return parts
 
     def holds(self, row: tuple[int, int, int, int, int]) -> bool:
