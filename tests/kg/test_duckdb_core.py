@@ -200,3 +200,18 @@ def test_kill_9_during_rebuilds_loses_nothing_and_serves_nothing_stale(db: Path)
         assert {f"Z{i}" for i in range(committed + 1)} <= names  # every committed append is there
         assert answers(store) == sql_answers(store)  # and the snapshot answers as the database
         assert len(store) == 400 + len(names)
+
+
+def test_kg_index_command_builds_the_snapshot(db: Path) -> None:
+    from typer.testing import CliRunner
+
+    from tkgqa.cli import _load_commands, app
+
+    _load_commands()
+    (snapshot_path(db) / "manifest.json").unlink(missing_ok=True)
+    result = CliRunner().invoke(app, ["kg", "index", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "indexed 400 live facts" in result.output
+    assert read_manifest(snapshot_path(db))["n_rows"] == 400  # type: ignore[index]
+    missing = CliRunner().invoke(app, ["kg", "index", str(db.with_name("nope.duckdb"))])
+    assert missing.exit_code == 2 and "does not exist" in missing.output

@@ -351,7 +351,7 @@ def _finish(kg: TemporalKG, path: Path, fmt: str, labels: Any) -> TemporalKG:
 def load_duckdb(path: str | Path, *, strict: bool = False, labels: Any = None, **options: Any) -> TemporalKG:
     """The live facts of a ``.duckdb`` store as an in-memory ``TemporalKG`` (opened read-only)."""
     p = Path(path)
-    with DuckDBStore.open(p, read_only=True) as store:
+    with DuckDBStore.open(p, read_only=True, snapshot=False) as store:
         kg = store.to_kg()
     return _finish(kg, p, "duckdb", labels)
 

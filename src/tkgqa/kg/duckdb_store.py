@@ -48,7 +48,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError, NotFoundError
+from ..errors import ConfigError, DataError, NotFoundError
 from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, span_of
 from .base import FactQuery, Hop, HopQuery, KGStore, StoreBase, TimeArg, TimeQuery, clip_at, entity_names
 from .duckdb_core import adopt_core, ensure_core, refresh, refresh_in_background, wait_for_rebuild
@@ -114,6 +114,7 @@ class DuckDBStore(StoreBase):
         read_only: bool = False,
         display_underscores: bool = True,
         memory_limit: str | None = None,
+        snapshot: bool = True,
     ) -> None:
         self.name = name
         self.display_underscores = display_underscores
@@ -121,7 +122,8 @@ class DuckDBStore(StoreBase):
         self._root: DuckDBStore = self
         self._cutoff: TimePoint | None = None
         self._tx: int | None = None
-        ensure_core(self._sh)
+        if snapshot:  # else every read is SQL (e.g. a file opened only to check or copy it)
+            ensure_core(self._sh)
         if labels:
             self.set_labels(labels)
         if not read_only:
@@ -136,11 +138,13 @@ class DuckDBStore(StoreBase):
         name: str | None = None,
         memory_limit: str | None = None,
         create: bool = True,
+        snapshot: bool = True,
     ) -> DuckDBStore:
         """Open the store file at ``path``; a missing one is created when ``create`` and not ``read_only``
         (``tkgqa serve`` creates one only with ``--create``: a typo must not serve an empty store). A DuckDB
         file of another program (tables, but not tkgqa's) is refused unchanged. ``memory_limit`` (e.g.
-        ``"512MB"``) caps DuckDB's buffer pool (default: DuckDB's, 80% of RAM)."""
+        ``"512MB"``) caps DuckDB's buffer pool (default: DuckDB's, 80% of RAM). ``snapshot=False`` skips the
+        read path's snapshot (:mod:`tkgqa.kg.duckdb_core`): every read is then SQL."""
         p = Path(path).expanduser()
         if (read_only or not create) and not p.is_file():
             raise NotFoundError(
@@ -148,7 +152,9 @@ class DuckDBStore(StoreBase):
                 + ("" if read_only else ", or start a new empty store with --create")
                 + " (tkgqa kg convert KG FILE.duckdb makes one from a KG file)"
             )
-        return cls(name=name or p.stem, path=p, read_only=read_only, memory_limit=memory_limit)
+        return cls(
+            name=name or p.stem, path=p, read_only=read_only, memory_limit=memory_limit, snapshot=snapshot
+        )
 
     @classmethod
     def from_kg(
@@ -212,6 +218,12 @@ class DuckDBStore(StoreBase):
         keep answering meanwhile; see :mod:`tkgqa.kg.duckdb_core`). ``tkgqa kg index`` calls it."""
         wait_for_rebuild(self._sh)
         refresh(self._sh)
+        if self._sh.core is None:
+            raise DataError(
+                "this store's fact ids are not 0..n-1, so it has no snapshot; "
+                "`tkgqa kg convert` it into a new file to renumber them",
+                path=str(self.path),
+            )
 
     def _reader(self) -> KGStore | None:
         """The core store answering this view (the live store, or its ``as_of`` view), or ``None`` for a
