@@ -36,11 +36,35 @@ def cache_dir() -> Path:
 
 
 def _file_digest(path: Path) -> str:
+    """sha256 of the file's bytes; remembered beside the cache by (path, size, mtime, inode, ctime), so
+    opening a large cached KG does not re-read its source (an edit changes the stat, so it is hashed again)."""
+    try:
+        st = path.stat()
+        stamp = [str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
+    except OSError:
+        stamp = None
+    memo = cache_dir() / "digests" / (hashlib.sha256(json.dumps(stamp).encode()).hexdigest() + ".txt")
+    if stamp is not None:
+        try:
+            found = memo.read_text(encoding="ascii").strip()
+            if len(found) == 64:
+                return found
+        except (OSError, UnicodeDecodeError):
+            pass
     h = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 22), b""):
             h.update(block)
-    return h.hexdigest()
+    digest = h.hexdigest()
+    if stamp is not None:
+        try:
+            memo.parent.mkdir(parents=True, exist_ok=True)
+            tmp = memo.with_name(f".{memo.name}.{os.getpid()}")
+            tmp.write_text(digest, encoding="ascii")
+            os.replace(tmp, memo)
+        except OSError:  # a read-only home: hash each time
+            pass
+    return digest
 
 
 def cache_key(files: Iterable[str | os.PathLike[str]], options: Mapping[str, Any]) -> str:
@@ -134,5 +158,5 @@ def clear_cache() -> int:
     for entry in root.glob("*"):
         if entry.is_dir():
             shutil.rmtree(entry, ignore_errors=True)
-            removed += not entry.name.startswith(".")
+            removed += not entry.name.startswith(".") and entry.name != "digests"
     return removed
