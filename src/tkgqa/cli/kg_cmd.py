@@ -303,7 +303,7 @@ def index(
         with DuckDBStore.open(Path(store_file), create=False, snapshot=False) as store:
             store.refresh_snapshot()
             n = len(store)
+        took = time.perf_counter() - t0
         console.print(
-            f"indexed {n:,} live facts in {time.perf_counter() - t0:.1f} s: {snapshot_path(Path(store_file))}",
-            highlight=False,
+            f"indexed {n:,} live facts in {took:.1f} s: {snapshot_path(Path(store_file))}", highlight=False
         )

@@ -10,9 +10,8 @@ follow the one rule of :mod:`tkgqa.kg.validate` (NFC, no control/format characte
 
 from __future__ import annotations
 
-from array import array
-
 import unicodedata
+from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 

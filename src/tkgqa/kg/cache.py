@@ -37,7 +37,7 @@ def cache_dir() -> Path:
 
 def _file_digest(path: Path) -> str:
     """sha256 of the file's bytes; remembered beside the cache by (path, size, mtime, inode, ctime), so
-    opening a large cached KG does not re-read its source (an edit changes the stat, so it is hashed again)."""
+    opening a large cached KG does not re-read its source (an edit changes the stat: hashed again)."""
     try:
         st = path.stat()
         stamp = [str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
