@@ -80,7 +80,7 @@ def test_reopened_store_reads_a_current_mapped_snapshot(db: Path) -> None:
     with DuckDBStore.open(db) as store:
         core = store._sh.core
         assert core is not None and core.n_delta == 0
-        assert isinstance(core.to_arrays()[3]["sr_ids"], np.memmap)
+        assert isinstance(core.to_arrays()[3]["sr_ids"].base, np.memmap)
         manifest = read_manifest(snapshot_path(db))
         assert manifest is not None and manifest["n_rows"] == 400
         assert answers(store) == sql_answers(store) == answers(TemporalKG(facts(400)))

@@ -107,7 +107,7 @@ def test_cached_store_is_memory_mapped(home: Path, kg_file: Path) -> None:
     load_kg(kg_file)
     warm = load_kg(kg_file)
     assert warm.load_report is not None and warm.load_report.from_cache
-    assert isinstance(warm.to_arrays()[3]["sr_ids"], np.memmap)  # no append: the core is the file
+    assert isinstance(warm.to_arrays()[3]["sr_ids"].base, np.memmap)  # no append: the core is the file
 
 
 def test_save_and_load_directly(tmp_path: Path) -> None:

@@ -111,7 +111,7 @@ def load_cached_kg(path: str | os.PathLike[str]) -> TemporalKG:
         raise DataError(f"inconsistent KG cache entry ({type(exc).__name__}: {exc})", path=str(p)) from None
     if len(arrays["col_s"]) != n:
         raise DataError("truncated KG cache entry (column lengths differ)", path=str(p))
-    if len(arrays["sr_off"]) > len(entities) + 1 or len(arrays["r_off"]) > len(relations) + 1:
+    if len(arrays["s_off"]) > len(entities) + 1 or len(arrays["r_off"]) > len(relations) + 1:
         raise DataError("inconsistent KG cache entry (ids beyond the vocabulary)", path=str(p))
     columns = {c: arrays[f"col_{c}"] for c in COLUMNS}
     kg = TemporalKG.from_arrays(

@@ -138,7 +138,7 @@ def open_snapshot(sh: Shared) -> TemporalKG | None:
     try:
         arrays, manifest = open_core(folder)
         bounds = (int(manifest["max_dur"]), bool(manifest["ordered"]))
-        if len(arrays["col_s"]) != sh.next_id or len(arrays["sr_off"]) > len(sh.ent) + 1:
+        if len(arrays["col_s"]) != sh.next_id or len(arrays["s_off"]) > len(sh.ent) + 1:
             return None
         return _store(sh, arrays, bounds, arrays["dead"])
     except (DataError, KeyError, TypeError, ValueError):

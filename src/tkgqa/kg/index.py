@@ -4,17 +4,20 @@ Facts live in dictionary-encoded columns (``s r o t0 t1 g0 g1``: subject, relati
 first and last day (int32), start and end granularity (int8, 0 for an open end)). Four permutations of the
 fact ids (int32) answer every lookup with binary searches and slices:
 
-* ``sr``: by (subject, relation, first day, id), with the relation and first day of each entry alongside and
-  CSR offsets per subject (``sr_off``): ``facts(subject, relation)`` is an offset lookup, a binary search for
-  the relation inside the subject's run, then one for the time window; ``facts(subject)`` sorts the run;
-* ``or``: the same by object (``incident``, ``facts(object=…)``, ``facts(relation=…, object=…)``);
-* ``r``: by (relation, first day, id) with offsets per relation;
-* ``t``: by (first day, id) (time-only queries, ``as_of`` iteration).
+* ``s``: by (subject, first day, id), with CSR offsets per subject (``s_off``): ``facts(subject)`` is an
+  offset lookup and a slice (a binary search over the run's first days for a time window);
+* ``sr``: the same runs by (subject, relation, first day, id), with the relation of each entry alongside:
+  ``facts(subject, relation)`` is a binary search for the relation inside the subject's run, then one for
+  the time window;
+* ``o`` and ``or``: the same by object (``incident``, ``facts(object=…)``, ``facts(relation=…, object=…)``);
+* ``r``: by (relation, first day, id) with the first days alongside and offsets per relation;
+* ``t``: by (first day, id) with the first days alongside (time-only queries, ``as_of`` iteration).
 
-That is 22 bytes of columns and 40 of permutations, 62 bytes per fact. The arrays are plain numpy arrays,
-so they may be memory-mapped ``.npy`` files (:mod:`tkgqa.kg.core_files`): a cached store opens without
-reading them and processes share the pages. Results come in (first day, id) order: start order, ties in
-insertion order, the rule of :mod:`tkgqa.kg.base`.
+That is 22 bytes of columns and 40 of permutations, 62 bytes per fact. Searches pass int32 values to
+``searchsorted`` (an int64 value would make numpy cast the whole searched slice first). The arrays are
+plain numpy arrays, so they may be memory-mapped ``.npy`` files (:mod:`tkgqa.kg.core_files`): a cached
+store opens without reading them and processes share the pages. Results come in (first day, id) order:
+start order, ties in insertion order, the rule of :mod:`tkgqa.kg.base`.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ NARROW: dict[str, type[np.generic]] = {
 }
 #: the arrays of a core besides the columns (``col_<c>``): permutations, their sorted keys and offsets
 PERM_ARRAYS: tuple[str, ...] = (
-    *("sr_ids", "sr_r", "sr_t0", "sr_off", "or_ids", "or_r", "or_t0", "or_off"),
+    *("s_ids", "s_off", "sr_ids", "sr_r", "o_ids", "o_off", "or_ids", "or_r"),
     *("r_ids", "r_t0", "r_off", "t_ids", "t_t0"),
 )
 CORE_ARRAYS = tuple(f"col_{c}" for c in COLUMNS) + PERM_ARRAYS
@@ -96,24 +99,33 @@ def build_core(
         out[f"col_{c}"] = np.ascontiguousarray(cols[c], dtype=NARROW[c])
     n = len(out["col_s"])
     if all(k in known and (k.endswith("_off") or len(known[k]) == n) for k in PERM_ARRAYS):
-        out.update({k: known[k] for k in PERM_ARRAYS})  # offsets may be shorter than a grown vocabulary
+        out.update({k: np.asarray(known[k]) for k in PERM_ARRAYS})  # plain views of mapped files; offsets
+        # may be shorter than a grown vocabulary
         return out
     n_entities = max(n_entities, int(out["col_s"].max(initial=-1)) + 1, int(out["col_o"].max(initial=-1)) + 1)
     n_relations = max(n_relations, int(out["col_r"].max(initial=-1)) + 1)
     s, r, o, t0 = (out[f"col_{c}"] for c in ("s", "r", "o", "t0"))
     by_t = np.argsort(t0, kind="stable").astype(np.int64)  # ties by id
-    pair = (s.astype(np.int64) << R_BITS) | r
-    sr = _then_by(by_t, pair)
-    orr = _then_by(by_t, (o.astype(np.int64) << R_BITS) | r)
+    for side, key in (("s", s), ("o", o)):
+        out[f"{side}_ids"] = _then_by(by_t, key).astype(np.int32)
+        pair = _then_by(by_t, (key.astype(np.int64) << R_BITS) | r)
+        out[f"{side}r_ids"] = pair.astype(np.int32)
+        out[f"{side}r_r"] = r[pair]
+        out[f"{side}_off"] = _offsets(key, n_entities)
     by_r = _then_by(by_t, r)
-    for name, order, key, off_size in (("sr", sr, s, n_entities), ("or", orr, o, n_entities)):
-        out[f"{name}_ids"] = order.astype(np.int32)
-        out[f"{name}_r"] = r[order]
-        out[f"{name}_t0"] = t0[order]
-        out[f"{name}_off"] = _offsets(key, off_size)
     out["r_ids"], out["r_t0"], out["r_off"] = by_r.astype(np.int32), t0[by_r], _offsets(r, n_relations)
     out["t_ids"], out["t_t0"] = by_t.astype(np.int32), t0[by_t]
     return out
+
+
+_I32_MIN, _I32_MAX = int(np.iinfo(np.int32).min), int(np.iinfo(np.int32).max)
+
+
+def i32(value: int) -> np.int32:
+    """``value`` as an int32 search key (clamped: a bound beyond the int32 range matches as the range end)."""
+    if _I32_MIN <= value <= _I32_MAX:
+        return np.int32(value)
+    return np.int32(_I32_MIN if value < 0 else _I32_MAX)
 
 
 def _run(off: AnyArray, key: int) -> tuple[int, int]:
@@ -142,59 +154,42 @@ class State:
         self.cols = {c: self.core[f"col_{c}"] for c in COLUMNS}
 
     # --- searches of the main part -------------------------------------------------------------------------
-    def window(self, ids: AnyArray, t0: AnyArray, lo_t: int, hi_t: int) -> IntArray:
+    def window(self, ids: AnyArray, t0: AnyArray, lo_t: int, hi_t: int) -> AnyArray:
         """Of a run of ``ids`` sorted by first day (``t0``), those whose span meets ``[lo_t, hi_t]``."""
         lo, hi = 0, len(ids)
         if not hi or (hi_t >= POS_INF and lo_t <= NEG_INF):
-            return np.asarray(ids, dtype=np.int64)
-        if hi_t < POS_INF:
-            hi = int(t0.searchsorted(hi_t, "right"))  # starts no later than the window's end
-        if lo_t <= NEG_INF or lo >= hi:
-            return np.asarray(ids[lo:hi], dtype=np.int64)
-        sure = min(hi, int(t0.searchsorted(lo_t))) if self.ordered else hi  # these start in the window
-        maybe = 0 if lo_t - self.max_dur <= NEG_INF else int(t0.searchsorted(lo_t - self.max_dur))
-        if maybe >= sure:
-            return np.asarray(ids[sure:hi], dtype=np.int64)
-        early = np.asarray(ids[maybe:sure], dtype=np.int64)
-        early = early[self.cols["t1"][early] >= lo_t]  # started earlier, still running at the window
-        rest = np.asarray(ids[sure:hi], dtype=np.int64)
-        return np.concatenate([early, rest]) if len(early) else rest
-
-    def unsorted_window(self, ids: AnyArray, t0: AnyArray, lo_t: int, hi_t: int) -> IntArray:
-        """Of a run not sorted by time, those meeting ``[lo_t, hi_t]``, put in (first day, id) order."""
-        ids = np.asarray(ids, dtype=np.int64)
-        if hi_t < POS_INF or lo_t > NEG_INF:
-            keep = np.asarray(t0 <= hi_t)
-            if lo_t > NEG_INF:
-                keep &= self.cols["t1"][ids] >= lo_t
-            ids, t0 = ids[keep], t0[keep]
-        if len(ids) < 2:
             return ids
-        return ids[np.lexsort((ids, t0))]
+        if hi_t < POS_INF:
+            hi = int(t0.searchsorted(i32(hi_t), "right"))  # starts no later than the window's end
+        if lo_t <= NEG_INF or lo >= hi:
+            return ids[lo:hi]
+        sure = min(hi, int(t0.searchsorted(i32(lo_t)))) if self.ordered else hi  # these start in the window
+        maybe = 0 if lo_t - self.max_dur <= NEG_INF else int(t0.searchsorted(i32(lo_t - self.max_dur)))
+        if maybe >= sure:
+            return ids[sure:hi]
+        early = ids[maybe:sure]
+        early = early[self.cols["t1"][early] >= lo_t]  # started earlier, still running at the window
+        return np.concatenate([early, ids[sure:hi]]) if len(early) else ids[sure:hi]
 
-    def main_ids(self, s: int, r: int, o: int, lo_t: int, hi_t: int) -> IntArray:
+    def main_ids(self, s: int, r: int, o: int, lo_t: int, hi_t: int) -> AnyArray:
         """Ids of the main part matching the pattern (``-1`` = any) and meeting the day window, in
-        (first day, id) order: binary searches and slices of the permutations."""
-        c = self.core
+        (first day, id) order: binary searches and slices of the permutations (int32 or int64 ids)."""
+        c, t0 = self.core, self.cols["t0"]
         if s >= 0 or o >= 0:
-            side, key, other = ("sr", s, o) if s >= 0 else ("or", o, -1)
+            side, key, other = ("s", s, o) if s >= 0 else ("o", o, -1)
             lo, hi = _run(c[f"{side}_off"], key)
             if lo >= hi:
                 return _EMPTY
             if r >= 0:
-                rs = c[f"{side}_r"][lo:hi]
-                lo, hi = lo + int(rs.searchsorted(r)), lo + int(rs.searchsorted(r, "right"))
-                ids = self.window(c[f"{side}_ids"][lo:hi], c[f"{side}_t0"][lo:hi], lo_t, hi_t)
+                rs = c[f"{side}r_r"][lo:hi]
+                r32 = i32(r)
+                lo, hi = lo + int(rs.searchsorted(r32)), lo + int(rs.searchsorted(r32, "right"))
+                ids = c[f"{side}r_ids"][lo:hi]
             else:
                 ids = c[f"{side}_ids"][lo:hi]
-                t0 = c[f"{side}_t0"][lo:hi]
-                if other >= 0:  # subject and object: keep the object's facts before sorting the run
-                    keep = self.cols["o"][ids] == other
-                    ids, t0 = ids[keep], t0[keep]
-                return self.unsorted_window(ids, t0, lo_t, hi_t)
-            if other >= 0 and len(ids):
+            if other >= 0:  # subject and object: the object's facts of the subject's run
                 ids = ids[self.cols["o"][ids] == other]
-            return ids
+            return self.window(ids, t0[ids], lo_t, hi_t) if lo_t > NEG_INF or hi_t < POS_INF else ids
         if r >= 0:
             lo, hi = _run(c["r_off"], r)
             return self.window(c["r_ids"][lo:hi], c["r_t0"][lo:hi], lo_t, hi_t) if lo < hi else _EMPTY
@@ -203,7 +198,7 @@ class State:
     def incident_main(self, ents: IntArray) -> list[IntArray]:
         """Ids of the main part's facts with subject (first array) or object (second) in ``ents``."""
         parts = []
-        for side in ("sr", "or"):
+        for side in ("s", "o"):
             offsets = self.core[f"{side}_off"]
             known = ents[ents + 1 < len(offsets)]
             starts, ends = offsets[known], offsets[known + 1]
@@ -219,18 +214,9 @@ class State:
     def holds(self, row: tuple[int, int, int, int, int]) -> bool:
         """Whether the main part holds a live fact with key ``(s, r, o, t0, t1)`` (the dedup of appends)."""
         s, r, o, t0, t1 = row
-        c = self.core
-        lo, hi = _run(c["sr_off"], s)
-        if lo >= hi:
-            return False
-        rs = c["sr_r"][lo:hi]
-        lo, hi = lo + int(rs.searchsorted(r)), lo + int(rs.searchsorted(r, "right"))
-        if lo >= hi:
-            return False
-        t0s = c["sr_t0"][lo:hi]
-        lo, hi = lo + int(t0s.searchsorted(t0)), lo + int(t0s.searchsorted(t0, "right"))
-        ids = np.asarray(c["sr_ids"][lo:hi], dtype=np.int64)
-        ids = ids[(self.cols["o"][ids] == o) & (self.cols["t1"][ids] == t1)]
+        ids = self.main_ids(s, r, o, NEG_INF, POS_INF)
+        cols = self.cols
+        ids = ids[(cols["t0"][ids] == t0) & (cols["t1"][ids] == t1)]
         if len(ids) and len(self.dead):
             ids = ids[~np.isin(ids, self.dead)]
         return bool(len(ids))
