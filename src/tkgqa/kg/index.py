@@ -196,19 +196,26 @@ class State:
         return self.window(c["t_ids"], c["t_t0"], lo_t, hi_t)
 
     def incident_main(self, ents: IntArray) -> list[IntArray]:
-        """Ids of the main part's facts with subject (first array) or object (second) in ``ents``."""
+        """Ids of the main part's facts with subject (first array) or object (second, without the facts
+        whose subject is in ``ents`` too: each fact once) in ``ents`` (unique entity ids)."""
         parts = []
+        c = self.core
+        size = max(len(c["s_off"]), len(c["o_off"]))
+        in_ents = np.zeros(size, dtype=bool)
+        in_ents[ents[ents < size]] = True
         for side in ("s", "o"):
-            offsets = self.core[f"{side}_off"]
+            offsets = c[f"{side}_off"]
             known = ents[ents + 1 < len(offsets)]
             starts, ends = offsets[known], offsets[known + 1]
             lengths = ends - starts
             total = int(lengths.sum())
             if total:
                 shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-                parts.append(
-                    self.core[f"{side}_ids"][np.arange(total, dtype=np.int64) + shift].astype(np.int64)
-                )
+                ids = c[f"{side}_ids"][np.arange(total, dtype=np.int64) + shift]
+                if side == "o":
+                    subjects = self.cols["s"][ids]
+                    ids = ids[~in_ents[np.minimum(subjects, size - 1)] | (subjects >= size)]
+                parts.append(ids.astype(np.int64))
         return parts
 
     def holds(self, row: tuple[int, int, int, int, int]) -> bool:
