@@ -119,7 +119,7 @@ def sample_queries(store_path: Path, n: int, seed: int) -> list[list[str]]:
     from tkgqa.kg.duckdb_store import DuckDBStore
 
     rng = random.Random(seed)
-    with DuckDBStore.open(store_path, read_only=True) as store:
+    with DuckDBStore.open(store_path, read_only=True, snapshot=False) as store:
         rows = (
             store._cur()
             .execute(f"SELECT s, r, o, t0 FROM facts USING SAMPLE {n} ROWS (reservoir, {seed})")
