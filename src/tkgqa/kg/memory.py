@@ -388,12 +388,12 @@ class TemporalKG(WalkMixin, StoreBase):
             point = self._tp_cache[key] = TimePoint(*civil_from_days(day)).coarsen(Granularity(gran))
         return point
 
-    def _fill(self, fids: list[int]) -> None:
-        """Build (in one batch) the uncached facts among ``fids``."""
+    def _fill(self, fids: list[int], into: dict[int, Fact] | None = None) -> None:
+        """Build (in one batch) the facts among ``fids`` missing from the shared cache (or from ``into``)."""
         st = self._st
-        cache, n = self._fcache, st.n_main
+        cache, n = (self._fcache, st.n_main) if into is None else (into, st.n_main)
         missing = [i for i in dict.fromkeys(fids) if i not in cache]
-        if self._fcache_max is not None and len(cache) + len(missing) > self._fcache_max:
+        if into is None and self._fcache_max is not None and len(cache) + len(missing) > self._fcache_max:
             cache.clear()
             missing = list(dict.fromkeys(fids))
         main = [i for i in missing if i < n]
@@ -440,16 +440,15 @@ class TemporalKG(WalkMixin, StoreBase):
             self._fill(id_list)
         try:
             return list(map(self._fcache.__getitem__, id_list))
-        except KeyError:  # more ids than the cache holds: build them in batches
+        except KeyError:  # more ids than the cache holds (or another thread cleared it): build them here
             return self._uncached(id_list)
 
     def _uncached(self, id_list: list[int]) -> list[Fact]:
         out = []
         for lo in range(0, len(id_list), 65536):
-            part = id_list[lo : lo + 65536]
-            self._fcache.clear()
-            self._fill(part)
-            out += [self._fcache[i] for i in part]
+            part, built = id_list[lo : lo + 65536], {}
+            self._fill(part, built)
+            out += [built[i] for i in part]
         return out
 
     def _query_facts(self, query: FactQuery, cutoff: int | None = None) -> list[Fact]:
