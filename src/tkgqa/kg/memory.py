@@ -446,7 +446,8 @@ class TemporalKG(WalkMixin, StoreBase):
     def _uncached(self, id_list: list[int]) -> list[Fact]:
         out = []
         for lo in range(0, len(id_list), 65536):
-            part, built = id_list[lo : lo + 65536], {}
+            part = id_list[lo : lo + 65536]
+            built: dict[int, Fact] = {}
             self._fill(part, built)
             out += [built[i] for i in part]
         return out
