@@ -12,6 +12,7 @@ TCP endpoint that accepts and never answers) as a subprocess, then:
 3. SIGTERM with the LLM questions parked again, timing how long the server takes to exit.
 
     .venv/bin/python bench/service_load.py [--requests 3000] [--concurrency 16] [--rounds 3] [--pending 64]
+    .venv/bin/python bench/service_load.py --kg demo.duckdb --rounds-only   # the demo KG as a DuckDB store
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def pending(port: int) -> int:
         conn.close()
 
 
-def start_server(port: int, llm_url: str, queue_limit: int) -> subprocess.Popen[bytes]:
+def start_server(port: int, llm_url: str, queue_limit: int, kg: str | None = None) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "OPENAI_BASE_URL": llm_url + "/v1",
@@ -87,6 +88,8 @@ def start_server(port: int, llm_url: str, queue_limit: int) -> subprocess.Popen[
     }
     cmd = [sys.executable, "-m", "tkgqa", "serve", "--port", str(port), "--llm", "openai:stalled"]
     cmd += ["--log-level", "warning", "--queue-limit", str(queue_limit), "--request-timeout", "600"]
+    if kg is not None:
+        cmd += ["--kg", kg]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while True:
@@ -123,13 +126,15 @@ def main() -> None:
     ap.add_argument("--pending", type=int, default=64)
     ap.add_argument("--queue-limit", type=int, default=64)
     ap.add_argument("--json", action="store_true", help="Print one JSON object at the end.")
+    ap.add_argument("--kg", help="KG the server loads (default: the demo KG); e.g. the demo KG as a .duckdb")
+    ap.add_argument("--rounds-only", action="store_true", help="Skip the starvation and SIGTERM checks.")
     args = ap.parse_args()
 
     questions = [e["question"] for e in demo_examples()]
     llm_url, listener = stalled_endpoint()
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    proc = start_server(port, llm_url, args.queue_limit)
+    proc = start_server(port, llm_url, args.queue_limit, args.kg)
     out: dict[str, Any] = {
         "rounds": [],
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
@@ -153,6 +158,8 @@ def main() -> None:
                 f"RSS {row['rss_before_mib']} → {row['rss_after_mib']} MiB",
                 flush=True,
             )
+        if args.rounds_only:
+            return
         llm_body = {"question": questions[0], "method": "llm_only"}
         starving = starvation_check(
             base, llm_body, questions[0], n_pending=args.pending, probes=50, queue_limit=args.queue_limit

@@ -1,21 +1,32 @@
-"""Benchmark the KG stores side by side: in-memory ``TemporalKG`` vs ``DuckDBStore`` vs a pandas reference.
+"""Benchmark the KG stores side by side (issue #31): in-memory ``TemporalKG`` and ``DuckDBStore`` both on the
+compact core, the DuckDB store's SQL path (the pre-#31 read path, ``snapshot=False``) and a pandas reference.
 
-Two KGs: the MultiTQ KG (``../shared/data/multitq/kg/full_partial.txt``) and a synthetic KG of
-``--synthetic N`` point facts generated inside DuckDB by this script (written to ``--workdir``, never
-committed; subjects skewed towards hubs, ``N / 50`` entities, 200 relations, days 1991–2023).
+KGs: the MultiTQ KG (``../shared/data/multitq/kg/full_partial.txt``) and a synthetic KG of ``--synthetic N``
+point facts generated inside DuckDB by this script, also written as a quadruple text file (both under
+``--workdir``, never committed; subjects skewed towards hubs, ``N / 50`` entities, 200 relations, days
+1991–2023; the text lists the facts in id order, so both stores hold the same ids).
 
-Each backend runs in its own child process (so load time and resident memory are its own) on the same
-seeded query list: the ARI operators (``tail``, ``tail@t``, ``head``, ``head@t``, ``time``, ``before``,
-``after``, ``first``, ``last``, as in ``bench/kg_ops.py``) and the walks (``incident``, ``hop2`` =
-``relations_by_hop(…, 2)``, ``lifetime``, ``as_of`` = ``kg.as_of(t).facts(subject=…)``). Per query the
-median of ``--reps`` calls; per operator p50/p99 over the queries. The in-memory and DuckDB answers are
-compared query by query (they must be identical); pandas answers only the ARI operators (ARI's own
-per-call DataFrame filtering, ``bench/kg_ops.py``). Reported: load/open time, RSS after load and peak,
-file size, and the ratios DuckDB / in-memory and pandas / DuckDB.
+Backends, each in its own child process (so open time and resident memory are its own):
 
-    nice -n 10 .venv/bin/python bench/store_scale.py                      # MultiTQ + 5M synthetic
-    nice -n 10 .venv/bin/python bench/store_scale.py --skip-multitq --synthetic 20000000 --memory-max 0 \\
-        --pandas-max 0                                                    # the 20M-fact DuckDB store alone
+* ``memory``: ``load_kg(text)`` with its binary cache present (the core memory-mapped: a *warm* open);
+* ``memory-build``: ``load_kg(text, cache=False)``, the build from text (a *cold* open; no queries);
+* ``duckdb``: ``DuckDBStore.open(file, read_only=True)`` with its snapshot present (warm);
+* ``duckdb-build``: the same with the snapshot removed first: the open builds and writes it (cold; no
+  queries);
+* ``duckdb-sql``: ``DuckDBStore.open(..., snapshot=False)``: every read is SQL (the read path before #31);
+* ``pandas``: ARI's per-call DataFrame filtering (``bench/kg_ops.py``), ARI operators only.
+
+Queries (same seeded list for every backend): the ARI operators (``tail``, ``tail@t``, ``head``, ``head@t``,
+``time``, ``before``, ``after``, ``first``, ``last``, as in ``bench/kg_ops.py``) and the walks (``incident``,
+``hop2`` = ``relations_by_hop(…, 2, max_frontier=200)``, ``lifetime``, ``as_of`` = ``kg.as_of(t).facts(
+subject=…)``). Per query the median of ``--reps`` calls; per operator p50/p99 over the queries. Every
+backend's answers are compared with the in-memory store's, query by query. Reported: open time, RSS growth
+after open and after the queries (bytes per fact resident = the latter / facts), peak RSS, the ratios to the
+in-memory store.
+
+    nice -n 10 python bench/store_scale.py --synthetic 0                 # MultiTQ only
+    nice -n 10 python bench/store_scale.py --skip-multitq --synthetic 5000000 --pandas-max 0
+    nice -n 10 python bench/store_scale.py --skip-multitq --synthetic 20000000 --pandas-max 0 --sql-max 0
 """
 
 from __future__ import annotations
@@ -91,6 +102,12 @@ def build_synthetic_store(n: int, out: Path, seed: float = 0.42) -> float:
     )
     con.execute("INSERT INTO facts_by_o SELECT * FROM facts ORDER BY o, t0")
     con.execute("CHECKPOINT")
+    text = out.with_suffix(".txt")
+    con.execute(
+        f"""COPY (SELECT 'E' || s, 'R' || r, 'E' || o,
+            strftime(DATE '1970-01-01' + (t0 - {EPOCH}), '%Y-%m-%d') FROM facts ORDER BY id)
+        TO '{text}' (DELIMITER '\t', HEADER false, QUOTE '')"""
+    )
     store.close()
     return time.perf_counter() - t0
 
@@ -102,7 +119,7 @@ def sample_queries(store_path: Path, n: int, seed: int) -> list[list[str]]:
     from tkgqa.kg.duckdb_store import DuckDBStore
 
     rng = random.Random(seed)
-    with DuckDBStore.open(store_path, read_only=True) as store:
+    with DuckDBStore.open(store_path, read_only=True, snapshot=False) as store:
         rows = (
             store._cur()
             .execute(f"SELECT s, r, o, t0 FROM facts USING SAMPLE {n} ROWS (reservoir, {seed})")
@@ -137,47 +154,47 @@ def run_store_query(kg: Any, q: list[str]) -> Any:
 
 
 def open_backend(backend: str, source: Path, kind: str) -> tuple[Any, Callable[[Any, list[str]], Any]]:
-    if backend == "duckdb":
+    if backend.startswith("duckdb"):
+        from tkgqa.kg.duckdb_core import snapshot_path
         from tkgqa.kg.duckdb_store import DuckDBStore
 
         limit = os.environ.get("STORE_SCALE_DUCKDB_MEMORY")  # e.g. 512MB: cap DuckDB's buffer pool
-        return DuckDBStore.open(source, read_only=True, memory_limit=limit), run_store_query
-    if backend == "memory":
-        if kind == "text":
-            from tkgqa.kg.loaders import load_kg
+        if backend == "duckdb-build":
+            import shutil
 
-            return load_kg(source), run_store_query  # the npz cache, warmed by the parent
-        from tkgqa.kg.duckdb_io import load_duckdb
+            shutil.rmtree(snapshot_path(source), ignore_errors=True)
+        store = DuckDBStore.open(source, read_only=True, memory_limit=limit, snapshot=backend != "duckdb-sql")
+        return store, run_store_query
+    if backend.startswith("memory"):
+        from tkgqa.kg.loaders import load_kg
 
-        return load_duckdb(source), run_store_query
+        return load_kg(source, cache=backend == "memory"), run_store_query
     import pandas as pd
     from kg_ops import with_pandas
 
-    if kind == "text":
-        df = pd.read_csv(
-            source,
-            sep="\t",
-            names=["head", "rel", "tail", "time"],
-            dtype=str,
-            keep_default_na=False,
-            quoting=3,
-        )
-    else:
-        import duckdb
-
-        con = duckdb.connect(str(source), read_only=True)
-        df = con.execute(
-            f"""SELECT e1.name AS head, rl.name AS rel, e2.name AS tail,
-                strftime(DATE '1970-01-01' + (t0 - {EPOCH}), '%Y-%m-%d') AS time
-            FROM facts f JOIN entities e1 ON f.s = e1.id JOIN relations rl ON f.r = rl.id
-                JOIN entities e2 ON f.o = e2.id ORDER BY f.id"""
-        ).df()
-        con.close()
+    df = pd.read_csv(
+        source,
+        sep="\t",
+        names=["head", "rel", "tail", "time"],
+        dtype=str,
+        keep_default_na=False,
+        quoting=3,
+    )
     return df, lambda d, q: with_pandas(d, tuple(q)) if q[0] in ARI_OPS else None  # type: ignore[arg-type]
 
 
+OPEN_ONLY = ("memory-build", "duckdb-build")  # cold opens: timed, no queries
+
+
 def probe(backend: str, source: Path, kind: str, queries_file: Path, reps: int) -> dict[str, Any]:
-    queries = json.loads(queries_file.read_text())
+    import duckdb  # noqa: F401  imported before the baseline: RSS growth is the store's own
+    import pyarrow  # noqa: F401
+
+    import tkgqa.kg.duckdb_store
+    import tkgqa.kg.loaders
+    import tkgqa.kg.neighborhood  # noqa: F401
+
+    queries = [] if backend in OPEN_ONLY else json.loads(queries_file.read_text())
     rss0 = rss_mib()
     t0 = time.perf_counter()
     kg, run = open_backend(backend, source, kind)
@@ -203,7 +220,7 @@ def probe(backend: str, source: Path, kind: str, queries_file: Path, reps: int) 
         "facts": len(kg),
         "load_s": load_s,
         "rss_load_mib": rss1 - rss0,
-        "rss_mib": rss_mib(),
+        "rss_after_mib": rss_mib() - rss0,
         "peak_mib": peak_mib(),
         "times_ms": times,
         "digests": digests,
@@ -226,26 +243,34 @@ def pct(values: list[float], q: float) -> float:
 
 def report(title: str, results: list[dict[str, Any]], extra: list[str]) -> list[str]:
     lines = [f"### {title}", "", *extra, ""]
-    lines.append("| backend | facts | load/open s | RSS after load MiB | peak RSS MiB |")
-    lines.append("|---|---:|---:|---:|---:|")
+    lines.append(
+        "| backend | facts | open s | RSS after open MiB | RSS after queries MiB | resident B/fact "
+        "| peak RSS MiB |"
+    )
+    lines.append("|---|---:|---:|---:|---:|---:|---:|")
     for r in results:
-        row = f"{r['facts']:,} | {r['load_s']:.2f} | {r['rss_load_mib']:.0f} | {r['peak_mib']:.0f}"
-        lines.append(f"| {r['backend']} | {row} |")
-    by = {r["backend"]: r for r in results}
-    if "memory" in by and "duckdb" in by:
-        a, b = by["memory"]["digests"], by["duckdb"]["digests"]
-        same = sum(x == y for x, y in zip(a, b, strict=True))
-        lines += ["", f"in-memory vs DuckDB answers identical: {same}/{len(a)} queries"]
-    names = [r["backend"] for r in results]
+        per_fact = r["rss_after_mib"] * 2**20 / max(1, r["facts"])
+        row = f"{r['facts']:,} | {r['load_s']:.2f} | {r['rss_load_mib']:.0f} | {r['rss_after_mib']:.0f}"
+        lines.append(f"| {r['backend']} | {row} | {per_fact:.0f} | {r['peak_mib']:.0f} |")
+    timed = [r for r in results if r["backend"] not in OPEN_ONLY]
+    by = {r["backend"]: r for r in timed}
+    if "memory" in by:
+        ref = by["memory"]["digests"]
+        for r in timed:
+            if r["backend"] in ("memory", "pandas"):
+                continue
+            same = sum(x == y for x, y in zip(ref, r["digests"], strict=True))
+            lines.append(f"\n{r['backend']} vs in-memory answers identical: {same}/{len(ref)} queries")
+    names = [r["backend"] for r in timed]
     head = "| op | n | " + " | ".join(f"{b} p50 ms | {b} p99 ms" for b in names)
-    ratios = [("duckdb", "memory"), ("pandas", "duckdb")]
-    ratios = [(x, y) for x, y in ratios if x in by and y in by]
+    ratios = [(x, "memory") for x in ("duckdb", "duckdb-sql") if x in by and "memory" in by]
+    ratios += [("pandas", "duckdb")] if "pandas" in by and "duckdb" in by else []
     head += "".join(f" | {x}/{y} p50" for x, y in ratios) + " |"
     lines += ["", head, "|---|---:|" + "---:|" * (2 * len(names) + len(ratios))]
     for op in (*OPS, "all"):
         cells, p50 = [], {}
         n = 0
-        for r in results:
+        for r in timed:
             t = r["times_ms"]
             vals = [x for v in t.values() for x in v] if op == "all" else t[op]
             n = max(n, len(vals))
@@ -256,22 +281,25 @@ def report(title: str, results: list[dict[str, Any]], extra: list[str]) -> list[
     return lines
 
 
-def compare(
-    title: str, store: Path, text: Path | None, backends: list[str], args: argparse.Namespace
-) -> list[str]:
+def compare(title: str, store: Path, text: Path, backends: list[str], args: argparse.Namespace) -> list[str]:
     qfile = store.with_suffix(".queries.json")
     queries = sample_queries(store, args.n, args.seed)
     qfile.write_text(json.dumps(queries))
-    source, kind = (text, "text") if text is not None else (store, "duckdb")
+    warm = f"from tkgqa.kg.loaders import load_kg; load_kg({str(text)!r})"
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", warm], check=True)  # the binary cache, for a warm open
+    warm_s = time.perf_counter() - t0
     results = []
     for b in backends:
-        src = store if b == "duckdb" else source
-        assert src is not None
+        src = store if b.startswith("duckdb") else text
         print(f"[{title}] {b} …", file=sys.stderr, flush=True)
-        results.append(child(b, src, "duckdb" if b == "duckdb" else kind, qfile, args.reps))
+        results.append(child(b, src, "duckdb" if b.startswith("duckdb") else "text", qfile, args.reps))
     size = store.stat().st_size / 2**20
+    core = sum(f.stat().st_size for f in Path(f"{store}.core").glob("*.npy")) / 2**20
     extra = [
-        f"DuckDB file: {size:.1f} MiB; queries: {len(queries)} (seed {args.seed}), median of {args.reps}"
+        f"DuckDB file: {size:.1f} MiB, its snapshot (`.core/`): {core:.1f} MiB; queries: {len(queries)} "
+        f"(seed {args.seed}), median of {args.reps}; load average before: {os.getloadavg()[0]:.1f}; "
+        f"in-memory build from text + cache write (a child process, imports included): {warm_s:.1f} s"
     ]
     return report(title, results, extra)
 
@@ -281,8 +309,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kg", type=Path, default=DEFAULT_KG, help="MultiTQ quadruple file")
     ap.add_argument("--skip-multitq", action="store_true")
     ap.add_argument("--synthetic", type=int, default=5_000_000, help="facts in the synthetic KG (0: none)")
-    ap.add_argument("--memory-max", type=int, default=5_000_000, help="largest synthetic KG run in memory")
+    ap.add_argument("--memory-max", type=int, default=20_000_000, help="largest synthetic KG run in memory")
     ap.add_argument("--pandas-max", type=int, default=5_000_000, help="largest synthetic KG run in pandas")
+    ap.add_argument("--sql-max", type=int, default=5_000_000, help="largest synthetic KG run on the SQL path")
+    ap.add_argument("--skip-build", action="store_true", help="no memory-build child (the warm-up times it)")
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/tkgqa_store_scale"))
     ap.add_argument("--n", type=int, default=390, help="queries per KG (30 per operator)")
     ap.add_argument("--reps", type=int, default=3)
@@ -298,6 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     args.workdir.mkdir(parents=True, exist_ok=True)
     lines = [f"machine: {os.cpu_count()} CPUs (shared), python {sys.version.split()[0]}", ""]
+    cold_warm = ["memory-build", "memory", "duckdb-build", "duckdb"]
     if not args.skip_multitq:
         if not args.kg.exists():
             print(f"MultiTQ KG not found: {args.kg} (pass --kg or --skip-multitq)", file=sys.stderr)
@@ -305,22 +336,21 @@ def main(argv: list[str] | None = None) -> int:
         store = args.workdir / "multitq.duckdb"
         store.unlink(missing_ok=True)
         convert_s = build_multitq_store(args.kg, store)
-        warm = f"from tkgqa.kg.loaders import load_kg; load_kg({str(args.kg)!r})"
-        subprocess.run([sys.executable, "-c", warm], check=True)  # the npz cache, for a warm in-memory load
-        lines += compare("MultiTQ KG", store, args.kg, ["memory", "duckdb", "pandas"], args)
-        lines += ["", f"convert text → DuckDB (parse + bulk insert): {convert_s:.1f} s", ""]
+        lines += compare("MultiTQ KG", store, args.kg, [*cold_warm, "duckdb-sql", "pandas"], args)
+        lines += ["", f"convert text → DuckDB (parse + bulk insert + snapshot): {convert_s:.1f} s", ""]
     if args.synthetic:
         n = args.synthetic
         store = args.workdir / f"synthetic_{n}.duckdb"
-        if not store.exists():
+        text = store.with_suffix(".txt")
+        if not store.exists() or not text.exists():
+            store.unlink(missing_ok=True)
             build_s = build_synthetic_store(n, store)
-            lines.append(f"synthetic {n:,} facts generated into DuckDB in {build_s:.1f} s")
-        backends = [
-            b
-            for b, cap in (("memory", args.memory_max), ("duckdb", n), ("pandas", args.pandas_max))
-            if n <= cap
-        ]
-        lines += compare(f"synthetic KG, {n:,} facts", store, None, backends, args)
+            lines.append(f"synthetic {n:,} facts generated into DuckDB (and text) in {build_s:.1f} s")
+        backends = [b for b in cold_warm if not b.startswith("memory") or n <= args.memory_max]
+        if args.skip_build:  # the cache warm-up above times the same build
+            backends.remove("memory-build")
+        backends += [b for b, cap in (("duckdb-sql", args.sql_max), ("pandas", args.pandas_max)) if n <= cap]
+        lines += compare(f"synthetic KG, {n:,} facts", store, text, backends, args)
     text = "\n".join(lines)
     print(text)
     if args.out:

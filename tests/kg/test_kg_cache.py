@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tkgqa.kg import Fact, TemporalKG
@@ -29,7 +30,7 @@ def kg_file(tmp_path: Path) -> Path:
 
 
 def entries() -> list[Path]:
-    return sorted(cache_dir().glob("*.npz"))
+    return sorted(p for p in cache_dir().glob("*") if p.is_dir() and p.name[0] != "." and p.name != "digests")
 
 
 def test_session_home_is_isolated() -> None:
@@ -83,25 +84,37 @@ def test_labels_are_cached(home: Path, tmp_path: Path) -> None:
     assert load_kg(path).label("Q76") == "Obama"  # a label file is part of the key
 
 
-@pytest.mark.parametrize("damage", ["truncate", "garbage", "empty"])
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "no-manifest", "missing-array"])
 def test_corrupt_entry_is_rebuilt_with_a_warning(home: Path, kg_file: Path, damage: str) -> None:
     load_kg(kg_file)
     (entry,) = entries()
-    data = entry.read_bytes()
-    entry.write_bytes(
-        {"truncate": data[: len(data) // 2], "garbage": b"not a zip" * 10, "empty": b""}[damage]
-    )
+    column, manifest = entry / "col_s.npy", entry / "manifest.json"
+    if damage == "truncate":
+        column.write_bytes(column.read_bytes()[:-4])
+    elif damage == "garbage":
+        manifest.write_bytes(b"not json" * 10)
+    elif damage == "no-manifest":  # a write killed before its manifest: never opened
+        manifest.unlink()
+    else:
+        (entry / "sr_ids.npy").unlink()
     with pytest.warns(RuntimeWarning, match="rebuilding the KG cache"):
         kg = load_kg(kg_file)
     assert len(kg) == 3
     assert load_kg(kg_file).load_report.from_cache  # type: ignore[union-attr]
 
 
+def test_cached_store_is_memory_mapped(home: Path, kg_file: Path) -> None:
+    load_kg(kg_file)
+    warm = load_kg(kg_file)
+    assert warm.load_report is not None and warm.load_report.from_cache
+    assert isinstance(warm.to_arrays()[3]["sr_ids"].base, np.memmap)  # no append: the core is the file
+
+
 def test_save_and_load_directly(tmp_path: Path) -> None:
     kg = TemporalKG(
         [Fact("a", "r", "b", TimePoint(2015, 3), None), Fact("a", "r", "c")], labels={"a": "Alpha"}, name="x"
     )
-    path = save_kg(kg, tmp_path / "x.npz")
+    path = save_kg(kg, tmp_path / "x")
     back = load_cached_kg(path)
     assert list(back) == list(kg) and back.label("a") == "Alpha" and back.name == "x"
     assert back.load_report is None

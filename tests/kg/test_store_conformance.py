@@ -8,6 +8,9 @@ by the plain oracles below, or — for the ARI operators and the neighbourhood f
 semantics evolve elsewhere — required to be *identical* to the naive reference backend
 :class:`tkgqa.testing.ListStore` on the same facts.
 
+The DuckDB store runs twice: in memory (every fact in its in-memory delta) and as a file reopened (the
+memory-mapped snapshot of the core; in the ``appended`` mode half the facts then go through the delta).
+
 **Adding a backend** (e.g. the DuckDB store of issue #14) is one line in :data:`BACKENDS`: a
 ``pytest.param`` holding a factory ``(facts, *, labels, name) -> KGStore``, such as
 ``pytest.param(DuckDBStore, id="duckdb")`` (wrap it in a ``lambda`` if the constructor differs, and add
@@ -19,10 +22,12 @@ starts, open ends or no time at all, a self-loop, same-day ties and a chain for 
 
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable
 from importlib.util import find_spec
 from itertools import product
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -51,14 +56,23 @@ from tkgqa.time import NEG_INF, POS_INF, Interval, TimePoint, span_of
 
 StoreFactory = Callable[..., KGStore]
 
+
+def duckdb_file(facts: Iterable[Fact], *, labels: dict[str, str] | None = None, name: str = "kg") -> KGStore:
+    """A DuckDB store file written, closed and opened again: it reads through the memory-mapped snapshot of
+    the core built on that open (facts added afterwards go through the in-memory delta)."""
+    path = Path(tempfile.mkdtemp(prefix="tkgqa-conf-")) / "kg.duckdb"
+    with DuckDBStore.open(path, name=name) as store:
+        store.add(facts)
+        store.set_labels(labels or {})
+    return DuckDBStore.open(path, name=name)
+
+
+_NEEDS_DUCKDB = pytest.mark.skipif(find_spec("duckdb") is None, reason="needs the [store] extra (duckdb)")
 BACKENDS = [
     pytest.param(TemporalKG, id="memory"),
     pytest.param(ListStore, id="list"),
-    pytest.param(
-        DuckDBStore,
-        id="duckdb",
-        marks=pytest.mark.skipif(find_spec("duckdb") is None, reason="needs the [store] extra (duckdb)"),
-    ),
+    pytest.param(DuckDBStore, id="duckdb", marks=_NEEDS_DUCKDB),  # in memory: every fact in the delta
+    pytest.param(duckdb_file, id="duckdb-snapshot", marks=_NEEDS_DUCKDB),
 ]
 
 P = TimePoint.of

@@ -1,5 +1,5 @@
 """``tkgqa kg``: inspect, query and convert temporal KG files (``info``, ``query``, ``neighbors``,
-``convert``).
+``convert``, ``index``).
 
 PATH is a KG file in any format :func:`tkgqa.kg.loaders.load_kg` reads, or ``demo`` for the bundled demo KG.
 With ``--json`` every command prints one JSON value on stdout; facts are objects
@@ -260,7 +260,7 @@ def _convert(src: str, dst: str, to: StoreFormat | None, fmt: str) -> None:
     into = out if target is StoreFormat.DUCKDB else None  # a new file (built aside, renamed when complete)
     if src != "demo" and source.is_file() and (fmt == "duckdb" or sniff_format(source) == "duckdb"):
         if into is not None:  # a store to a store: the file as it is, history included
-            DuckDBStore.open(source, read_only=True).close()  # a tkgqa store, else a DataError
+            DuckDBStore.open(source, read_only=True, snapshot=False).close()  # a tkgqa store, else DataError
             with new_store_file(into) as tmp:
                 shutil.copyfile(source, tmp)
         store = DuckDBStore.open(into or source, read_only=True)
@@ -281,3 +281,28 @@ def _convert(src: str, dst: str, to: StoreFormat | None, fmt: str) -> None:
     finally:
         store.close()
     console.print(f"wrote {n:,} live facts to {out} ({target.value})", highlight=False)
+
+
+@kg_app.command("index")
+def index(
+    store_file: str = typer.Argument(..., help="A .duckdb store (tkgqa kg convert makes one)."),
+) -> None:
+    """Build the memory-mapped snapshot a DuckDB store reads through (STORE.duckdb.core/ beside it), so the
+    next open answers at in-memory speed at once. Opening the store also builds it when missing or stale;
+    run this after writing to the store from a process that had no snapshot, or to rebuild a damaged one.
+    Needs the store's read-write lock (no server holding it)."""
+    import time
+    from pathlib import Path
+
+    from ..kg.duckdb_core import snapshot_path
+    from ..kg.duckdb_store import DuckDBStore
+
+    with cli_errors():
+        t0 = time.perf_counter()
+        with DuckDBStore.open(Path(store_file), create=False, snapshot=False) as store:
+            store.refresh_snapshot()
+            n = len(store)
+        took = time.perf_counter() - t0
+        console.print(
+            f"indexed {n:,} live facts in {took:.1f} s: {snapshot_path(Path(store_file))}", highlight=False
+        )

@@ -11,6 +11,7 @@ follow the one rule of :mod:`tkgqa.kg.validate` (NFC, no control/format characte
 from __future__ import annotations
 
 import unicodedata
+from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -69,7 +70,7 @@ class FactBuilder:
         self.hint = STRICT_HINT  # what a strict failure adds (how to get past it)
         self.ent: dict[str, int] = {}
         self.rel: dict[str, int] = {}
-        self.cols: tuple[list[int], ...] = ([], [], [], [], [], [], [])
+        self.cols: tuple[array[int], ...] = tuple(array("q") for _ in range(7))  # 8 bytes a value
         self.times: dict[str, tuple[int, int, int] | None] = {}
         self.labels: dict[str, str] = {}
         self.n_lines = self.n_skipped = self.n_duplicates = 0
@@ -190,7 +191,7 @@ class FactBuilder:
 
     def build(self, name: str, labels: Mapping[str, str] | None = None) -> TemporalKG:
         """The store, keeping the first of duplicate facts (same names and day span)."""
-        columns = {c: np.asarray(v, dtype=np.int64) for c, v in zip(COLUMNS, self.cols, strict=True)}
+        columns = {c: np.frombuffer(v, dtype=np.int64) for c, v in zip(COLUMNS, self.cols, strict=True)}
         keep = _first_occurrences(np.stack([columns[c] for c in ("s", "r", "o", "t0", "t1")]))
         if keep is not None:
             self.n_duplicates += int(len(keep) - keep.sum())

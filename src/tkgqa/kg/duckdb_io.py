@@ -18,6 +18,7 @@ Loading either format through :func:`tkgqa.kg.load_kg` gives an in-memory
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, DataError, NotFoundError
 from ..time import NEG_INF, POS_INF
+from .duckdb_core import refresh, snapshot_path
 from .duckdb_schema import load_state
 from .duckdb_store import DuckDBStore
 from .duckdb_write import next_tx
@@ -273,6 +275,7 @@ def _fill(store: DuckDBStore, facts_file: Path, strict: bool) -> None:
         cur.execute("DROP TABLE p")
         cur.execute("COMMIT")
         load_state(sh)
+        refresh(sh)  # the read path's snapshot of the rows just written
 
 
 def _time_text(col: str, types: str) -> str:
@@ -311,10 +314,14 @@ def new_store_file(path: Path) -> Iterator[Path]:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
         yield tmp
+        if snapshot_path(tmp).is_dir():  # the read path's snapshot travels with the file (still current)
+            shutil.rmtree(snapshot_path(path), ignore_errors=True)
+            os.replace(snapshot_path(tmp), snapshot_path(path))
         os.replace(tmp, path)
     finally:
         for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
             leftover.unlink(missing_ok=True)
+        shutil.rmtree(snapshot_path(tmp), ignore_errors=True)
 
 
 def _with_labels(store: DuckDBStore, src: Path) -> DuckDBStore:
@@ -344,7 +351,7 @@ def _finish(kg: TemporalKG, path: Path, fmt: str, labels: Any) -> TemporalKG:
 def load_duckdb(path: str | Path, *, strict: bool = False, labels: Any = None, **options: Any) -> TemporalKG:
     """The live facts of a ``.duckdb`` store as an in-memory ``TemporalKG`` (opened read-only)."""
     p = Path(path)
-    with DuckDBStore.open(p, read_only=True) as store:
+    with DuckDBStore.open(p, read_only=True, snapshot=False) as store:
         kg = store.to_kg()
     return _finish(kg, p, "duckdb", labels)
 

@@ -7,11 +7,14 @@ import threading
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, DataError
 from ..sanitize import shorten
 from ..time import TimePoint
+
+if TYPE_CHECKING:
+    from .memory import TemporalKG
 
 SCHEMA_VERSION = "1"
 _SCHEMA = """
@@ -97,6 +100,8 @@ class Shared:
     lock: threading.RLock = field(default_factory=threading.RLock)
     local: threading.local = field(default_factory=threading.local)
     points: dict[int, TimePoint] = field(default_factory=dict)
+    core: TemporalKG | None = None  # the read path: snapshot of the core + delta (tkgqa.kg.duckdb_core)
+    rebuild: threading.Thread | None = None  # a snapshot rebuild in progress
 
 
 def connect(path: Path | None, read_only: bool, memory_limit: str | None = None) -> Shared:

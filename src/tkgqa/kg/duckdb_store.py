@@ -10,6 +10,12 @@ lookups and (one lookup each) incident facts; writes go to both copies in one tr
 vocabulary (names ↔ ids) and labels are held in Python memory; facts stay on disk and are read per query,
 so a 20M-fact store answers with a resident set far below its data size (``bench/store_scale.py``).
 
+**Reads at in-memory speed (issue #31).** The live store and its ``as_of`` views answer from a memory-mapped
+snapshot of the compact core (:mod:`tkgqa.kg.duckdb_core`: ``<file>.duckdb.core/`` beside the database,
+rebuilt when stale, never blocking readers) plus the rows appended since, held in memory: the same code as
+the in-memory store, so the same answers. ``known_at`` views (transaction time) and ``history`` read DuckDB
+with SQL, as below.
+
 **One meaning, one place.** SQL only selects candidate rows — the day-window overlap and the ``as_of`` window
 of :func:`~tkgqa.kg.memory_walks._clipped_window` — and aggregates them; the rules of :mod:`tkgqa.kg.base` are
 then applied by the shared Python code (:func:`~tkgqa.kg.base.clip_at` for snapshots, the same ranking and
@@ -42,12 +48,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError, NotFoundError
+from ..errors import ConfigError, DataError, NotFoundError
 from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, span_of
-from .base import FactQuery, Hop, HopQuery, StoreBase, TimeArg, TimeQuery, clip_at, entity_names
+from .base import FactQuery, Hop, HopQuery, KGStore, StoreBase, TimeArg, TimeQuery, clip_at, entity_names
+from .duckdb_core import adopt_core, ensure_core, refresh, refresh_in_background, wait_for_rebuild
 from .duckdb_schema import TxTime, connect, load_state, tx_datetime, tx_micros
 from .duckdb_write import append_facts, next_tx, retract_keys
 from .fact import Fact, label_of
+from .snapshot import KGSnapshot
 
 if TYPE_CHECKING:
     import duckdb
@@ -106,6 +114,7 @@ class DuckDBStore(StoreBase):
         read_only: bool = False,
         display_underscores: bool = True,
         memory_limit: str | None = None,
+        snapshot: bool = True,
     ) -> None:
         self.name = name
         self.display_underscores = display_underscores
@@ -113,6 +122,8 @@ class DuckDBStore(StoreBase):
         self._root: DuckDBStore = self
         self._cutoff: TimePoint | None = None
         self._tx: int | None = None
+        if snapshot:  # else every read is SQL (e.g. a file opened only to check or copy it)
+            ensure_core(self._sh)
         if labels:
             self.set_labels(labels)
         if not read_only:
@@ -127,11 +138,13 @@ class DuckDBStore(StoreBase):
         name: str | None = None,
         memory_limit: str | None = None,
         create: bool = True,
+        snapshot: bool = True,
     ) -> DuckDBStore:
         """Open the store file at ``path``; a missing one is created when ``create`` and not ``read_only``
         (``tkgqa serve`` creates one only with ``--create``: a typo must not serve an empty store). A DuckDB
         file of another program (tables, but not tkgqa's) is refused unchanged. ``memory_limit`` (e.g.
-        ``"512MB"``) caps DuckDB's buffer pool (default: DuckDB's, 80% of RAM)."""
+        ``"512MB"``) caps DuckDB's buffer pool (default: DuckDB's, 80% of RAM). ``snapshot=False`` skips the
+        read path's snapshot (:mod:`tkgqa.kg.duckdb_core`): every read is then SQL."""
         p = Path(path).expanduser()
         if (read_only or not create) and not p.is_file():
             raise NotFoundError(
@@ -139,7 +152,9 @@ class DuckDBStore(StoreBase):
                 + ("" if read_only else ", or start a new empty store with --create")
                 + " (tkgqa kg convert KG FILE.duckdb makes one from a KG file)"
             )
-        return cls(name=name or p.stem, path=p, read_only=read_only, memory_limit=memory_limit)
+        return cls(
+            name=name or p.stem, path=p, read_only=read_only, memory_limit=memory_limit, snapshot=snapshot
+        )
 
     @classmethod
     def from_kg(
@@ -177,6 +192,7 @@ class DuckDBStore(StoreBase):
                 cur.execute("ROLLBACK")
                 raise
             load_state(sh)
+        adopt_core(sh, kg.to_arrays()[3], kg.bounds)  # ids are kg's: its core is the snapshot
         store.set_labels(kg.labels)
         return store
 
@@ -194,7 +210,28 @@ class DuckDBStore(StoreBase):
         return rows
 
     def close(self) -> None:
+        wait_for_rebuild(self._sh)
         self._sh.con.close()
+
+    def refresh_snapshot(self) -> None:
+        """Rebuild the memory-mapped snapshot of the core from the database now and swap it in (readers
+        keep answering meanwhile; see :mod:`tkgqa.kg.duckdb_core`). ``tkgqa kg index`` calls it."""
+        wait_for_rebuild(self._sh)
+        refresh(self._sh)
+        if self._sh.core is None:
+            raise DataError(
+                "this store's fact ids are not 0..n-1, so it has no snapshot; "
+                "`tkgqa kg convert` it into a new file to renumber them",
+                path=str(self.path),
+            )
+
+    def _reader(self) -> KGStore | None:
+        """The core store answering this view (the live store, or its ``as_of`` view), or ``None`` for a
+        ``known_at`` view (answered with SQL)."""
+        core = self._sh.core
+        if self._tx is not None or core is None:
+            return None
+        return core if self._cutoff is None else KGSnapshot(core, self._cutoff)
 
     def __enter__(self) -> DuckDBStore:
         return self
@@ -312,9 +349,14 @@ class DuckDBStore(StoreBase):
 
     # --- queries ------------------------------------------------------------------------------------------
     def __len__(self) -> int:
-        return self.count()
+        reader = self._reader()
+        return len(reader) if reader is not None else self.count()
 
     def __iter__(self) -> Iterator[Fact]:
+        reader = self._reader()
+        if reader is not None:
+            yield from reader
+            return
         conds, params = self._where()
         cur = self._sh.con.cursor()  # its own cursor: queries made while iterating must not reset it
         cur.execute(f"SELECT {_COLS} FROM facts WHERE {' AND '.join(conds)} ORDER BY id", params)
@@ -325,6 +367,9 @@ class DuckDBStore(StoreBase):
             cur.close()
 
     def _query_facts(self, query: FactQuery) -> list[Fact]:
+        reader = self._reader()
+        if reader is not None:
+            return reader.facts(query.subject, query.relation, query.object, query.time, limit=query.limit)
         where = self._pattern(query.subject, query.relation, query.object, query.time)
         if where is None or query.limit == 0:
             return []
@@ -334,6 +379,9 @@ class DuckDBStore(StoreBase):
         return self._build(self._q(sql, where[1]))
 
     def _query_count(self, query: FactQuery) -> int:
+        reader = self._reader()
+        if reader is not None:
+            return reader.count(query.subject, query.relation, query.object, query.time)
         where = self._pattern(query.subject, query.relation, query.object, query.time)
         if where is None:
             return 0
@@ -341,6 +389,9 @@ class DuckDBStore(StoreBase):
         return int(self._q(sql, where[1])[0][0])
 
     def incident(self, entity: str, *, relation: str | None = None, time: TimeQuery = None) -> list[Fact]:
+        reader = self._reader()
+        if reader is not None:
+            return reader.incident(entity, relation=relation, time=time)
         e = self._sh.ent_id.get(entity)
         where = self._pattern(None, relation, None, time)
         if e is None or where is None:
@@ -353,6 +404,15 @@ class DuckDBStore(StoreBase):
         return {i for i in map(get, entity_names(names)) if i is not None}
 
     def _query_hop(self, query: HopQuery) -> Hop:
+        reader = self._reader()
+        if reader is not None:
+            return reader.hop(
+                query.frontier,
+                time=query.time,
+                visited=query.visited,
+                new_facts_only=query.new_facts_only,
+                max_neighbors=query.max_neighbors,
+            )
         front, done = self._entity_ids(query.frontier), self._entity_ids(query.visited)
         if not front:
             return Hop(0, {}, ())
@@ -383,6 +443,9 @@ class DuckDBStore(StoreBase):
         return Hop(sum(relations.values()), dict(relations), neighbors)
 
     def relation_counts(self, entity: str | None = None) -> dict[str, int]:
+        reader = self._reader()
+        if reader is not None:
+            return reader.relation_counts(entity)
         if entity is not None:
             return self.hop(entity, max_neighbors=0).relations
         conds, params = self._where()
@@ -392,6 +455,9 @@ class DuckDBStore(StoreBase):
     def time_span(self, entity: str | None = None) -> tuple[TimePoint | None, TimePoint | None]:
         """SQL picks the candidates (the least start; the ends that may be the latest), Python applies
         the rule of :meth:`tkgqa.kg.KGStore.time_span` to them."""
+        reader = self._reader()
+        if reader is not None:
+            return reader.time_span(entity)
         conds, params = self._where()
         rows_sql = f"SELECT * FROM facts WHERE {' AND '.join(conds)}"
         if entity is not None:
@@ -470,7 +536,14 @@ class DuckDBStore(StoreBase):
         interrupted append keeps nothing — no row, no name, no clock tick."""
         self._writable()
         micros = None if at is None else tx_micros(at)
-        return append_facts(self._sh, self._cur(), facts, micros)
+        sh = self._sh
+        with sh.lock:  # the rows reach the core before another write (or a rebuild's swap) can
+            rows: list[tuple[int, ...]] = []
+            added = append_facts(sh, self._cur(), facts, micros, sink=rows)
+            if sh.core is not None and rows:
+                sh.core.append_rows(rows)  # type: ignore[arg-type]
+        refresh_in_background(sh)
+        return added
 
     def _key(self, f: Fact) -> tuple[int, ...] | None:
         """``(s, r, o, t0, t1)`` of ``f``, or ``None`` when a name is unknown (no such fact is stored)."""
@@ -486,7 +559,15 @@ class DuckDBStore(StoreBase):
         self._writable()
         micros = None if at is None else tx_micros(at)
         keys = {key for f in facts if (key := self._key(f)) is not None}
-        return retract_keys(self._sh, self._cur(), keys, micros) if keys else 0
+        if not keys:
+            return 0
+        sh = self._sh
+        with sh.lock:
+            gone: list[int] = []
+            n = retract_keys(sh, self._cur(), keys, micros, sink=gone)
+            if sh.core is not None and gone:
+                sh.core.withdraw(gone)
+        return n
 
     def history(
         self, subject: str | None = None, relation: str | None = None, object: str | None = None

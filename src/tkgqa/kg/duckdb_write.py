@@ -122,9 +122,17 @@ def _write_names(cur: Any, table: str, names: PendingNames) -> None:
         cur.unregister("vocab")
 
 
-def append_facts(sh: Shared, cur: Any, facts: Iterable[Fact], at: int | None, chunk: int = CHUNK) -> int:
+def append_facts(
+    sh: Shared,
+    cur: Any,
+    facts: Iterable[Fact],
+    at: int | None,
+    chunk: int = CHUNK,
+    sink: list[tuple[int, ...]] | None = None,
+) -> int:
     """Append ``facts`` (duplicates of live facts, and repeats within ``facts``, skipped: the first stays)
-    in one transaction at transaction time ``at`` (or now). Returns how many rows were added."""
+    in one transaction at transaction time ``at`` (or now). Returns how many rows were added; ``sink``
+    receives the added rows ``(s, r, o, t0, t1, g0, g1)`` in id order once they are committed."""
     with sh.lock:
         ents, rels = PendingNames(sh.ent, sh.ent_id), PendingNames(sh.rel, sh.rel_id)
         tx = next_tx(sh, at)
@@ -134,7 +142,8 @@ def append_facts(sh: Shared, cur: Any, facts: Iterable[Fact], at: int | None, ch
             if not _stage(cur, facts, ents, rels, chunk):  # nothing to append: no write, no clock tick
                 _rollback(cur)
                 return 0
-            added = _insert_new(cur, sh.next_id, tx)
+            rows: list[tuple[int, ...]] = []
+            added = _insert_new(cur, sh.next_id, tx, rows)
             cur.execute("DROP TABLE staged")
             _write_names(cur, "entities", ents)
             _write_names(cur, "relations", rels)
@@ -150,12 +159,14 @@ def append_facts(sh: Shared, cur: Any, facts: Iterable[Fact], at: int | None, ch
         sh.next_id += added
         if added:
             sh.last_tx = tx
+        if sink is not None:
+            sink.extend(rows)
         return added
 
 
-def _insert_new(cur: Any, first_id: int, tx: int) -> int:
+def _insert_new(cur: Any, first_id: int, tx: int, rows: list[tuple[int, ...]]) -> int:
     """Insert the staged rows that are new (not live already; the first of repeats) into both copies of
-    the facts, with ids from ``first_id`` in staging order; returns how many."""
+    the facts, with ids from ``first_id`` in staging order; returns how many (and puts them in ``rows``)."""
     cur.execute(
         f"""CREATE OR REPLACE TEMP TABLE new_rows AS
         SELECT ? + row_number() OVER (ORDER BY b.pos) - 1 AS id, {", ".join(COLS)},
@@ -168,13 +179,16 @@ def _insert_new(cur: Any, first_id: int, tx: int) -> int:
     )
     cur.execute("INSERT INTO facts SELECT * FROM new_rows ORDER BY s, t0, id")
     cur.execute("INSERT INTO facts_by_o SELECT * FROM new_rows ORDER BY o, t0, id")
-    found = cur.execute("SELECT count(*) FROM new_rows").fetchone()
+    rows.extend(cur.execute(f"SELECT {', '.join(COLS)} FROM new_rows ORDER BY id").fetchall())
     cur.execute("DROP TABLE new_rows")
-    return int(found[0]) if found else 0
+    return len(rows)
 
 
-def retract_keys(sh: Shared, cur: Any, keys: set[tuple[int, ...]], at: int | None) -> int:
-    """Set ``retracted_at`` on the live rows with these ``(s, r, o, t0, t1)`` keys, in one transaction."""
+def retract_keys(
+    sh: Shared, cur: Any, keys: set[tuple[int, ...]], at: int | None, sink: list[int] | None = None
+) -> int:
+    """Set ``retracted_at`` on the live rows with these ``(s, r, o, t0, t1)`` keys, in one transaction;
+    ``sink`` receives the ids of the rows retracted once committed."""
     import pyarrow as pa
 
     with sh.lock:
@@ -183,13 +197,13 @@ def retract_keys(sh: Shared, cur: Any, keys: set[tuple[int, ...]], at: int | Non
         cur.register("gone", pa.table({c: pa.array(v, pa.int64()) for c, v in zip(KEY, cols, strict=True)}))
         cur.execute("BEGIN")
         try:
-            for table in ("facts_by_o", "facts"):  # both copies; the count is the second's
+            for table in ("facts_by_o", "facts"):  # both copies; the ids are the second's
                 found = cur.execute(
                     f"""UPDATE {table} SET retracted_at = ? FROM gone g WHERE {table}.retracted_at IS NULL
                     AND {table}.s = g.s AND {table}.r = g.r AND {table}.o = g.o
-                    AND {table}.t0 = g.t0 AND {table}.t1 = g.t1""",
+                    AND {table}.t0 = g.t0 AND {table}.t1 = g.t1 RETURNING {table}.id""",
                     [tx],
-                ).fetchone()
+                ).fetchall()
             cur.execute("COMMIT")
         except BaseException:
             _rollback(cur)
@@ -197,7 +211,9 @@ def retract_keys(sh: Shared, cur: Any, keys: set[tuple[int, ...]], at: int | Non
         finally:
             cur.unregister("gone")
         sh.last_tx = tx
-    return int(found[0]) if found else 0
+        if sink is not None:
+            sink.extend(int(i) for (i,) in found)
+    return len(found)
 
 
 def _rollback(cur: Any) -> None:

@@ -1,29 +1,34 @@
 """``TemporalKG``: the fast in-memory store.
 
-Layout (:mod:`tkgqa.kg.index`): dictionary-encoded ids in numpy columns (subject, relation, object, first day,
-last day, granularities). Each index (``s``, ``o``, ``r``, ``sr``, ``ro``, ``sro``, ``t``) is a sort of the
-fact ids by (key, first day), so a lookup is two binary searches for the key and two for the time window: a
-few microseconds whatever the KG size. Appended facts go to a small delta (Python dicts) that every query also
-reads; the delta is folded into the columns once it grows past a fraction of the store, so appends never
+Layout: the compact columnar core of :mod:`tkgqa.kg.index` (int32 ids and day numbers, four sorted
+permutations with CSR offsets; 62 bytes per fact), built by sorting or opened memory-mapped from the binary
+cache (:mod:`tkgqa.kg.cache`). A lookup is an offset lookup and a few binary searches in one permutation, a
+few microseconds whatever the KG size. :class:`~tkgqa.kg.Fact` objects are built only for the facts a query
+returns (and kept in a bounded cache). Appended facts go to a small delta (Python dicts) that every query
+also reads; the delta is folded into the core once it grows past a fraction of the store, so appends never
 rebuild the index per call. ``as_of`` returns a view (:class:`~tkgqa.kg.snapshot.KGSnapshot`) with a
 start-time cutoff applied inside each search and its facts clipped at the cutoff (an end on or after the
 cutoff's first day reads as open; :func:`~tkgqa.kg.memory_walks._clipped_window` turns that into the index
 search). The :class:`~tkgqa.kg.base.KGStore` methods that neighbourhood walks need (``incident``, ``hop``,
-``relation_counts``, ``time_span``) run on these indexes, vectorised (:mod:`tkgqa.kg.memory_walks`).
+``relation_counts``, ``time_span``) run on the core, vectorised (:mod:`tkgqa.kg.memory_walks`).
 
 **Threads: one writer, many readers.** Appends (and the compaction they trigger) are serialised by a writer
-lock; readers take no lock. Everything a query reads of the columns, indexes and delta is one
-:class:`State` object, read once per call; compaction builds a new one and swaps it in (copy-on-write), so a
-reader sees either the state before or after it, never a mix (an ``IndexError``, or fewer facts than a read
-before it). Fact ids never change, so ids from one state are valid in every later one. Within a state, an
-append writes the fact, then its row, then its index entries: a concurrent reader sees it fully or not at all.
+lock; readers take no lock. Everything a query reads of the core and delta is one :class:`State` object,
+read once per call; compaction builds a new one and swaps it in (copy-on-write), so a reader sees either the
+state before or after it, never a mix. Fact ids never change, so ids from one state are valid in every
+later one. Within a state, an append writes the fact, then its row, then its index entries: a concurrent
+reader sees it fully or not at all.
+
+The persistent :class:`~tkgqa.kg.duckdb_store.DuckDBStore` reads through a store of this class too (its
+snapshot of the core plus the rows appended since, :meth:`TemporalKG.append_rows`; retracted rows are
+:meth:`TemporalKG.withdraw` n).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -37,11 +42,11 @@ from .index import (
     INDEX_KINDS,
     MAX_ENTITIES,
     MAX_RELATIONS,
-    Index,
+    AnyArray,
     IntArray,
-    KnownOrder,
     State,
-    build_indexes,
+    build_core,
+    core_bounds,
     empty_state,
     index_key,
 )
@@ -55,6 +60,8 @@ if TYPE_CHECKING:
 _SPAN_CACHE_MAX = 4096
 _SCALAR_FILL = 8  # batches up to this size read columns element-wise
 _PRIME_MAX = 100_000  # precompute the TimePoints of a store with at most this many (day, granularity) pairs
+FACT_CACHE_MAX = 1 << 20  # Fact objects kept (built for results); cleared when full (materialize lifts it)
+Row = tuple[int, int, int, int, int, int, int]
 
 
 class TemporalKG(WalkMixin, StoreBase):
@@ -78,12 +85,12 @@ class TemporalKG(WalkMixin, StoreBase):
         self._rel_id: dict[str, int] = {}
         self._st = empty_state()
         self._write_lock = threading.RLock()
-        self._seen: set[tuple[int, int, int, int, int]] = set()
-        self._seen_ready = True
+        self._delta_seen: set[tuple[int, int, int, int, int]] = set()  # keys of the delta (dedup of appends)
+        self._auto_compact = True  # False under the DuckDB store: its snapshot rebuild folds the delta
         self._tp_cache: dict[int, TimePoint] = {}  # day * 4 + granularity → shared TimePoint
         self._span_cache: dict[str, tuple[int, int]] = {}
-        self._fcache: list[Fact | None] = []  # Fact objects built so far, by fact id
-        self._all_built = True  # every entry of _fcache is set (after materialize, or only appends)
+        self._fcache: dict[int, Fact] = {}  # Fact objects built so far, by fact id
+        self._fcache_max: int | None = FACT_CACHE_MAX
         self._rank: IntArray | None = None  # entity id → position in name order (ties of ``hop``)
         self.add(facts)
         self.compact()
@@ -98,40 +105,34 @@ class TemporalKG(WalkMixin, StoreBase):
         *,
         labels: Mapping[str, str] | None = None,
         name: str = "kg",
-        index: Mapping[str, tuple[IntArray, IntArray, IntArray] | IntArray] | None = None,
+        index: Mapping[str, AnyArray] | None = None,
+        bounds: tuple[int, bool] | None = None,
     ) -> TemporalKG:
         """Build from encoded columns (``s r o t0 t1 g0 g1``), e.g. out of the binary cache.
 
-        ``index`` maps an index kind to its ``(keys, ids, t0)`` arrays, or to just its ``ids`` order (keys and
-        first days are then gathered from the columns); missing kinds are rebuilt by sorting."""
+        ``index`` gives core arrays already built (:data:`~tkgqa.kg.index.CORE_ARRAYS`, e.g. memory-mapped
+        from the cache): taken as they are when complete, else the permutations are rebuilt by sorting.
+        ``bounds``: :func:`~tkgqa.kg.index.core_bounds` of the columns when known (saves a pass over them).
+        ``entities``/``relations`` given as lists are used as they are (not copied)."""
         kg = cls(labels=labels, name=name)
-        kg._ent = list(entities)
+        kg._ent = entities if isinstance(entities, list) else list(entities)
         kg._ent_id = {e: i for i, e in enumerate(kg._ent)}
-        kg._rel = list(relations)
+        kg._rel = relations if isinstance(relations, list) else list(relations)
         kg._rel_id = {r: i for i, r in enumerate(kg._rel)}
-        cols = {c: np.ascontiguousarray(columns[c], dtype=np.int64) for c in COLUMNS}
-        kg._fcache = [None] * len(cols["s"])
-        kg._all_built = not kg._fcache
-        orders: dict[str, IntArray | tuple[IntArray, IntArray, IntArray]] = {}
-        for kind, value in (index or {}).items():
-            if isinstance(value, tuple):
-                keys, ids, starts = (np.ascontiguousarray(a, dtype=np.int64) for a in value)
-                orders[kind] = (keys, ids, starts)
-            else:
-                orders[kind] = np.asarray(value, dtype=np.int64)
-        kg._st = kg._compacted(cols, orders)
-        kg._seen = set()  # dedup of appends is rebuilt lazily
-        kg._seen_ready = False
+        kg._st = kg._compacted(build_core(columns, len(kg._ent), len(kg._rel), index), bounds=bounds)
         return kg
 
-    def to_arrays(
-        self,
-    ) -> tuple[list[str], list[str], dict[str, IntArray], dict[str, tuple[IntArray, IntArray, IntArray]]]:
-        """Entities, relations, encoded columns and ``{kind: (keys, ids, t0)}`` indexes (after compaction)."""
+    @property
+    def bounds(self) -> tuple[int, bool]:
+        """``(max_dur, ordered)`` of the core (see :func:`~tkgqa.kg.index.core_bounds`)."""
+        return self._st.max_dur, self._st.ordered
+
+    def to_arrays(self) -> tuple[list[str], list[str], dict[str, AnyArray], dict[str, AnyArray]]:
+        """Entities, relations, encoded columns and the whole core (:data:`~tkgqa.kg.index.CORE_ARRAYS`),
+        after compaction."""
         self.compact()
         st = self._st
-        index = {k: (v.keys, v.ids, v.t0) for k, v in st.index.items()}
-        return list(self._ent), list(self._rel), dict(st.cols), index
+        return list(self._ent), list(self._rel), dict(st.cols), dict(st.core)
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -145,7 +146,7 @@ class TemporalKG(WalkMixin, StoreBase):
     # --- vocabulary ---------------------------------------------------------------------------------
     def __len__(self) -> int:
         st = self._st
-        return st.n_main + len(st.delta)
+        return st.n_main + len(st.delta) - len(st.dead)
 
     @property
     def entities(self) -> Sequence[str]:
@@ -207,9 +208,6 @@ class TemporalKG(WalkMixin, StoreBase):
 
     def _add(self, facts: Iterable[Fact]) -> int:
         st = self._st
-        if not self._seen_ready:
-            self._seen = set(zip(*(st.cols[c].tolist() for c in ("s", "r", "o", "t0", "t1")), strict=True))
-            self._seen_ready = True
         added = 0
         for f in facts:
             s = self._intern(self._ent, self._ent_id, f.subject, MAX_ENTITIES, "entity")
@@ -218,53 +216,79 @@ class TemporalKG(WalkMixin, StoreBase):
             t0 = f.start.first_day if f.start else NEG_INF
             t1 = f.end.last_day if f.end else POS_INF
             sig = (s, r, o, t0, t1)
-            if sig in self._seen:
+            if sig in self._delta_seen or (st.n_main and st.holds(sig)):
                 continue
-            self._seen.add(sig)
+            self._delta_seen.add(sig)
             g0 = int(f.start.granularity) if f.start else 0
             g1 = int(f.end.granularity) if f.end else 0
-            fid = st.n_main + len(st.delta)
-            self._fcache.append(f)  # the fact, then its row, then its index entries (readers never lock)
-            st.delta.append((s, r, o, t0, t1, g0, g1))
-            for kind in INDEX_KINDS:
-                st.delta_index[kind][index_key(kind, s, r, o)].append(fid)
+            self._fcache[st.n_main + len(st.delta)] = f  # the fact, then its row and index entries
+            self._push(st, (s, r, o, t0, t1, g0, g1))
             added += 1
-        if len(st.delta) > max(50_000, st.n_main // 4):
+        if self._auto_compact and len(st.delta) > max(50_000, st.n_main // 4):
             self.compact()
         return added
 
-    def compact(self) -> None:
-        """Fold appended facts into the numpy columns and rebuild the indexes (fact ids do not change): a
-        new state built aside and swapped in, so readers never see a half-compacted store."""
+    @staticmethod
+    def _push(st: State, row: Row) -> None:
+        """Append one encoded row to the delta of ``st`` (row first, then its index entries)."""
+        fid = st.n_main + len(st.delta)
+        st.delta.append(row)
+        s, r, o = row[0], row[1], row[2]
+        for kind in INDEX_KINDS:
+            st.delta_index[kind][index_key(kind, s, r, o)].append(fid)
+
+    def append_rows(self, rows: Iterable[Row]) -> None:
+        """Append encoded rows ``(s, r, o, t0, t1, g0, g1)`` as they are, without the duplicate check (the
+        DuckDB store's rows, already checked there; names are in the vocabulary already)."""
         with self._write_lock:
             st = self._st
-            if not st.delta and st.index:
+            for row in rows:
+                self._push(st, tuple(int(v) for v in row))  # type: ignore[arg-type]
+
+    def withdraw(self, ids: Iterable[int]) -> None:
+        """Leave the facts with these ids out of every answer from now on (the DuckDB store's retractions)."""
+        with self._write_lock:
+            st = self._st
+            dead = np.union1d(st.dead, np.asarray(list(ids), dtype=np.int64)).astype(np.int64)
+            self._st = State(st.core, st.n_main, st.max_dur, st.ordered, st.delta, st.delta_index, dead)
+
+    @property
+    def n_delta(self) -> int:
+        """How many rows were appended since the core was last built."""
+        return len(self._st.delta)
+
+    def compact(self) -> None:
+        """Fold appended facts into the core and rebuild its permutations (fact ids do not change): a new
+        state built aside and swapped in, so readers never see a half-compacted store."""
+        with self._write_lock:
+            st = self._st
+            if not st.delta and st.n_main == len(st.cols["s"]) and "t_ids" in st.core:
                 return
-            cols = st.cols
+            cols: Mapping[str, AnyArray] = st.cols
             if st.delta:
                 extra = np.asarray(st.delta, dtype=np.int64).reshape(-1, 7)
                 cols = {c: np.concatenate([cols[c], extra[:, j]]) for j, c in enumerate(COLUMNS)}
-            self._st = self._compacted(cols)
+            self._st = self._compacted(build_core(cols, len(self._ent), len(self._rel)), st.dead)
+            self._delta_seen = set()
 
-    def _compacted(self, cols: dict[str, IntArray], orders: Mapping[str, KnownOrder] | None = None) -> State:
-        """A state whose main part is ``cols`` (indexes rebuilt; see :func:`~tkgqa.kg.index.build_indexes`
-        for ``orders``) and whose delta is empty."""
-        index = build_indexes(cols, len(self._ent), len(self._rel), orders)
+    def _compacted(
+        self, core: dict[str, AnyArray], dead: IntArray = _EMPTY, bounds: tuple[int, bool] | None = None
+    ) -> State:
+        """A state whose main part is ``core`` and whose delta is empty."""
+        cols = {c: core[f"col_{c}"] for c in COLUMNS}
         self._prime_points(cols)
-        # A fact overlapping a window [a, b] starts at or after ``a - max_dur``; a negative duration
-        # (start after end) or an open end makes the bound useless, hence the fallback to "unbounded".
-        durations = cols["t1"] - cols["t0"]
-        n = len(durations)
-        max_dur = int(durations.max()) if n else 0
-        ordered = not n or int(durations.min()) >= 0
-        return State(cols, index, n, max_dur, ordered)
+        max_dur, ordered = bounds if bounds is not None else core_bounds(cols)
+        return State(core, len(cols["s"]), max_dur, ordered, dead=dead)
 
-    def _prime_points(self, cols: Mapping[str, IntArray]) -> None:
+    def _prime_points(self, cols: Mapping[str, AnyArray]) -> None:
         """Build the shared TimePoint of every distinct (day, granularity) now rather than on first use."""
         keys = []
+        n = len(cols["s"])
+        if n > 4 * _PRIME_MAX:  # large stores: built on first use (a pass over the columns costs more)
+            return
         for day, gran in (("t0", "g0"), ("t1", "g1")):
-            g = cols[gran]
-            keys.append((cols[day] * 4 + g)[g > 0])
+            g = cols[gran].astype(np.int64)
+            keys.append((cols[day].astype(np.int64) * 4 + g)[g > 0])
         distinct = np.unique(np.concatenate(keys)) if keys else _EMPTY
         if len(distinct) > _PRIME_MAX:
             return
@@ -308,49 +332,23 @@ class TemporalKG(WalkMixin, StoreBase):
             o = self._ent_id.get(object, -1)
             if o < 0:
                 return _EMPTY
-        if s >= 0:
-            kind = "s" if r < 0 else ("sr" if o < 0 else "sro")
-        elif r >= 0:
-            kind = "r" if o < 0 else "ro"
-        else:
-            kind = "o" if o >= 0 else "t"
-        key = index_key(kind, s, r, o)
         lo_t, hi_t = (NEG_INF, POS_INF) if time is None else self._span(time)
         if cutoff is not None:
             lo_t, hi_t = _clipped_window(lo_t, hi_t, cutoff)
         st = self._st  # one state for the whole search (see the module docstring)
-        result = self._main_ids(st, st.index[kind], key, lo_t, hi_t)
-        if len(result) and kind == "s" and o >= 0:
-            result = result[st.cols["o"][result] == o]
+        result = st.main_ids(s, r, o, lo_t, hi_t)
         if st.delta:
+            if s >= 0:
+                kind = "s" if r < 0 else ("sr" if o < 0 else "sro")
+            elif r >= 0:
+                kind = "r" if o < 0 else "ro"
+            else:
+                kind = "o" if o >= 0 else "t"
+            key = index_key(kind, s, r, o)
             result = self._with_delta(st, result, kind, key, o if kind == "s" else -1, lo_t, hi_t)
+        if len(st.dead) and len(result):
+            result = result[~np.isin(result, st.dead)]
         return result
-
-    @staticmethod
-    def _main_ids(st: State, idx: Index, key: int, lo_t: int, hi_t: int) -> IntArray:
-        """Ids of the main (compacted) part with ``key`` whose span meets ``[lo_t, hi_t]``."""
-        if idx.offsets is not None:
-            if key + 1 >= len(idx.offsets):
-                return _EMPTY
-            lo, hi = idx.offsets[key], idx.offsets[key + 1]
-        else:
-            lo = int(idx.keys.searchsorted(key))
-            hi = int(idx.keys.searchsorted(key, "right"))
-        ids = idx.ids
-        if lo >= hi or (hi_t >= POS_INF and lo_t <= NEG_INF):
-            return ids[lo:hi]
-        t0 = idx.t0[lo:hi]
-        if hi_t < POS_INF:
-            hi = lo + int(t0.searchsorted(hi_t, "right"))  # starts no later than the window's end
-        if lo_t <= NEG_INF or lo >= hi:
-            return ids[lo:hi]
-        sure = min(hi, lo + int(t0.searchsorted(lo_t))) if st.ordered else hi  # these start in the window
-        maybe = lo if lo_t - st.max_dur <= NEG_INF else lo + int(t0.searchsorted(lo_t - st.max_dur))
-        if maybe >= sure:
-            return ids[sure:hi]
-        early = ids[maybe:sure]
-        early = early[st.cols["t1"][early] >= lo_t]  # started earlier, still running at the window
-        return np.concatenate([early, ids[sure:hi]]) if len(early) else ids[sure:hi]
 
     def _with_delta(
         self, st: State, result: IntArray, kind: str, key: int, o: int, lo_t: int, hi_t: int
@@ -368,14 +366,14 @@ class TemporalKG(WalkMixin, StoreBase):
         return merged[np.argsort(self._column(st, "t0", merged), kind="stable")]
 
     def column(self, name: str, ids: IntArray) -> IntArray:
-        """Values of encoded column ``name`` (one of ``s r o t0 t1 g0 g1``) for fact ids ``ids``."""
+        """Values (int64) of encoded column ``name`` (one of ``s r o t0 t1 g0 g1``) for fact ids ``ids``."""
         return self._column(self._st, name, ids)
 
     @staticmethod
     def _column(st: State, name: str, ids: IntArray) -> IntArray:
         col = st.cols[name]
         if not st.delta or not len(ids) or int(ids.max()) < st.n_main:
-            return col[ids]
+            return col[ids].astype(np.int64)
         j = COLUMNS.index(name)
         n, delta = st.n_main, st.delta
         return np.asarray([int(col[i]) if i < n else delta[i - n][j] for i in ids.tolist()], dtype=np.int64)
@@ -390,11 +388,14 @@ class TemporalKG(WalkMixin, StoreBase):
             point = self._tp_cache[key] = TimePoint(*civil_from_days(day)).coarsen(Granularity(gran))
         return point
 
-    def _fill(self, fids: list[int], wanted: int) -> Fact:
-        """Build (in one batch) the uncached facts among ``fids``; return fact ``wanted``."""
+    def _fill(self, fids: list[int], into: dict[int, Fact] | None = None) -> None:
+        """Build (in one batch) the facts among ``fids`` missing from the shared cache (or from ``into``)."""
         st = self._st
-        cache, n = self._fcache, st.n_main
-        missing = [i for i in fids if cache[i] is None]
+        cache, n = (self._fcache, st.n_main) if into is None else (into, st.n_main)
+        missing = [i for i in dict.fromkeys(fids) if i not in cache]
+        if into is None and self._fcache_max is not None and len(cache) + len(missing) > self._fcache_max:
+            cache.clear()
+            missing = list(dict.fromkeys(fids))
         main = [i for i in missing if i < n]
         rows: list[tuple[int, ...]] = []
         if len(main) > _SCALAR_FILL:
@@ -415,52 +416,57 @@ class TemporalKG(WalkMixin, StoreBase):
                 p0 if p0 is not None or not g0 else point(t0, g0),
                 p1 if p1 is not None or not g1 else point(t1, g1),
             )
-        found = cache[wanted]
-        if found is None:
-            raise IndexError(f"fact id {wanted} not among the ids to build")
-        return found
 
     def materialize(self, batch: int = 65536) -> None:
-        """Build every :class:`Fact` object now (about 1 µs/fact) so that no query pays for it later."""
+        """Build every :class:`Fact` object now (about 1 µs/fact) so that no query pays for it later (the
+        fact cache is then unbounded: about 100 bytes per fact)."""
+        self._fcache_max = None
         for lo in range(0, len(self), batch):
-            ids = list(range(lo, min(lo + batch, len(self))))
-            self._fill(ids, ids[0])
-        self._all_built = True  # facts appended meanwhile were built when added
+            self._fill(list(range(lo, min(lo + batch, len(self)))))
 
     def fact(self, fid: int) -> Fact:
         """The fact with internal id ``fid``."""
-        return self._fcache[fid] or self._fill([fid], fid)
+        return self._build_list([int(fid)])[0]
 
     def facts_by_ids(self, ids: Iterable[int]) -> list[Fact]:
         id_list = ids.tolist() if isinstance(ids, np.ndarray) else [int(i) for i in ids]
-        cache, fill = self._fcache, self._fill
-        return [cache[i] or fill(id_list, i) for i in id_list]
+        return self._build_list(id_list)
+
+    def _build_list(self, id_list: list[int]) -> list[Fact]:
+        """The facts with ids ``id_list``, in that order (built on first use)."""
+        try:
+            return list(map(self._fcache.__getitem__, id_list))
+        except KeyError:
+            self._fill(id_list)
+        try:
+            return list(map(self._fcache.__getitem__, id_list))
+        except KeyError:  # more ids than the cache holds (or another thread cleared it): build them here
+            return self._uncached(id_list)
+
+    def _uncached(self, id_list: list[int]) -> list[Fact]:
+        out = []
+        for lo in range(0, len(id_list), 65536):
+            part = id_list[lo : lo + 65536]
+            built: dict[int, Fact] = {}
+            self._fill(part, built)
+            out += [built[i] for i in part]
+        return out
 
     def _query_facts(self, query: FactQuery, cutoff: int | None = None) -> list[Fact]:
         ids = self._ids(query.subject, query.relation, query.object, query.time, cutoff)
         if query.limit is not None:
             ids = ids[: query.limit]
-        id_list = ids.tolist()  # the body of _build, inlined: this is the hot path of every lookup
-        cache = self._fcache
-        if self._all_built:
-            return cast(list[Fact], list(map(cache.__getitem__, id_list)))
-        fill = self._fill
-        return [cache[i] or fill(id_list, i) for i in id_list]
+        return self._build_list(ids.tolist())
 
     def _build(self, ids: IntArray) -> list[Fact]:
         """The facts with ids ``ids``, in that order."""
-        id_list = ids.tolist()
-        cache = self._fcache
-        if self._all_built:  # all built (e.g. after materialize): no per-item check
-            return cast(list[Fact], list(map(cache.__getitem__, id_list)))
-        fill = self._fill
-        return [cache[i] or fill(id_list, i) for i in id_list]
+        return self._build_list(ids.tolist())
 
     def _query_count(self, query: FactQuery, cutoff: int | None = None) -> int:
         return len(self._ids(query.subject, query.relation, query.object, query.time, cutoff))
 
     def __iter__(self) -> Iterator[Fact]:
-        return self._iter_ids(np.arange(len(self), dtype=np.int64))
+        return self._iter_ids(self._all_ids())
 
     def _iter_ids(self, ids: IntArray, batch: int = 65536) -> Iterator[Fact]:
         for lo in range(0, len(ids), batch):

@@ -1,5 +1,5 @@
 """The :class:`~tkgqa.kg.base.KGStore` methods that neighbourhood walks need (``incident``, ``hop``,
-``relation_counts``, ``time_span``), run on :class:`~tkgqa.kg.memory.TemporalKG`'s indexes, vectorised: a
+``relation_counts``, ``time_span``), run on :class:`~tkgqa.kg.memory.TemporalKG`'s core, vectorised: a
 few numpy operations per call. A mixin of ``TemporalKG`` (its state, columns and searches are declared
 here for the type checker only); the threading rule of :mod:`tkgqa.kg.memory` holds: one state per call."""
 
@@ -42,39 +42,34 @@ class WalkMixin:
         _point: Callable[..., TimePoint | None]  # (day, granularity)
 
     def incident_ids(
-        self, entity_ids: IntArray, *, span: tuple[int, int] | None = None, cutoff: int | None = None
+        self,
+        entity_ids: IntArray,
+        *,
+        span: tuple[int, int] | None = None,
+        cutoff: int | None = None,
+        ordered: bool = True,
     ) -> IntArray:
-        """Ids of the facts with subject or object in ``entity_ids`` (sorted, unique), optionally only
-        those meeting the day ``span`` and starting before day ``cutoff``. Vectorised: one call per hop."""
+        """Ids of the facts with subject or object in ``entity_ids`` (unique; sorted unless ``ordered`` is
+        false), optionally only those meeting the day ``span`` and starting before day ``cutoff``.
+        Vectorised: one call per hop."""
         ents = np.unique(np.asarray(entity_ids, dtype=np.int64))
-        parts = []
         st = self._st  # one state for the whole search (see the module docstring)
-        for kind in ("s", "o"):
-            offsets = st.index[kind].offsets_array
-            assert offsets is not None
-            known = ents[ents + 1 < len(offsets)]
-            starts, ends = offsets[known], offsets[known + 1]
-            lengths = ends - starts
-            total = int(lengths.sum())
-            if total:
-                shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-                parts.append(st.index[kind].ids[np.arange(total, dtype=np.int64) + shift])
-        if st.delta:
+        parts = st.incident_main(ents)
+        if st.delta:  # through the delta's own index: a few dict lookups per entity
             wanted = set(ents.tolist())
-            n = st.n_main
-            parts.append(
-                np.asarray(
-                    [n + j for j, d in enumerate(st.delta) if d[0] in wanted or d[2] in wanted],
-                    dtype=np.int64,
-                )
-            )
-        ids = np.unique(np.concatenate(parts)) if parts else _EMPTY
+            by_s, by_o, n, delta = st.delta_index["s"], st.delta_index["o"], st.n_main, st.delta
+            extra = [i for e in wanted for i in by_s.get(e, ())]
+            extra += [i for e in wanted for i in by_o.get(e, ()) if delta[i - n][0] not in wanted]
+            parts.append(np.asarray(extra, dtype=np.int64))
+        ids = np.concatenate(parts) if parts else _EMPTY  # each fact once (see incident_main)
+        if len(st.dead) and len(ids):
+            ids = ids[~np.isin(ids, st.dead)]
         if len(ids) and (span is not None or cutoff is not None):
             lo_t, hi_t = span if span is not None else (NEG_INF, POS_INF)
             if cutoff is not None:
                 lo_t, hi_t = _clipped_window(lo_t, hi_t, cutoff)
             ids = ids[(self.column("t0", ids) <= hi_t) & (self.column("t1", ids) >= lo_t)]
-        return ids
+        return np.sort(ids) if ordered else ids
 
     def _entity_ids(self, names: str | Iterable[str]) -> IntArray:
         """Ids of the known entities among ``names`` (unknown names are dropped)."""
@@ -84,7 +79,9 @@ class WalkMixin:
     def _all_ids(self, cutoff: int | None = None) -> IntArray:
         """Every fact id (those starting before day ``cutoff`` if given), in insertion order."""
         if cutoff is None:
-            return np.arange(len(self), dtype=np.int64)
+            st = self._st
+            ids = np.arange(st.n_main + len(st.delta), dtype=np.int64)
+            return ids[~np.isin(ids, st.dead)] if len(st.dead) else ids
         return np.sort(self._ids(None, None, None, None, cutoff))
 
     def _name_rank(self) -> IntArray:
@@ -126,7 +123,7 @@ class WalkMixin:
         vis = self._entity_ids(query.visited)
         span = None if query.time is None else self._span(query.time)
         new_facts_only, max_neighbors = query.new_facts_only, query.max_neighbors
-        ids = self.incident_ids(front, span=span, cutoff=cutoff) if len(front) else _EMPTY
+        ids = self.incident_ids(front, span=span, cutoff=cutoff, ordered=False) if len(front) else _EMPTY
         n_ent = len(self._ent)
         s = o = _EMPTY
         if len(ids) and ((new_facts_only and len(vis)) or max_neighbors != 0):
@@ -166,7 +163,7 @@ class WalkMixin:
         if entity is None:
             ids = self._all_ids(cutoff)
         else:
-            ids = self.incident_ids(self._entity_ids(entity), cutoff=cutoff)
+            ids = self.incident_ids(self._entity_ids(entity), cutoff=cutoff, ordered=False)
         if not len(ids):
             return (None, None)
         t0, g0 = self.column("t0", ids), self.column("g0", ids)
