@@ -108,7 +108,7 @@ def eval_command(
     dataset: str | None = typer.Option(
         None, "--dataset", help="multitq, timequestions, cronquestions, clqa, jsonl, demo (or a plugin's)."
     ),
-    data_dir: Path | None = typer.Option(None, "--data-dir", help="The dataset folder (as released)."),
+    data_dir: Path | None = typer.Option(None, "--data-dir", help="The dataset folder (as released; default: the data root's folder for --dataset, see `tkgqa data`)."),
     kg: str | None = typer.Option(None, "--kg", help="KG file (overrides the one found in --data-dir)."),
     questions: Path | None = typer.Option(
         None, "--questions", help="Question file (overrides --data-dir's)."
@@ -216,9 +216,8 @@ def eval_command(
     run_on = ExecutorConfig.of(
         cfg.executor, address=cfg.ray_address, workers=cfg.workers, llm_concurrency=cfg.llm_concurrency
     )
-    _choice(cfg.dataset, tuple(DATASETS.names()), "--dataset")
-    if cfg.data_dir is None and cfg.questions is None and cfg.dataset != "demo":
-        raise ConfigError("pass --data-dir (the dataset folder) or --questions (a question file)")
+    if cfg.dataset is not None and cfg.dataset not in DATASETS.names():
+        raise ConfigError(f"--dataset: {DATASETS.unknown_message(cfg.dataset)}")
     options: dict[str, Any] = {}
     if cfg.context is not None:
         options["context"] = cfg.context

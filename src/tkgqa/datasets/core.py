@@ -99,11 +99,20 @@ def load_dataset(
     ``demo``, or a plugin's; ``DATASETS.names()`` lists them).
 
     ``data_dir`` is the dataset folder as released (or, for ``jsonl``/``clqa``, the question file itself);
-    ``questions`` overrides the question file found there; ``options`` go to the loader (``kg=``,
-    ``context=``, and loader-specific ones documented on each loader). Only the bundled ``demo`` needs
-    neither ``data_dir`` nor ``questions``."""
+    without it (and without ``questions``) a catalogued dataset is read from its folder under the data root
+    (``$TKGQA_DATA/<folder>``, default ``$TKGQA_HOME/data/<folder>``, filled by ``tkgqa data fetch NAME``;
+    NotFoundError naming that command when absent). ``questions`` overrides the question file found there;
+    ``options`` go to the loader (``kg=``, ``context=``, and loader-specific ones documented on each
+    loader). The bundled ``demo`` needs neither."""
     if data_dir is None and questions is None and name.strip().lower() != "demo":
-        raise ConfigError(f"load_dataset({name!r}): pass data_dir (the dataset folder) or questions (a file)")
+        from .sources.catalogue import dataset_folder
+
+        DATASETS.factory(name)  # an unknown name: the registry's error, with near matches
+        data_dir = dataset_folder(name)
+        if data_dir is None:
+            raise ConfigError(
+                f"load_dataset({name!r}): pass data_dir (the dataset folder) or questions (a file)"
+            )
     return DATASETS.resolve(name, data_dir=data_dir, questions=questions, split=split, **options)
 
 
