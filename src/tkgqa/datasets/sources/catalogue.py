@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -254,9 +255,19 @@ def read_catalogue(path: str | Path) -> Catalogue:
     return parse_catalogue(data)
 
 
-@lru_cache(maxsize=1)
+#: A catalogue file replacing the shipped one (same format): other pins for an institution's own mirror,
+#: or a test's fixture catalogue.
+CATALOGUE_ENV = "TKGQA_DATA_CATALOGUE"
+
+
 def catalogue() -> Catalogue:
-    """The catalogue shipped with tkgqa."""
+    """The catalogue: ``$TKGQA_DATA_CATALOGUE`` when set (read now), else the one shipped with tkgqa."""
+    other = os.environ.get(CATALOGUE_ENV)
+    return read_catalogue(other) if other else _shipped()
+
+
+@lru_cache(maxsize=1)
+def _shipped() -> Catalogue:
     text = resources.files(__package__).joinpath(CATALOGUE_FILE).read_text(encoding="utf-8")
     return parse_catalogue(json.loads(text))
 

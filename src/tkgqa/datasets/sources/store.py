@@ -138,7 +138,10 @@ def fetch_entry(
             if not _verified(target, f):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 report = (lambda done, total, _d=f.dest: progress(_d, done, total)) if progress else None
-                fetch_pinned(f.pin, target, base=base, entry=entry.name, settings=settings, progress=report)
+                fetch_pinned(
+                    f.pin, target, base=base, entry=entry.name, label=f"{entry.name}/{f.dest}",
+                    settings=settings, progress=report,
+                )  # fmt: skip
             outcome.downloaded.append(f.dest)
         conversions_due = outcome.downloaded or any(
             not (folder / o).is_file() for c in entry.convert for o in c.outputs
@@ -149,6 +152,7 @@ def fetch_entry(
             conv_records, outcome.converted = _convert(entry, where, staged)
     except ChecksumError:
         shutil.rmtree(staged, ignore_errors=True)
+        _remove_empty(root / STAGING)
         raise
     except DataError:  # a conversion failed: the downloads were verified, keep them for the next try
         raise

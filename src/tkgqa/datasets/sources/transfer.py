@@ -147,15 +147,17 @@ def fetch_pinned(
     *,
     base: str,
     entry: str,
+    label: str | None = None,
     settings: TransferSettings = TransferSettings(),
     progress: Progress | None = None,
 ) -> None:
     """``pin``'s file at ``dest``: downloaded to ``dest.part`` (resumed when a part is there), its size and
-    blob id checked, then renamed into place. On a mismatch the part is deleted and ChecksumError raised."""
+    blob id checked, then renamed into place. On a mismatch the part is deleted and ChecksumError (naming
+    ``label``, the expected and the actual value) raised."""
     part = dest.with_name(dest.name + ".part")
     download(pin.url(base), part, entry=entry, settings=settings, progress=progress)
     try:
-        check_pinned(part, pin, dest.name)
+        check_pinned(part, pin, label or dest.name)
     except ChecksumError:
         part.unlink(missing_ok=True)
         raise
