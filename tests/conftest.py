@@ -28,6 +28,7 @@ try:  # tests assert behaviour, never speed: no hypothesis deadline or "too slow
 except ImportError:  # a core-only install without the dev extra
     pass
 
+DATA_ENV = "TKGQA_DATA"
 SHARED_DATA_ENV = "TKGQA_SHARED_DATA"
 
 
@@ -56,8 +57,9 @@ def _ari_hashing_embedder() -> Iterator[None]:
 
 
 def shared_data_path() -> Path:
-    """``$TKGQA_SHARED_DATA``, else ``<repo>/../shared/data``."""
-    env = os.environ.get(SHARED_DATA_ENV)
+    """The data root the tests read: ``$TKGQA_DATA`` (or its older name ``$TKGQA_SHARED_DATA``), else
+    ``<repo>/../shared/data`` (``make test`` and ``.ci/run`` set ``TKGQA_DATA`` to that folder)."""
+    env = os.environ.get(DATA_ENV) or os.environ.get(SHARED_DATA_ENV)
     return Path(env) if env else REPO_ROOT.parent / "shared" / "data"
 
 
@@ -66,7 +68,7 @@ def shared_data() -> Path:
     """The read-only benchmark data folder; skips the test when it is absent."""
     path = shared_data_path()
     if not path.is_dir():
-        pytest.skip(f"shared benchmark data not found at {path} (set {SHARED_DATA_ENV})")
+        pytest.skip(f"shared benchmark data not found at {path} (set {DATA_ENV})")
     return path
 
 

@@ -121,7 +121,7 @@ def _serve_answers_health(argv: list[str], env: dict[str, str]) -> None:
 
 @pytest.fixture
 def shared_data_or_none() -> Path | None:
-    env = os.environ.get("TKGQA_SHARED_DATA")
+    env = os.environ.get("TKGQA_DATA") or os.environ.get("TKGQA_SHARED_DATA")
     path = Path(env) if env else REPO.parent / "shared" / "data"
     return path if path.is_dir() else None
 

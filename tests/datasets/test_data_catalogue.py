@@ -116,3 +116,30 @@ def test_list_json_pins_multitq_and_timequestions_to_the_authors_blob_ids(upstre
     tq = {f["dest"]: f for f in entries["timequestions"]["files"]}
     assert tq["questions/test.json"]["git_blob"] == upstream[(*timer4, "datasets/TimeQuestions/questions/test.json")][0]
     assert entries["cronquestions"]["manual"]["url"].startswith("https://drive.google.com/")
+
+
+def test_replay_accepts_a_recordings_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tkgqa.llm.replay_backend import ReplayLLM
+
+    monkeypatch.setenv("TKGQA_DATA", str(tmp_path / "data"))
+    with pytest.raises(NotFoundError, match="tkgqa data fetch timer4-chatgpt"):
+        ReplayLLM("timer4-chatgpt")
+    cassette = tmp_path / "data" / "llm_recordings" / "timer4_tq_chatgpt_answer.jsonl"
+    cassette.parent.mkdir(parents=True)
+    cassette.write_text(json.dumps({"id": 1, "prompt": "p", "response": "r"}) + "\n", encoding="utf-8")
+    assert ReplayLLM("timer4-chatgpt").cassette.path == cassette
+    with pytest.raises(ConfigError, match="cannot read the cassette"):
+        ReplayLLM("no-such-recording.jsonl")
+
+
+def test_a_kg_by_dataset_name_is_that_datasets_kg_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tkgqa.eval.resolve import open_kg
+
+    folder = tmp_path / "data" / "multitq"
+    (folder / "kg").mkdir(parents=True)
+    (folder / "questions").mkdir()
+    (folder / "kg" / "full.txt").write_text("Iraq\tConsult\tChina\t2014-11-02\n", encoding="utf-8")
+    question = {"quid": 1, "question": "Who consulted China?", "answers": ["Iraq"], "answer_type": "entity"}
+    (folder / "questions" / "test.json").write_text(json.dumps([question]), encoding="utf-8")
+    monkeypatch.setenv("TKGQA_DATA", str(tmp_path / "data"))
+    assert len(open_kg("multitq")) == 1
