@@ -39,7 +39,7 @@ def _handler(mirror: Mirror) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:  # quiet
             pass
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             path = unquote(self.path.lstrip("/"))
             rng = self.headers.get("Range")
             mirror.requests.append((path, rng))

@@ -1,5 +1,5 @@
-"""The shipped data catalogue: every pin is one of ``../shared/data/UPSTREAM.tsv``'s rows, every pinned file that
-the shared folder holds byte for byte has the pinned blob id, and names/folders agree with the loaders."""
+"""The shipped data catalogue: every pin is one of ``../shared/data/UPSTREAM.tsv``'s rows, every pinned
+file that the shared folder holds byte for byte has the pinned blob id, names agree with loaders."""
 
 from __future__ import annotations
 
@@ -94,7 +94,9 @@ def test_a_dataset_is_found_under_the_data_root_or_named_for_fetch(
         load_dataset("crlt_qa")
 
 
-def test_the_older_variable_is_read_with_the_same_meaning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_older_variable_is_read_with_the_same_meaning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tkgqa.home import data_root
 
     monkeypatch.delenv("TKGQA_DATA", raising=False)
@@ -114,7 +116,10 @@ def test_list_json_pins_multitq_and_timequestions_to_the_authors_blob_ids(upstre
     assert full["git_blob"] == upstream[(*timer4, "datasets/MultiTQ/kg/full.txt")][0]
     assert full["source"] == f"github:{timer4[0]}@{timer4[1]}:datasets/MultiTQ/kg/full.txt"
     tq = {f["dest"]: f for f in entries["timequestions"]["files"]}
-    assert tq["questions/test.json"]["git_blob"] == upstream[(*timer4, "datasets/TimeQuestions/questions/test.json")][0]
+    assert (
+        tq["questions/test.json"]["git_blob"]
+        == upstream[(*timer4, "datasets/TimeQuestions/questions/test.json")][0]
+    )
     assert entries["cronquestions"]["manual"]["url"].startswith("https://drive.google.com/")
 
 
@@ -132,7 +137,9 @@ def test_replay_accepts_a_recordings_name(tmp_path: Path, monkeypatch: pytest.Mo
         ReplayLLM("no-such-recording.jsonl")
 
 
-def test_a_kg_by_dataset_name_is_that_datasets_kg_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_kg_by_dataset_name_is_that_datasets_kg_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tkgqa.eval.resolve import open_kg
 
     folder = tmp_path / "data" / "multitq"

@@ -52,7 +52,9 @@ def test_fetch_places_verified_files_records_them_and_is_idempotent(tmp_path: Pa
             assert (root / "bench" / dest).read_bytes() == data
         record = json.loads((root / "bench" / "SOURCE.json").read_text())["entries"]["bench"]
         assert record["how"] == "fetch" and record["from"] == mirror.url
-        assert {f["source"] for f in record["files"]} == {f"github:{REPO}@{COMMIT}:{u}" for u, _ in FILES.values()}
+        assert {f["source"] for f in record["files"]} == {
+            f"github:{REPO}@{COMMIT}:{u}" for u, _ in FILES.values()
+        }
         assert not (root / ".staging").exists()
         n = len(mirror.requests)
         again = fetch_entry(e, root=root, base=mirror.url, settings=FAST)
@@ -90,7 +92,7 @@ def test_a_size_mismatch_is_refused_before_hashing(tmp_path: Path) -> None:
     e = load(tmp_path, entry("bench", "bench", FILES))["bench"]
     files = served(FILES)
     files[f"{REPO}/{COMMIT}/data/kg/full.txt"] += b"extra\n"
-    with serve(files) as mirror, pytest.raises(ChecksumError, match="expected 850 bytes .*, got 856"):
+    with serve(files) as mirror, pytest.raises(ChecksumError, match=r"expected 850 bytes .*, got 856"):
         fetch_entry(e, root=tmp_path / "data", base=mirror.url, settings=FAST)
 
 
@@ -218,7 +220,7 @@ def test_pickles_are_read_as_plain_data_only(tmp_path: Path) -> None:
     assert read_pickle(good) == {"q": [1, 2.5, "x"], "s": {1, 2}, "t": (1, None)}
     bad = tmp_path / "bad.pkl"
     bad.write_bytes(pickle.dumps(Boom()))
-    with pytest.raises(DataError, match="refusing to unpickle builtins.print"):
+    with pytest.raises(DataError, match=r"refusing to unpickle builtins\.print"):
         read_pickle(bad)
     np = pytest.importorskip("numpy")
     arr = tmp_path / "arr.pkl"

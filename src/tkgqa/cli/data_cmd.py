@@ -101,7 +101,9 @@ def entry_json(entry: Entry, root: Path) -> dict[str, Any]:
 
 
 @data_app.command("list")
-def list_cmd(as_json: bool = typer.Option(False, "--json", help="One JSON object: root and entries.")) -> None:
+def list_cmd(
+    as_json: bool = typer.Option(False, "--json", help="One JSON object: root and entries."),
+) -> None:
     """Every dataset and recording: name, size, licence, source, present here or not, and where."""
     with cli_errors():
         root = data_root()
@@ -109,7 +111,9 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="One JSON object
         if as_json:
             echo_json({"data_root": str(root), "entries": [entry_json(e, root) for e in entries]})
             return
-        table = Table("name", "kind", "size", "licence", "source (GitHub)", "here", title=f"data root: {root}")
+        table = Table(
+            "name", "kind", "size", "licence", "source (GitHub)", "here", title=f"data root: {root}"
+        )
         for e in entries:
             table.add_row(
                 plain(e.name),
@@ -121,8 +125,9 @@ def list_cmd(as_json: bool = typer.Option(False, "--json", help="One JSON object
             )
         console.print(table)
         console.print(
-            "A large file's size is not recorded; it is checked by its git blob id. Fetch: tkgqa data fetch "
-            "NAME…; where: tkgqa data path NAME; licences, pins, papers: tkgqa data list --json, docs/data.md",
+            "A large file's size is not recorded; it is checked by its git blob id. Fetch: tkgqa data "
+            "fetch NAME…; where: tkgqa data path NAME; licences, pins, papers: tkgqa data list --json, "
+            "docs/data.md",
             highlight=False,
         )
 
@@ -175,7 +180,9 @@ def _say_outcome(o: Outcome) -> None:
 def fetch_cmd(
     names: list[str] = typer.Argument(..., help="Catalogue names (`tkgqa data list`)."),
     mirror: str | None = typer.Option(
-        None, "--mirror", help="Base URL of a mirror laid out as BASE/OWNER/REPO/COMMIT/PATH ($TKGQA_DATA_MIRROR)."
+        None,
+        "--mirror",
+        help="Base URL of a mirror laid out as BASE/OWNER/REPO/COMMIT/PATH ($TKGQA_DATA_MIRROR).",
     ),
     timeout: float = typer.Option(60.0, "--timeout", min=1.0, help="Seconds per connection and read."),
     retries: int = typer.Option(4, "--retries", min=0, help="Further attempts after a failure (back-off)."),
@@ -187,7 +194,8 @@ def fetch_cmd(
         settings = TransferSettings(timeout=timeout, retries=retries)
         for entry in entries:
             err_console.print(
-                f"[bold]{escape(entry.name)}[/bold]: {escape(entry.title)}\n  licence: {escape(entry.licence)}",
+                f"[bold]{escape(entry.name)}[/bold]: {escape(entry.title)}\n"
+                f"  licence: {escape(entry.licence)}",
                 highlight=False,
                 soft_wrap=True,
             )
@@ -245,12 +253,16 @@ def import_cmd(
 
 @data_app.command("path")
 def path_cmd(name: str = typer.Argument(..., help="Catalogue name or dataset loader name.")) -> None:
-    """Print where NAME lives under the data root (exit status 1 when it is not there yet)."""
+    """Print where NAME lives under the data root (exit status 1 when it is not there at all; a note on
+    stderr naming the missing files when only part of it is)."""
     with cli_errors():
         entry = catalogue().get(name)
         folder = entry.folder_in()
         typer.echo(str(folder / entry.replay) if entry.replay else str(folder))
-        state = presence(entry)
-        if state != "present":
-            echo(f"{entry.name} is {state} there: run `tkgqa data fetch {entry.name}`", err=True)
+        missing = entry.missing()
+        if presence(entry) == "absent":
+            echo(f"{entry.name} is not there yet: run `tkgqa data fetch {entry.name}`", err=True)
             raise typer.Exit(1)
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            echo(f"{entry.name} is partly there (missing {shown}): `tkgqa data fetch {entry.name}`", err=True)

@@ -108,7 +108,11 @@ def eval_command(
     dataset: str | None = typer.Option(
         None, "--dataset", help="multitq, timequestions, cronquestions, clqa, jsonl, demo (or a plugin's)."
     ),
-    data_dir: Path | None = typer.Option(None, "--data-dir", help="The dataset folder (as released; default: the data root's folder for --dataset, see `tkgqa data`)."),
+    data_dir: Path | None = typer.Option(
+        None,
+        "--data-dir",
+        help="The dataset folder (as released; default: --dataset's folder in the data root, `tkgqa data`).",
+    ),
     kg: str | None = typer.Option(None, "--kg", help="KG file (overrides the one found in --data-dir)."),
     questions: Path | None = typer.Option(
         None, "--questions", help="Question file (overrides --data-dir's)."

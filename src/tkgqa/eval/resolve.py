@@ -7,12 +7,11 @@ Nothing here imports FastAPI, so the CLI uses it without the ``[service]`` extra
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import functools
 import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..credentials import redact

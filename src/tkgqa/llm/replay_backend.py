@@ -1,5 +1,5 @@
 """``replay:FILE.jsonl``: an LLM backend that answers from recorded replies (a *cassette*), offline.
-``replay:NAME`` with a recording's catalogue name (``tkgqa data list``) reads its cassette under the data root.
+``replay:NAME`` with a recording's catalogue name (``tkgqa data list``) reads its cassette in the data root.
 
 A cassette is JSON lines. An optional first line, the header, says what was recorded::
 

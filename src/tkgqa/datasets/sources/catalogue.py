@@ -27,14 +27,14 @@ from ...home import DATA_ENV, data_root
 
 CATALOGUE_FILE = "catalogue.json"
 KINDS = ("dataset", "recording")
-#: The host a ``github:`` pin's raw file is served from; a mirror has the same layout (OWNER/REPO/COMMIT/PATH).
+#: Where a ``github:`` pin's raw file is served from; a mirror has the same layout (OWNER/REPO/COMMIT/PATH).
 GITHUB_RAW = "https://raw.githubusercontent.com"
 #: The record of where an entry's files came from, one per folder (keyed by entry name).
 SOURCE_RECORD = "SOURCE.json"
 
 
 def safe_relative(path: str, what: str) -> PurePosixPath:
-    """``path`` as a relative POSIX path with no ``..``, no absolute start, no empty part; ConfigError else."""
+    """``path`` as a relative POSIX path: no ``..``, no absolute start, no empty part (ConfigError else)."""
     p = PurePosixPath(path)
     if not path or p.is_absolute() or any(part in ("", ".", "..") for part in p.parts) or "\\" in path:
         raise ConfigError(f"{what} {path!r} must be a relative path without '..'")
@@ -69,7 +69,7 @@ class Pin:
         return f"github:{self.repo}@{self.commit}:{self.path}"
 
     def url(self, base: str = GITHUB_RAW) -> str:
-        """The file under ``base`` laid out as ``BASE/OWNER/REPO/COMMIT/PATH`` (GitHub's raw host, a mirror)."""
+        """The file under ``base`` (GitHub's raw host, a mirror) as ``BASE/OWNER/REPO/COMMIT/PATH``."""
         from urllib.parse import quote
 
         return f"{base.rstrip('/')}/{self.repo}/{self.commit}/{quote(self.path)}"
@@ -85,7 +85,7 @@ class CatalogueFile:
 
 @dataclass(frozen=True)
 class Conversion:
-    """A conversion (the project's own code, :mod:`.convert`) from ``inputs`` to ``outputs`` (entry-relative)."""
+    """A conversion (the project's own code, :mod:`.convert`): ``inputs`` → ``outputs`` (entry-relative)."""
 
     name: str
     inputs: tuple[str, ...]
@@ -183,7 +183,7 @@ class Catalogue:
         )
 
     def for_dataset(self, dataset: str) -> Entry | None:
-        """The entry whose folder the loader ``dataset`` reads (``None`` for a loader with no catalogued data)."""
+        """The entry whose folder the loader ``dataset`` reads (``None``: no catalogued data for it)."""
         key = dataset.strip().lower()
         return next((e for e in self.entries if key in e.datasets), None)
 

@@ -1,9 +1,9 @@
-"""The conversions from the authors' files to the files tkgqa's loaders read — the project's own code, named in
-the catalogue and recorded (name, inputs, outputs, sha256) in ``SOURCE.json`` beside the data.
+"""The conversions from the authors' files to the files tkgqa's loaders read — the project's own code, named
+in the catalogue and recorded (name, inputs, outputs, sha256) in ``SOURCE.json`` beside the data.
 
 Each conversion is ``fn(inputs, outputs) -> details`` over paths (the catalogue names them relative to the
-entry's folder); ``details`` (a JSON-able dict) goes into ``SOURCE.json``. Nothing here evaluates the files' text as code: Python list
-literals in TimeR4's prompts are read with :func:`ast.literal_eval` (literals only).
+entry's folder); ``details`` (a JSON-able dict) goes into ``SOURCE.json``. Nothing here evaluates the files'
+text as code: Python list literals in TimeR4's prompts are read with :func:`ast.literal_eval` (literals only).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def timer4_results(results: Path, prompts: Path) -> list[tuple[dict[str, Any], d
 
 def historical_facts(text: str, where: str) -> list[str]:
     """The list literal after ``Historical facts:`` in one of TimeR4's answer prompts."""
-    head, sep, rest = text.partition("Historical facts:")
+    _head, sep, rest = text.partition("Historical facts:")
     body = rest.rpartition("\nQuestion:")[0] if "\nQuestion:" in rest else ""
     if not sep or not body:
         raise DataError(f"{where}: no 'Historical facts:[...]\\nQuestion:' in the prompt")
@@ -90,9 +90,7 @@ def timer4_retrieved_facts(inputs: Sequence[Path], outputs: Sequence[Path]) -> d
     """TimeR4's ChatGPT results + ``test_prompt.json`` + ``questions/test.json`` → per test question the facts
     TimeR4 retrieved (``timer4_retrieved_facts``) and ChatGPT's reply, with the original question text."""
     results, prompts, questions = inputs
-    original = {
-        str(q.get("Id")): q.get("Question") for q in _list_of_dicts(read_json(questions), questions)
-    }
+    original = {str(q.get("Id")): q.get("Question") for q in _list_of_dicts(read_json(questions), questions)}
     rows = []
     for i, (p, r) in enumerate(timer4_results(results, prompts)):
         qid = p.get("id")
@@ -103,7 +101,9 @@ def timer4_retrieved_facts(inputs: Sequence[Path], outputs: Sequence[Path]) -> d
                 "original_question": original.get(str(qid), p.get("question")),
                 "answer": p.get("answer"),
                 "type": p.get("type"),
-                "timer4_retrieved_facts": historical_facts(str(r.get("text", "")), f"{results.name} item {i}"),
+                "timer4_retrieved_facts": historical_facts(
+                    str(r.get("text", "")), f"{results.name} item {i}"
+                ),
                 "timer4_chatgpt_response": r.get("response"),
             }
         )

@@ -61,7 +61,9 @@ def _unpack_zip(archive: Path, into: Path, cap: int) -> None:
                 rel = _member_path(info.filename, archive)
                 mode = info.external_attr >> 16
                 if stat.S_ISLNK(mode):
-                    raise DataError(f"refusing to unpack: member {info.filename!r} is a link", path=str(archive))
+                    raise DataError(
+                        f"refusing to unpack: member {info.filename!r} is a link", path=str(archive)
+                    )
                 if rel is None or info.is_dir():
                     continue
                 total += info.file_size

@@ -9,6 +9,7 @@ where each file came from, the conversions run and the sha256 of what they wrote
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -82,10 +83,14 @@ def _verified(path: Path, f: CatalogueFile) -> bool:
 
 
 def _file_records(entry: Entry) -> list[dict[str, Any]]:
-    return [{"dest": f.dest, "source": f.pin.source, "blob": f.pin.blob, "size": f.pin.size} for f in entry.files]
+    return [
+        {"dest": f.dest, "source": f.pin.source, "blob": f.pin.blob, "size": f.pin.size} for f in entry.files
+    ]
 
 
-def _convert(entry: Entry, where: Callable[[str], Path], out_dir: Path) -> tuple[list[dict[str, Any]], list[str]]:
+def _convert(
+    entry: Entry, where: Callable[[str], Path], out_dir: Path
+) -> tuple[list[dict[str, Any]], list[str]]:
     """Run the entry's conversions reading each input where ``where`` finds it, writing under ``out_dir``."""
     records, written = [], []
     for conv in entry.convert:
@@ -177,10 +182,8 @@ def fetch_entry(
 
 
 def _remove_empty(path: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):
         path.rmdir()
-    except OSError:
-        pass
 
 
 # --- import -----------------------------------------------------------------------------------------------
@@ -215,7 +218,11 @@ def import_path(entry: Entry, path: Path, *, root: Path | None = None) -> Outcom
         if not outcome.downloaded:
             raise NotFoundError(
                 f"{str(path)!r} holds none of the files of {entry.name!r} (no blob id matches a pin"
-                + (f", no {entry.manual.layout}/ folder with {', '.join(entry.manual.files)}" if entry.manual else "")
+                + (
+                    f", no {entry.manual.layout}/ folder with {', '.join(entry.manual.files)}"
+                    if entry.manual
+                    else ""
+                )
                 + "); `tkgqa data list` shows what it needs"
             )
         ready = [
@@ -275,7 +282,7 @@ def _place(entry: Entry, candidates: list[Path], source: Path, staged: Path, fol
                 outcome.downloaded.append(f.dest)
     if entry.manual and source.is_dir():
         layout = entry.manual.layout
-        bases = [source] + sorted(d for d in source.rglob(layout) if d.is_dir())
+        bases = [source, *sorted(d for d in source.rglob(layout) if d.is_dir())]
         for rel in entry.manual.files:
             found = next((b / rel for b in bases if (b / rel).is_file()), None)
             if found is not None and rel not in outcome.downloaded:
@@ -322,13 +329,21 @@ def verify_entry(entry: Entry, *, root: Path | None = None) -> list[Check]:
         if not p.is_file():
             checks.append(Check(rel, "missing"))
         elif rel not in recorded:
-            checks.append(Check(rel, "unverifiable", f"not written by tkgqa data (no {SOURCE_RECORD} record)"))
+            checks.append(
+                Check(rel, "unverifiable", f"not written by tkgqa data (no {SOURCE_RECORD} record)")
+            )
         else:
             actual = sha256_of(p)
             status = "ok" if actual == recorded[rel] else "mismatch"
-            how = "as imported (no published checksum)" if entry.manual and rel in entry.manual.files else "as converted"
-            detail = f"sha256 {actual[:16]}… {how}" if status == "ok" else (
-                f"{rel}: expected sha256 {recorded[rel]} ({SOURCE_RECORD}), got {actual}"
+            how = (
+                "as imported (no published checksum)"
+                if entry.manual and rel in entry.manual.files
+                else "as converted"
+            )
+            detail = (
+                f"sha256 {actual[:16]}… {how}"
+                if status == "ok"
+                else (f"{rel}: expected sha256 {recorded[rel]} ({SOURCE_RECORD}), got {actual}")
             )
             checks.append(Check(rel, status, detail))
     return checks

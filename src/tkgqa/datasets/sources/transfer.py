@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import http.client
 import os
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -49,7 +48,7 @@ def sha256_of(path: Path) -> str:
 
 
 def check_pinned(path: Path, pin: Pin, shown: str) -> None:
-    """ChecksumError naming ``shown``, the expected and the actual value when ``path`` is not ``pin``'s file."""
+    """ChecksumError naming ``shown``, the expected and the actual value: ``path`` is not ``pin``'s file."""
     size = path.stat().st_size
     if pin.size is not None and size != pin.size:
         raise ChecksumError(f"{shown}: expected {pin.size} bytes ({pin.source}), got {size}")
@@ -81,7 +80,7 @@ def _open(url: str, start: int, timeout: float) -> http.client.HTTPResponse:
     if start:
         headers["Range"] = f"bytes={start}-"
     request = urllib.request.Request(url, headers=headers)
-    response = urllib.request.urlopen(request, timeout=timeout)  # noqa: S310 (http/https URLs we build)
+    response = urllib.request.urlopen(request, timeout=timeout)
     assert isinstance(response, http.client.HTTPResponse)
     return response
 
@@ -105,7 +104,7 @@ def download(
 ) -> Path:
     """Download ``url`` into ``part``, resuming from the bytes already there (HTTP Range); a cut connection
     is retried (with the bytes received kept) up to ``settings.retries`` times with back-off. HTTP 4xx is
-    not retried. DownloadError (one line naming the URL, ``--mirror`` and ``tkgqa data import``) at the end."""
+    not retried. At the end: DownloadError (one line naming the URL, ``--mirror``, ``tkgqa data import``)."""
     part.parent.mkdir(parents=True, exist_ok=True)
     attempt = 0
     while True:
@@ -129,11 +128,13 @@ def download(
                     raise http.client.IncompleteRead(b"", total - done)
             return part
         except urllib.error.HTTPError as exc:
-            if exc.code == 416 and start:  # nothing left to send: what we hold is the whole file (checked next)
+            if (
+                exc.code == 416 and start
+            ):  # nothing left to send: what we hold is the whole file (checked next)
                 return part
             if 400 <= exc.code < 500 or attempt >= settings.retries:
                 raise DownloadError(offline_message(url, f"HTTP {exc.code} {exc.reason}", entry)) from None
-        except (urllib.error.URLError, OSError, http.client.HTTPException, socket.timeout) as exc:
+        except (TimeoutError, urllib.error.URLError, OSError, http.client.HTTPException) as exc:
             if attempt >= settings.retries:
                 reason = getattr(exc, "reason", None) or exc.__class__.__name__
                 raise DownloadError(offline_message(url, reason, entry)) from None

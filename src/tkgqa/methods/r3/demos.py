@@ -186,8 +186,8 @@ def load_demos(source: DemoSource, folder: str | None = None) -> DemoSet:
         where = ", ".join(str(d) for d in tried)
         raise ConfigError(
             f"r3's paper preset reads the authors' released prompt files, which are not at {where}: run "
-            f"`tkgqa data fetch {AUTHORS_ENTRY}` (or set {DATA_ENV}, or --method-option demos_dir=DIR), or use "
-            "our demonstrations with --method-option demos=ours"
+            f"`tkgqa data fetch {AUTHORS_ENTRY}` (or set {DATA_ENV}, or --method-option demos_dir=DIR), or "
+            "use our demonstrations with --method-option demos=ours"
         )
     try:
         files = {key: read_prompt_file(found / name) for key, name in AUTHORS_FILES.items()}
