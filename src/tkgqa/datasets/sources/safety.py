@@ -9,8 +9,9 @@ import shutil
 import stat
 import tarfile
 import zipfile
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 
 from ...errors import DataError
 
@@ -42,43 +43,71 @@ def _check_totals(count: int, total: int, archive: Path, cap: int) -> None:
         raise DataError(f"refusing to unpack: it would take {total} bytes (cap {cap})", path=str(archive))
 
 
+#: One archive member: its name, its kind (``file``, ``dir``, ``link``, ``other``), its declared size and
+#: how to open it.
+Member = tuple[str, str, int, Callable[[], IO[bytes] | None]]
+
+
 def unpack(archive: Path, into: Path, *, cap: int = MAX_UNPACKED) -> None:
     """Unpack a zip or tar archive into the folder ``into`` after checking every member: no absolute path, no
     ``..``, no symbolic or hard link, no device, at most ``cap`` bytes in all. Nothing is written when a
     check fails (DataError naming the member)."""
-    if archive.name.lower().endswith(".zip"):
-        _unpack_zip(archive, into, cap)
-    else:
-        _unpack_tar(archive, into, cap)
-
-
-def _unpack_zip(archive: Path, into: Path, cap: int) -> None:
     try:
-        with zipfile.ZipFile(archive) as zf:
-            plan: list[tuple[zipfile.ZipInfo, PurePosixPath]] = []
-            total = 0
-            for info in zf.infolist():
-                rel = _member_path(info.filename, archive)
-                mode = info.external_attr >> 16
-                if stat.S_ISLNK(mode):
-                    raise DataError(
-                        f"refusing to unpack: member {info.filename!r} is a link", path=str(archive)
-                    )
-                if rel is None or info.is_dir():
-                    continue
-                total += info.file_size
-                plan.append((info, rel))
-            _check_totals(len(plan), total, archive, cap)
-            for info, rel in plan:
-                target = into / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with zf.open(info) as src, target.open("wb") as out:
-                    _copy_capped(src, out, info.file_size, info.filename, archive)
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        if archive.name.lower().endswith(".zip"):
+            with zipfile.ZipFile(archive) as zf:
+                _write_members([_zip_member(zf, info) for info in zf.infolist()], archive, into, cap)
+        else:
+            with tarfile.open(archive) as tf:
+                _write_members([_tar_member(tf, info) for info in tf.getmembers()], archive, into, cap)
+    except (zipfile.BadZipFile, tarfile.TarError, OSError, EOFError) as exc:
         raise DataError(f"cannot unpack ({exc})", path=str(archive)) from None
 
 
-def _copy_capped(src: Any, out: Any, declared: int, name: str, archive: Path) -> None:
+def _zip_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> Member:
+    mode = info.external_attr >> 16
+    kind = "link" if stat.S_ISLNK(mode) else "dir" if info.is_dir() else "file"
+    return info.filename, kind, info.file_size, lambda: zf.open(info)
+
+
+def _tar_member(tf: tarfile.TarFile, info: tarfile.TarInfo) -> Member:
+    kind = (
+        "link"
+        if info.issym() or info.islnk()
+        else "dir"
+        if info.isdir()
+        else "file"
+        if info.isfile()
+        else "other"
+    )
+    return info.name, kind, info.size, lambda: tf.extractfile(info)
+
+
+def _write_members(members: list[Member], archive: Path, into: Path, cap: int) -> None:
+    plan: list[tuple[Member, PurePosixPath]] = []
+    total = 0
+    for member in members:
+        name, kind, size, _open = member
+        rel = _member_path(name, archive)
+        if kind == "link":
+            raise DataError(f"refusing to unpack: member {name!r} is a link", path=str(archive))
+        if kind == "other":
+            raise DataError(f"refusing to unpack: member {name!r} is not a file", path=str(archive))
+        if rel is None or kind == "dir":
+            continue
+        total += size
+        plan.append((member, rel))
+    _check_totals(len(plan), total, archive, cap)
+    for (name, _kind, size, open_member), rel in plan:
+        target = into / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        src = open_member()
+        if src is None:
+            continue
+        with src, target.open("wb") as out:
+            _copy_capped(src, out, size, name, archive)
+
+
+def _copy_capped(src: IO[bytes], out: IO[bytes], declared: int, name: str, archive: Path) -> None:
     """Copy at most ``declared`` bytes (a member that inflates beyond its declared size is refused)."""
     written = 0
     while chunk := src.read(1 << 20):
@@ -86,36 +115,6 @@ def _copy_capped(src: Any, out: Any, declared: int, name: str, archive: Path) ->
         if written > declared:
             raise DataError(f"refusing to unpack: member {name!r} is larger than declared", path=str(archive))
         out.write(chunk)
-
-
-def _unpack_tar(archive: Path, into: Path, cap: int) -> None:
-    try:
-        with tarfile.open(archive) as tf:
-            plan: list[tuple[tarfile.TarInfo, PurePosixPath]] = []
-            total = 0
-            for info in tf.getmembers():
-                rel = _member_path(info.name, archive)
-                if info.issym() or info.islnk():
-                    raise DataError(f"refusing to unpack: member {info.name!r} is a link", path=str(archive))
-                if not (info.isfile() or info.isdir()):
-                    raise DataError(
-                        f"refusing to unpack: member {info.name!r} is not a file", path=str(archive)
-                    )
-                if rel is None or info.isdir():
-                    continue
-                total += info.size
-                plan.append((info, rel))
-            _check_totals(len(plan), total, archive, cap)
-            for info, rel in plan:
-                target = into / rel
-                target.parent.mkdir(parents=True, exist_ok=True)
-                src = tf.extractfile(info)
-                if src is None:
-                    continue
-                with src, target.open("wb") as out:
-                    _copy_capped(src, out, info.size, info.name, archive)
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise DataError(f"cannot unpack ({exc})", path=str(archive)) from None
 
 
 def unpack_to_temp(archive: Path, parent: Path) -> Path:
