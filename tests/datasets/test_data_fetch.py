@@ -292,3 +292,38 @@ def test_a_conversion_runs_on_fetch_and_is_verified_by_its_recorded_sha256(tmp_p
     assert {c.status for c in verify_entry(e, root=root)} == {"ok"}
     (root / "fix" / "fixed.json").write_text("[]")
     assert [c.status for c in verify_entry(e, root=root) if c.dest == "fixed.json"] == ["mismatch"]
+
+
+def test_timer4_rewrites_and_llama2_outputs_become_recordings(tmp_path: Path) -> None:
+    _results, prompts, tests = _timer4(tmp_path, ["who r a"])
+    replies = tmp_path / "questions.json"
+    replies.write_text(
+        json.dumps([{"question": "A rewrite.", "answer": ["B"], "id": 7, "type": ["Explicit"]}])
+    )
+    out = tmp_path / "rewrite.jsonl"
+    run_conversion("timer4-chatgpt-rewrites", [replies, tests], [out])
+    assert json.loads(out.read_text()) == {
+        "id": 7,
+        "original_question": "Who r A",
+        "type": ["Explicit"],
+        "response": "A rewrite.",
+    }
+    detailed = tmp_path / "detailed.jsonl"
+    detailed.write_text(json.dumps({"prediction": ["B']"], "ground_truth": "['B']", "acc": 1.0}) + "\n")
+    run_conversion("timer4-llama2-answers", [detailed, prompts], [tmp_path / "ft.jsonl"])
+    assert json.loads((tmp_path / "ft.jsonl").read_text()) == {
+        "id": 7,
+        "response": "B']",
+        "gold_text": "['B']",
+    }
+    preds = tmp_path / "predictions.jsonl"
+    line = {"question": "Who r A", "prediction": "['B']", "ground_truth": "['B']", "input": "Q:\n Who r A?"}
+    preds.write_text(json.dumps(line) + "\n")
+    run_conversion("timer4-llama2-predictions", [preds, prompts, tests], [tmp_path / "nf.jsonl"])
+    assert json.loads((tmp_path / "nf.jsonl").read_text())["prompt"] == "Q:\n Who r A?"
+    preds.write_text(json.dumps({**line, "question": "another question"}) + "\n")
+    with pytest.raises(DataError, match="is not test question 7"):
+        run_conversion("timer4-llama2-predictions", [preds, prompts, tests], [tmp_path / "nf2.jsonl"])
+    detailed.write_text("")
+    with pytest.raises(DataError, match="0 lines but 1 test questions"):
+        run_conversion("timer4-llama2-answers", [detailed, prompts], [tmp_path / "ft2.jsonl"])

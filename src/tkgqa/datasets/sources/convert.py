@@ -16,6 +16,7 @@ from typing import Any
 
 from ...errors import ConfigError, DataError
 from ...jsonfile import read_json
+from ..core import iter_jsonl
 
 Converter = Callable[[Sequence[Path], Sequence[Path]], dict[str, Any]]
 CONVERTERS: dict[str, Converter] = {}
@@ -117,12 +118,112 @@ def timer4_chatgpt_cassette(inputs: Sequence[Path], outputs: Sequence[Path]) -> 
     exact prompt sent, the raw reply, TimeR4's evaluation target)."""
     results, prompts = inputs
     pairs = timer4_results(results, prompts)
-    with outputs[0].open("w", encoding="utf-8") as out:
-        for p, r in pairs:
-            line = {"id": p.get("id"), "prompt": r.get("text"), "response": r.get("response")}
-            line["gold_text"] = r.get("answers")
-            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    _write_jsonl(
+        outputs[0],
+        [
+            {
+                "id": p.get("id"),
+                "prompt": r.get("text"),
+                "response": r.get("response"),
+                "gold_text": r.get("answers"),
+            }
+            for p, r in pairs
+        ],
+    )
     return {"lines": len(pairs), "joined": "by position with test_prompt.json (question texts checked)"}
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = [row for _line, row in iter_jsonl(path)]
+    return _list_of_dicts(rows, path)
+
+
+def _write_jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    with path.open("w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _by_position(rows: list[dict[str, Any]], prompts: list[dict[str, Any]], path: Path) -> None:
+    if len(rows) != len(prompts):
+        raise DataError(f"{len(rows)} lines but {len(prompts)} test questions", path=str(path))
+
+
+def _original_questions(questions: Path) -> dict[str, Any]:
+    return {str(q.get("Id")): q.get("Question") for q in _list_of_dicts(read_json(questions), questions)}
+
+
+@converter("timer4-chatgpt-rewrites")
+def timer4_chatgpt_rewrites(inputs: Sequence[Path], outputs: Sequence[Path]) -> dict[str, Any]:
+    """TimeR4's ``results/TimeQuestions/ChatGPT/questions.json`` (``{question: the reply, answer, id, type}``)
+    → ``{id, original_question, type, response}`` per question, joined to ``questions/test.json`` by id."""
+    replies_path, questions = inputs
+    original = _original_questions(questions)
+    replies = _list_of_dicts(read_json(replies_path), replies_path)
+    rows = []
+    for r in replies:
+        if str(r.get("id")) not in original:
+            raise DataError(f"id {r.get('id')!r} is not a test question", path=str(replies_path))
+        rows.append(
+            {
+                "id": r.get("id"),
+                "original_question": original[str(r.get("id"))],
+                "type": r.get("type"),
+                "response": r.get("question"),
+            }
+        )
+    _write_jsonl(outputs[0], rows)
+    return {"lines": len(rows), "joined": "by id with questions/test.json"}
+
+
+@converter("timer4-llama2-answers")
+def timer4_llama2_answers(inputs: Sequence[Path], outputs: Sequence[Path]) -> dict[str, Any]:
+    """TimeR4's ``detailed_eval_result.jsonl`` (``{prediction: [reply], ground_truth, …}``, no question text)
+    → ``{id, response, gold_text}``, joined by position with ``test_prompt.json`` (counts checked)."""
+    results, prompts_path = inputs
+    rows = _jsonl(results)
+    prompts = _list_of_dicts(read_json(prompts_path), prompts_path)
+    _by_position(rows, prompts, results)
+    out = []
+    for r, p in zip(rows, prompts, strict=True):
+        pred = r.get("prediction")
+        response = pred[0] if isinstance(pred, list) and len(pred) == 1 else pred
+        out.append({"id": p.get("id"), "response": response, "gold_text": r.get("ground_truth")})
+    _write_jsonl(outputs[0], out)
+    return {
+        "lines": len(out),
+        "joined": "by position with test_prompt.json (counts checked; no question text)",
+    }
+
+
+@converter("timer4-llama2-predictions")
+def timer4_llama2_predictions(inputs: Sequence[Path], outputs: Sequence[Path]) -> dict[str, Any]:
+    """TimeR4's ``predictions.jsonl`` (``{question, prediction, ground_truth, input}``) → ``{id, prompt,
+    response, gold_text}``, joined by position with ``test_prompt.json``; each line's question must be that
+    test question's (TimeR4's rewritten or the original text), else DataError."""
+    results, prompts_path, questions = inputs
+    rows = _jsonl(results)
+    prompts = _list_of_dicts(read_json(prompts_path), prompts_path)
+    _by_position(rows, prompts, results)
+    original = _original_questions(questions)
+    out = []
+    for i, (r, p) in enumerate(zip(rows, prompts, strict=True)):
+        texts = (p.get("question"), original.get(str(p.get("id"))))
+        if not any(_same_question(r.get("question"), t) for t in texts if t is not None):
+            raise DataError(
+                f"line {i + 1}: question {r.get('question')!r} is not test question {p.get('id')!r}",
+                path=str(results),
+            )
+        out.append(
+            {
+                "id": p.get("id"),
+                "prompt": r.get("input"),
+                "response": r.get("prediction"),
+                "gold_text": r.get("ground_truth"),
+            }
+        )
+    _write_jsonl(outputs[0], out)
+    return {"lines": len(out), "joined": "by position with test_prompt.json (question texts checked)"}
 
 
 @converter("json-missing-commas")
