@@ -31,7 +31,7 @@ demo: install-core
 	$(BIN)/tkgqa demo
 
 # the benchmark data the tests read by name (tests that need it skip when it is absent)
-TKGQA_DATA ?= $(abspath ../shared/data)
+TKGQA_DATA ?= $(or $(TKGQA_SHARED_DATA),$(abspath ../shared/data))
 
 test: install-test
 	@TKGQA_DATA="$(TKGQA_DATA)" $(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
