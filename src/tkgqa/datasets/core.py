@@ -289,15 +289,15 @@ def parse_questions(
 def read_records(path: Path, *, allow_pickle: bool = False) -> list[dict[str, Any]]:
     """A list of question dicts from a JSON list / ``{"questions": [...]}`` / JSONL / (opt-in) pickle file.
 
-    Pickle is the official CronQuestions format; unpickling runs code from the file, so it is only done when
-    ``allow_pickle`` and ``path`` is a local file the caller named — never load pickles you do not trust."""
+    Pickle is the official CronQuestions format; it is only read when ``allow_pickle``, and then through an
+    unpickler that builds plain data only (built-in containers, numpy arrays; never another class or
+    function: :func:`.sources.safety.read_pickle`)."""
     if path.suffix in {".pickle", ".pkl"}:
         if not allow_pickle:
             raise ConfigError(f"{path}: refusing to unpickle (pass allow_pickle=True for a file you trust)")
-        import pickle
+        from .sources.safety import read_pickle
 
-        with path.open("rb") as fh:
-            data = pickle.load(fh)  # explicit, trusted local file (see docstring)
+        data = read_pickle(path, numpy=True)
     elif path.suffix in {".jsonl", ".ndjson"}:
         data = []
         for lineno, row in iter_jsonl(path):
