@@ -327,3 +327,9 @@ def test_timer4_rewrites_and_llama2_outputs_become_recordings(tmp_path: Path) ->
     detailed.write_text("")
     with pytest.raises(DataError, match="0 lines but 1 test questions"):
         run_conversion("timer4-llama2-answers", [detailed, prompts], [tmp_path / "ft2.jsonl"])
+
+
+def test_python2_style_set_pickles_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "old.pkl"
+    path.write_bytes(pickle.dumps([{"answers": {"Q1", "Q2"}}], protocol=2, fix_imports=True))
+    assert read_pickle(path) == [{"answers": {"Q1", "Q2"}}]

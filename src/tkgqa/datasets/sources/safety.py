@@ -144,7 +144,15 @@ NUMPY_GLOBALS = frozenset(
     }
 )
 #: Built-in containers a pickle may name (sets are pickled through their class).
-BUILTIN_GLOBALS = frozenset({("builtins", "set"), ("builtins", "frozenset"), ("collections", "OrderedDict")})
+BUILTIN_GLOBALS = frozenset(
+    {
+        ("builtins", "set"),
+        ("builtins", "frozenset"),
+        ("__builtin__", "set"),  # the same names in a Python 2 pickle
+        ("__builtin__", "frozenset"),
+        ("collections", "OrderedDict"),
+    }
+)
 
 
 class _RestrictedUnpickler(pickle.Unpickler):
