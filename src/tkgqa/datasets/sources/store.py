@@ -316,7 +316,7 @@ def verify_entry(entry: Entry, *, root: Path | None = None) -> list[Check]:
             check_pinned(p, f.pin, f.dest)
             checks.append(Check(f.dest, "ok", f"git blob {f.pin.blob}"))
         except ChecksumError as exc:
-            checks.append(Check(f.dest, "mismatch", exc.message))
+            checks.append(Check(f.dest, "mismatch", exc.message.removeprefix(f"{f.dest}: ")))
     record = read_sources(folder).get(entry.name, {})
     recorded: dict[str, str] = {}
     for conv in record.get("conversions", []):
@@ -343,7 +343,7 @@ def verify_entry(entry: Entry, *, root: Path | None = None) -> list[Check]:
             detail = (
                 f"sha256 {actual[:16]}… {how}"
                 if status == "ok"
-                else (f"{rel}: expected sha256 {recorded[rel]} ({SOURCE_RECORD}), got {actual}")
+                else f"expected sha256 {recorded[rel]} ({SOURCE_RECORD}), got {actual}"
             )
             checks.append(Check(rel, status, detail))
     return checks
