@@ -112,7 +112,7 @@ def list_cmd(
             echo_json({"data_root": str(root), "entries": [entry_json(e, root) for e in entries]})
             return
         table = Table(
-            "name", "kind", "size", "licence", "source (GitHub)", "here", title=f"data root: {root}"
+            "name", "kind", "size", "licence", "source (GitHub)", "here", "folder", title=f"data root: {root}"
         )
         for e in entries:
             table.add_row(
@@ -122,6 +122,7 @@ def list_cmd(
                 plain(e.licence_short or e.licence),
                 plain(", ".join(s.split("@")[0] for s in e.sources())),
                 plain(presence(e, root)),
+                plain(e.folder + "/"),
             )
         console.print(table)
         console.print(
