@@ -144,9 +144,13 @@ def _write_jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> None:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def _by_position(rows: list[dict[str, Any]], prompts: list[dict[str, Any]], path: Path) -> None:
+def _lines_by_position(results: Path, prompts_path: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The JSON lines of ``results`` paired by position with ``test_prompt.json``'s questions (same count)."""
+    rows = _jsonl(results)
+    prompts = _list_of_dicts(read_json(prompts_path), prompts_path)
     if len(rows) != len(prompts):
-        raise DataError(f"{len(rows)} lines but {len(prompts)} test questions", path=str(path))
+        raise DataError(f"{len(rows)} lines but {len(prompts)} test questions", path=str(results))
+    return list(zip(rows, prompts, strict=True))
 
 
 def _original_questions(questions: Path) -> dict[str, Any]:
@@ -180,12 +184,8 @@ def timer4_chatgpt_rewrites(inputs: Sequence[Path], outputs: Sequence[Path]) -> 
 def timer4_llama2_answers(inputs: Sequence[Path], outputs: Sequence[Path]) -> dict[str, Any]:
     """TimeR4's ``detailed_eval_result.jsonl`` (``{prediction: [reply], ground_truth, …}``, no question text)
     → ``{id, response, gold_text}``, joined by position with ``test_prompt.json`` (counts checked)."""
-    results, prompts_path = inputs
-    rows = _jsonl(results)
-    prompts = _list_of_dicts(read_json(prompts_path), prompts_path)
-    _by_position(rows, prompts, results)
     out = []
-    for r, p in zip(rows, prompts, strict=True):
+    for r, p in _lines_by_position(inputs[0], inputs[1]):
         pred = r.get("prediction")
         response = pred[0] if isinstance(pred, list) and len(pred) == 1 else pred
         out.append({"id": p.get("id"), "response": response, "gold_text": r.get("ground_truth")})
@@ -202,12 +202,9 @@ def timer4_llama2_predictions(inputs: Sequence[Path], outputs: Sequence[Path]) -
     response, gold_text}``, joined by position with ``test_prompt.json``; each line's question must be that
     test question's (TimeR4's rewritten or the original text), else DataError."""
     results, prompts_path, questions = inputs
-    rows = _jsonl(results)
-    prompts = _list_of_dicts(read_json(prompts_path), prompts_path)
-    _by_position(rows, prompts, results)
     original = _original_questions(questions)
     out = []
-    for i, (r, p) in enumerate(zip(rows, prompts, strict=True)):
+    for i, (r, p) in enumerate(_lines_by_position(results, prompts_path)):
         texts = (p.get("question"), original.get(str(p.get("id"))))
         if not any(_same_question(r.get("question"), t) for t in texts if t is not None):
             raise DataError(
