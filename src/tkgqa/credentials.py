@@ -7,8 +7,13 @@ are; ``max_tokens`` and ``tokenizer`` are not). Two uses of the one rule:
 
 * :func:`without_secrets` drops those entries (LLM cache keys, the run log, recorded requests: what is
   hashed or written must not hold a credential, and must not change when only the credential changes);
-* :func:`redact` masks them with :data:`REDACTED`, and strings that look like API keys (``sk-…``,
-  ``Bearer …``) too (service responses, server logs, ``config.json`` of a run).
+* :func:`redact` masks them with :data:`REDACTED`, and in every string :func:`redact_text` masks what looks
+  like a credential wherever it is: API keys (``sk-…``) and bearer tokens (:data:`SECRET_TEXT`), the
+  ``user:password@`` of a URL, and the value of a secret query parameter (``?api_key=…``). It is the one
+  redaction rule for everything tkgqa writes or serves: cassettes (``--record``, ``tkgqa llm export``),
+  ``results.jsonl``, ``run.json``, ``report.json``/``report.md``, ``tkgqa llm log``, server logs and API
+  responses — model replies and URLs included (a key echoed by a model, a key in ``OPENAI_BASE_URL``'s
+  path).
 """
 
 from __future__ import annotations
@@ -50,6 +55,10 @@ SECRET_PARTS: tuple[str, ...] = (
 #: Text that looks like a credential wherever it appears: an OpenAI-style key, a bearer token.
 SECRET_TEXT = re.compile(r"\b(sk-[A-Za-z0-9_\-]{16,}|Bearer\s+[A-Za-z0-9._\-]{20,})")
 REDACTED = "***"
+#: The ``user[:password]@`` part of a URL.
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s@]+@")
+#: A ``name=value`` query (or form) parameter of a URL.
+_QUERY_PARAM = re.compile(r"([?&;])([^=&#;\s]+)=([^&#;\s]*)")
 
 
 def is_secret_field(name: str) -> bool:
@@ -68,9 +77,23 @@ def without_secrets(value: Any) -> Any:
     return value
 
 
+def redact_text(text: str) -> str:
+    """``text`` with every credential-shaped part masked by :data:`REDACTED`: API keys and bearer tokens
+    (:data:`SECRET_TEXT`, anywhere: a model reply, a URL path), a URL's ``user:password@`` and the values of
+    query parameters whose names are secret (``?api_key=…&token=…``)."""
+    if "://" in text:
+        text = _URL_USERINFO.sub(lambda m: f"{m.group(1)}{REDACTED}@", text)
+    if "=" in text:
+        text = _QUERY_PARAM.sub(
+            lambda m: f"{m.group(1)}{m.group(2)}={REDACTED}" if is_secret_field(m.group(2)) else m.group(0),
+            text,
+        )
+    return SECRET_TEXT.sub(REDACTED, text)
+
+
 def redact(value: Any) -> Any:
-    """``value`` with secrets masked: values under secret keys (:func:`is_secret_field`) and strings that
-    look like API keys (``sk-…``, ``Bearer …``, :data:`SECRET_TEXT`)."""
+    """``value`` with secrets masked: values under secret keys (:func:`is_secret_field`) and, in every
+    string, credential-shaped text (:func:`redact_text`)."""
     if isinstance(value, Mapping):
         return {
             k: (REDACTED if isinstance(k, str) and is_secret_field(k) else redact(v))
@@ -79,5 +102,5 @@ def redact(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [redact(v) for v in value]
     if isinstance(value, str):
-        return SECRET_TEXT.sub(REDACTED, value)
+        return redact_text(value)
     return value

@@ -86,7 +86,9 @@ def test_only_tkgqa_serve_imports_the_service(graph: object) -> None:
     assert importers <= {"tkgqa.cli.serve_cmd"}
 
 
-@pytest.mark.parametrize("module", ["tkgqa.usage", "tkgqa.errors", "tkgqa.sanitize"])
+@pytest.mark.parametrize(
+    "module", ["tkgqa.usage", "tkgqa.errors", "tkgqa.sanitize", "tkgqa.credentials", "tkgqa.markdown"]
+)
 def test_root_modules_are_leaves(graph: object, module: str) -> None:
     """The root error types and :class:`~tkgqa.usage.Usage` import nothing from tkgqa at run time (the LLM
     layer and everything else depend on them, never the other way round)."""

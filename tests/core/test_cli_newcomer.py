@@ -14,7 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 import tkgqa
-from tkgqa.cli import _load_commands, _show_warning, _shown_warnings, app
+from tkgqa.cli import _load_commands, _show_warning, app
+from tkgqa.cli.terminal import SHOWN_WARNINGS
 from tkgqa.datasets import load_dataset
 from tkgqa.errors import ConfigError
 from tkgqa.methods import METHODS, resolve_method
@@ -70,7 +71,7 @@ def empty_kg() -> object:
 
 
 def test_a_warning_is_one_line_without_source_path_and_shown_once(capsys: pytest.CaptureFixture[str]) -> None:
-    _shown_warnings.clear()
+    SHOWN_WARNINGS.clear()
     for _ in range(3):
         _show_warning(RuntimeWarning("ARI similarity falls back to hashing"), RuntimeWarning, "x.py", 1)
     err = capsys.readouterr().err

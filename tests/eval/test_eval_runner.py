@@ -144,7 +144,11 @@ def test_report_and_rows(tmp_path: Path) -> None:
     assert all(need <= set(r) for r in rows) and [r["qid"] for r in rows] == ["1", "2", "3", "4"]
     assert rows[0]["evidence"][0]["subject"] in {"Iraq", "China", "France"}
     assert rows[3]["abstained"] and rows[3]["reason"] == "unknown question"
-    assert (tmp_path / "report.md").read_text().startswith("# lookup on multitq (4 questions)")
+    assert (
+        (tmp_path / "report.md")
+        .read_text()
+        .startswith("# Evaluation report\n\nMethod lookup on multitq (4 questions).")
+    )
     assert (tmp_path / "breakdown.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -306,3 +306,18 @@ def test_llm_calls_in_flight_are_bounded_over_all_workers(
     assert report.n == 16 and report.errors == 0, [r["error"] for r in rows if r.get("error")]
     assert stats["requests"] == 16
     assert stats["peak"] == peak  # one call at a time with the shared limit; both workers at once without
+
+
+def test_the_driver_reports_what_the_workers_kg_skipped(cluster: Any, tmp_path: Path) -> None:
+    """Issue #29: the driver does not load the KG; what the workers' load skipped is still warned about and
+    listed in report.json's warnings, as with the local executor."""
+    kg_file = tmp_path / "kg.tsv"
+    kg_file.write_text("Barack_Obama\tMake_a_visit\tChina\t2014-11-10\nA\tmeet\tB\tNaN\n", "utf-8")
+    questions = [Question(qid="q1", text="Who visited China in November 2014?", answers=("Barack Obama",))]
+    heard: list[str] = []
+    report = evaluate(
+        "symbolic", questions, kg_file, tmp_path / "ray", progress=False, warn=heard.append,
+        executor=ray_config(workers=1),
+    )  # fmt: skip
+    skipped = [w for w in report.warnings if "skipped" in w and "NaN" in w]
+    assert len(skipped) == 1 and heard.count(skipped[0]) == 1

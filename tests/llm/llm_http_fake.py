@@ -29,6 +29,7 @@ class Reply:
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     raw: bytes | None = None  # sent as the body instead of ``json.dumps(body)`` (torn UTF-8, BOM…)
+    echo: bool = False  # answer with a completion quoting the request's path and Authorization header
 
 
 @dataclass
@@ -61,7 +62,10 @@ def serve() -> Iterator[FakeServer]:
             reply = state.next_reply()
             if reply.delay:
                 time.sleep(reply.delay)
-            payload = reply.raw if reply.raw is not None else json.dumps(reply.body).encode()
+            body = reply.body
+            if reply.echo:  # a model that repeats what it was sent: the path, the key
+                body = completion(f"['OK'] (called at {self.path} with {self.headers.get('Authorization')})")
+            payload = reply.raw if reply.raw is not None else json.dumps(body).encode()
             try:
                 self.send_response(reply.status)
                 self.send_header("Content-Type", "application/json")

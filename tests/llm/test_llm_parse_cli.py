@@ -148,6 +148,6 @@ def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     code, _, err = run_cli(
         ["llm", "parse", "--task", "timer4.answer", str(tmp_path / "missing.jsonl")], capsys
     )
-    assert code == 2 and "input file not found" in err
+    assert code == 2 and "does not exist" in err
     code, out, _ = run_cli(["llm", "parse", "--list"], capsys)
     assert code == 0 and "ari.action" in out and "candidate_actions" in out

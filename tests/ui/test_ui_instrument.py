@@ -11,7 +11,7 @@ import re
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 from slow_loader import slow_minilm
@@ -94,7 +94,7 @@ def test_every_run_row_shows_its_gold_answers_facts(page: Any, lab_url: str, wid
     assert 1 <= len(items) <= 3 and all("Barack Obama" in t and "China" in t for t in items)
     assert int(right.get_attribute("data-total")) > len(items) and "of" in right.inner_text()
     assert rows["3"].get_attribute("data-state") == "none" and "no fact found" in rows["3"].inner_text()
-    qids = [u.split("/questions/")[1].split("/")[0] for u in asked]  # one bounded request per row shown
+    qids = [parse_qs(urlsplit(u).query)["qid"][0] for u in asked]  # one bounded request per row shown
     assert set(qids) == {"1", "2", "3", "4"} and len(qids) <= 5 and all("limit=3" in u for u in asked)
     shoot(page, f"runs-gold-facts-{width}")
     assert page.evaluate(OVERFLOW) <= 0 and page.errors.uncaught == []

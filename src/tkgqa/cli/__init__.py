@@ -15,7 +15,7 @@ import typer
 from rich.markup import escape
 
 from ..errors import TKGQAError
-from .terminal import TerminalConsole
+from .terminal import SHOWN_WARNINGS, TerminalConsole, warn_once
 
 app = typer.Typer(
     name="tkgqa",
@@ -79,21 +79,19 @@ def print_error(exc: BaseException) -> None:
     err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
 
 
-_shown_warnings: set[str] = set()
-
-
 def _show_warning(message: Warning | str, category: type[Warning], *_args: Any, **_kwargs: Any) -> None:
     """Warnings on the terminal: one line each (no source path), each text once per command."""
-    text = str(message)
-    if text in _shown_warnings:
-        return
-    _shown_warnings.add(text)
-    err_console.print(f"[yellow]warning:[/yellow] {escape(text)}", highlight=False, soft_wrap=True)
+    warn_once(str(message))
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``tkgqa`` script."""
+    """Entry point of the ``tkgqa`` script. Every KG a command loads says on stderr, once, what it
+    skipped (:func:`tkgqa.kg.loaders.add_skip_listener`)."""
+    from ..kg.loaders import add_skip_listener
+
     warnings.showwarning = _show_warning
+    SHOWN_WARNINGS.clear()
+    add_skip_listener(warn_once)
     _load_commands()
     try:
         app(args=argv, standalone_mode=True)

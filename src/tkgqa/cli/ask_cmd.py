@@ -13,12 +13,13 @@ from ..errors import ConfigError
 from ..eval.resolve import answer_payload, build_method, open_kg
 from ..eval.views import program_tree
 from ..kg.base import KGStore
+from ..kg.loaders import load_warnings
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from ..methods.base import Answer, resolve_method
 from ..sanitize import clean_text, terminal_text
 from . import app
 from .run_config import METHOD_OPTION_HELP, cli_method_options
-from .terminal import TerminalConsole, echo_json, plain
+from .terminal import TerminalConsole, echo_json, plain, warn_once
 
 console = TerminalConsole()
 
@@ -79,12 +80,17 @@ def ask(
     """Answer QUESTION over a temporal KG; prints the answer, the evidence facts and the trace.
 
     When the method's LLM call fails (HTTP error, timeout, bad key) there is no answer: the error is printed
-    on stderr and the command exits with status 2 (an abstention is an answer: "no answer", status 0)."""
+    on stderr and the command exits with status 2 (an abstention is an answer: "no answer", status 0).
+    Lines of the KG file that could not be read are skipped and said once on stderr (and in --json's
+    "warnings")."""
     apply_llm_settings(llm_timeout, llm_retries)
     question = clean_text(question).strip()  # bytes that were not UTF-8 on the command line (lone surrogates)
     if not question:
         raise ConfigError('the question is empty: give one, e.g. tkgqa ask "Who visited China in 2014?"')
     store = open_kg(kg)
+    skipped = load_warnings(store)  # what the KG file had that could not be read: said, once
+    for warning in skipped:
+        warn_once(warning)
     started = time.perf_counter()
     options = cli_method_options(method_option, fallback_option)
     runner = build_method(method, llm=llm, policy=policy, options=options)
@@ -94,7 +100,7 @@ def ask(
         payload = answer_payload(
             answer, latency_ms, kg=store, question=question, method=method.strip(), llm=llm or None
         )
-        echo_json(payload)
+        echo_json(payload)  # its "warnings" lists what the KG's load skipped
         return
     print_answer(question, answer, store)
 

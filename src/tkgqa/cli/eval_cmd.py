@@ -14,9 +14,10 @@ from rich.table import Table
 from ..errors import ConfigError
 from ..eval.executor import ExecutorKind
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
+from ..userfiles import write_text
 from . import app
 from .run_config import METHOD_OPTION_HELP
-from .terminal import TerminalConsole
+from .terminal import TerminalConsole, warn_once
 
 if TYPE_CHECKING:
     from ..datasets.core import Dataset
@@ -43,7 +44,8 @@ def _pct(x: float) -> str:
 def print_summary(report: dict[str, Any], output: Path) -> None:
     """A rich table of the headline metrics and the first-level breakdowns."""
     m, s, u = report["metrics"], report["supported"], report["usage"]
-    title = f"{report['method'].get('method', '?')} on {report['dataset'].get('name', '?')} (n={report['n']})"
+    method, dataset = report["method"].get("method", "?"), report["dataset"].get("name", "?")
+    title = f"{escape(str(method))} on {escape(str(dataset))} (n={report['n']})"
     table = Table("metric", "value", title=title, title_justify="left")
     for key in ("strict_hits@1", "lenient_hits@1", "answered", "strict_hits@1_answered"):
         table.add_row(key, _pct(m[key]))
@@ -96,7 +98,7 @@ def write_run_config(output: Path, run_config: dict[str, Any]) -> dict[str, Any]
     path = output / REPORT_JSON
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     data["run_config"] = run_config
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")  # whole, or the old file
     return data
 
 
@@ -170,6 +172,11 @@ def eval_command(
         help="Also write the run's LLM calls as a cassette FILE.jsonl (replay it with --llm replay:FILE).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print report.json instead of tables."),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Write into --output (and --record) even when they hold files `tkgqa eval` did not write.",
+    ),
     llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
     llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
     executor: ExecutorKind | None = typer.Option(
@@ -202,6 +209,7 @@ def eval_command(
     from ..credentials import redact
     from ..datasets import DATASETS, load_dataset
     from ..eval.executor import ExecutorConfig
+    from ..eval.record import check_cassette_target
     from ..eval.resolve import build_method
     from ..eval.runner import evaluate
     from .run_config import cli_method_options, effective_config, read_config_file
@@ -222,6 +230,8 @@ def eval_command(
     )
     if cfg.dataset is not None and cfg.dataset not in DATASETS.names():
         raise ConfigError(f"--dataset: {DATASETS.unknown_message(cfg.dataset)}")
+    if record is not None:  # checked before anything is loaded or written
+        check_cassette_target(record, cfg.output, force=force)
     options: dict[str, Any] = {}
     if cfg.context is not None:
         options["context"] = cfg.context
@@ -243,7 +253,7 @@ def eval_command(
     evaluate(
         runner, ds, kg_arg, out, limit=cfg.limit, sample=cfg.sample, seed=cfg.seed, resume=cfg.resume,
         progress=progress, retry_errors=cfg.retry_errors, strict=cfg.strict, warn=print_warning,
-        executor=run_on, method_factory=factory,
+        executor=run_on, method_factory=factory, force=force,
     )  # fmt: skip
     write_method_sections(out, view)
     settings = cfg.model_dump(mode="json")
@@ -251,7 +261,7 @@ def eval_command(
         settings["executor"] = run_on.describe()
     data = write_run_config(out, redact(settings))
     if record is not None:
-        record_cassette(out, record)
+        record_cassette(out, record, force=force)
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False))
     else:
@@ -325,20 +335,20 @@ def write_method_sections(output: Path, view: dict[str, Any] | None) -> None:
     path = output / REPORT_JSON
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     data["kg_view"] = view
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")  # whole, or the old file
 
 
-def record_cassette(run: Path, target: Path) -> None:
+def record_cassette(run: Path, target: Path, *, force: bool = False) -> None:
     """``--record``: the run's LLM calls as a cassette (:func:`tkgqa.eval.record.export_run`)."""
     from ..eval.record import export_run
 
-    _, n = export_run(run, target)
+    _, n = export_run(run, target, force=force)
     err_console.print(f"[dim]recorded {n} LLM calls in[/dim] {escape(str(target))}", highlight=False)
 
 
 def print_warning(message: str) -> None:
-    """A missing optional input, on stderr."""
-    err_console.print(f"[yellow]warning:[/yellow] {escape(message)}", highlight=False, soft_wrap=True)
+    """A missing optional input (or what a KG skipped), on stderr, once per command."""
+    warn_once(message)
 
 
 def print_failed(report: dict[str, Any], output: Path) -> None:
@@ -369,7 +379,8 @@ def eval_compare(
         typer.echo(json.dumps(result, ensure_ascii=False))
         return
     t = result["mcnemar"]
-    table = Table("", "value", title=f"{run_a} vs {run_b} ({result['n_common']} common questions)")
+    title = f"{escape(str(run_a))} vs {escape(str(run_b))} ({result['n_common']} common questions)"
+    table = Table("", "value", title=title)
     table.add_row("A strict Hits@1", _pct(result["a_strict_hits@1"]))
     table.add_row("B strict Hits@1", _pct(result["b_strict_hits@1"]))
     table.add_row("b (only A right)", str(t["b"]))

@@ -25,7 +25,7 @@ from ..kg.linking import EntityLinker
 from ..kg.memory import TemporalKG
 from ..kg.queries import QUERY_OPS, check_operator_args, kg_summary, run_operator
 from . import app, print_error
-from .terminal import TerminalConsole, echo_json, plain
+from .terminal import TerminalConsole, echo_json, plain, warn_once
 
 console = TerminalConsole()
 kg_app = typer.Typer(
@@ -51,14 +51,13 @@ def cli_errors() -> Iterator[None]:
 
 def open_store(path: str, fmt: str = "auto", cache: bool = True, strict: bool = False) -> TemporalKG:
     """The KG at ``path``; malformed lines are skipped and counted (said on stderr) unless ``strict``."""
-    from ..kg.loaders import load_demo_kg, load_kg
+    from ..kg.loaders import load_demo_kg, load_kg, load_warnings
 
     if path == "demo":
         return load_demo_kg()
     kg = load_kg(path, format=fmt, strict=strict, cache=cache)
-    warning = kg.load_report.warning() if kg.load_report is not None else None
-    if warning:
-        typer.echo(f"warning: {warning}", err=True)
+    for warning in load_warnings(kg):  # printed once (the CLI's loader listener may have said it)
+        warn_once(warning)
     return kg
 
 

@@ -33,6 +33,7 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
+from ..credentials import redact
 from ..errors import ConfigError
 from ..llm.cache import LLMCache, llm_context
 from ..llm.pricing import PRICES_PER_MTOK, load_price_table, usage_cost
@@ -232,7 +233,7 @@ def question_calls(
             request=store.request(row["request_key"]) if row.get("request_key") else None,
             response=row.get("response"),
         )
-        calls.append(call)
+        calls.append(redact(call))  # a key a model echoed, a URL with a key: masked as everywhere
     if as_json:
         echo_json({"question_id": qid, "method": method, "calls": calls})
         return
@@ -348,12 +349,14 @@ def export_cmd(
         None, "--output", "-o", help="Cassette file to write (default: print it on stdout)."
     ),
     db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    force: bool = typer.Option(False, "--force", help="Replace an --output file that is not a cassette."),
 ) -> None:
     """Write a run's LLM calls as a cassette (a header line, then one line per call: id, stage, messages,
-    response), which `--llm replay:FILE` answers from, offline. Credentials are never written."""
+    response), which `--llm replay:FILE` answers from, offline. Credentials, and key-shaped text in the
+    replies, prompts and URLs, are never written (masked as ***)."""
     from ..eval.record import export_run
 
-    lines, n = export_run(run, output, db=db)
+    lines, n = export_run(run, output, db=db, force=force)
     if output is None:
         sys.stdout.write("".join(lines))
     else:

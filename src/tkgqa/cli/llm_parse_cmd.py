@@ -12,33 +12,47 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import IO, Any
 
 import typer
 
 from ..errors import ConfigError
+from ..sanitize import clean_json
+from ..userfiles import MAX_LINE_BYTES, atomic_output, bounded_lines, check_output, open_input, parse_json
 from .llm_cmd import llm_app
 
 
-def _read_line(line: str, number: int) -> tuple[Any, str]:
+def _read_line(line: bytes | str | None, number: int) -> tuple[Any, str]:
+    """One input line → its JSON value, or the reason it is bad input (never an exception)."""
+    if line is None:
+        return None, f"bad input: line {number} is over {MAX_LINE_BYTES:,} bytes"
     try:
-        return json.loads(line), ""
-    except json.JSONDecodeError as exc:
-        return None, f"bad input: line {number} is not JSON ({exc.msg} at column {exc.colno})"
+        return parse_json(line), ""
+    except ValueError as exc:
+        return None, f"bad input: line {number} is {exc}"
 
 
-def parse_file(task_name: str, lines: TextIO, out: TextIO) -> dict[str, Any]:
-    """Run ``task_name`` over the JSONL ``lines``, writing one result per line to ``out``; the summary."""
-    from ..eval.parse_tasks import BAD_INPUT, TASKS, ParseOutcome, run_task, task_names
+def _check_task(task_name: str) -> None:
+    from ..eval.parse_tasks import TASKS, task_names
 
-    task = TASKS.get(task_name)
-    if task is None:
+    if task_name not in TASKS:
         raise ConfigError(f"--task: unknown task {task_name!r}; use one of: {', '.join(task_names())}")
+
+
+def parse_file(task_name: str, lines: Iterable[bytes | str | None], out: IO[str]) -> dict[str, Any]:
+    """Run ``task_name`` over the JSONL ``lines`` (text or bytes; ``None`` for a line too long to read),
+    writing one result per line to ``out``; the summary. A line that is not UTF-8, not JSON or nested too
+    deep is a ``bad_input`` row, never an exception."""
+    from ..eval.parse_tasks import BAD_INPUT, TASKS, ParseOutcome, run_task
+
+    _check_task(task_name)
+    task = TASKS[task_name]
     categories: Counter[str] = Counter()
     total = 0
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
+        if line is not None and not line.strip():
             continue
         total += 1
         record, problem = _read_line(line, number)
@@ -48,7 +62,7 @@ def parse_file(task_name: str, lines: TextIO, out: TextIO) -> dict[str, Any]:
             outcome = run_task(task, record)
         categories[outcome.category] += 1
         record_id = record.get("id") if isinstance(record, dict) else None
-        out.write(json.dumps(outcome.row(record_id), ensure_ascii=False) + "\n")
+        out.write(json.dumps(clean_json(outcome.row(record_id)), ensure_ascii=False) + "\n")
     ok = categories["ok"] + categories["note"]
     return {
         "task": task_name,
@@ -94,17 +108,18 @@ def parse_cmd(
         raise ConfigError("--task is required (tkgqa llm parse --list shows the tasks)")
     if input_path is None:
         raise ConfigError("give the input JSONL file (or '-' for stdin)")
-    if str(input_path) != "-" and not input_path.is_file():
-        raise ConfigError(f"input file not found: {input_path}")
-    source = sys.stdin if str(input_path) == "-" else input_path.open(encoding="utf-8")
+    _check_task(task)  # every option checked before any file is opened or written
+    target = check_output(output, inputs=[input_path]) if output is not None else None
+    source = open_input(input_path, what="the input file", stream=True)
     try:
-        if output is None:
-            summary = parse_file(task, source, sys.stdout)
+        lines = bounded_lines(source)
+        if target is None:
+            summary = parse_file(task, lines, sys.stdout)
         else:
-            with output.open("w", encoding="utf-8") as out:
-                summary = parse_file(task, source, out)
+            with atomic_output(target) as out:  # the old file stays until the new one is whole
+                summary = parse_file(task, lines, out)
     finally:
-        if source is not sys.stdin:
+        if source is not sys.stdin.buffer:
             source.close()
     _print_summary(summary, as_json)
     if summary["ok"] < summary["lines"]:

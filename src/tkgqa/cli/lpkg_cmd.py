@@ -23,6 +23,7 @@ from rich.table import Table
 from ..errors import ConfigError
 from ..eval.executor import ExecutorKind
 from ..eval.executor_lpkg import kg_slug as _slug
+from ..userfiles import claim_folder
 from . import app
 from .terminal import TerminalConsole
 
@@ -91,6 +92,16 @@ def ground_cmd(
     console.print(table)
 
 
+#: What the marker of a planning-data folder names (:func:`tkgqa.userfiles.claim_folder`).
+LPKG_DATA_COMMAND = "tkgqa lpkg data"
+
+
+def _is_planning_folder(folder: Path) -> bool:
+    """A planning-data folder from before folders were marked: it has the ``summary.json`` and
+    ``planning.jsonl`` this command writes."""
+    return (folder / "summary.json").is_file() and (folder / "planning.jsonl").is_file()
+
+
 @lpkg_app.command("data")
 def data_cmd(
     kg: list[str] = typer.Option(..., "--kg", help="KG file (repeatable: data from several KGs)."),
@@ -114,10 +125,13 @@ def data_cmd(
         help="Only these patterns: paper (LPKG's nine: 1p 2p 3p 2i 3i 2u ip pi compare), temporal, all, or "
         "names (repeatable or comma-separated). Default: all.",
     ),
+    force: bool = typer.Option(
+        False, "--force", help="Write into --out even when it holds files `tkgqa lpkg data` did not write."
+    ),
 ) -> None:
     """Planning data: ground, verbalise, gold plans; train/held-out split; SFT export. One shard per (KG,
     pattern), seeded from --seed and the pattern: --executor ray builds the shards on Ray workers and
-    writes the same files as the local run."""
+    writes the same files as the local run. --out must be new, empty or a folder this command wrote."""
     from ..eval.executor import ExecutorConfig
     from ..eval.executor_lpkg import planning_data
     from ..methods.lpkg.data import (
@@ -133,8 +147,8 @@ def data_cmd(
     except ValueError:
         raise ConfigError(f"--format must be one of {', '.join(SFTFormat)}") from None
     config = ExecutorConfig.of(executor, address=ray_address, workers=workers)
-    out.mkdir(parents=True, exist_ok=True)
     chosen = chosen_patterns(patterns)
+    out = claim_folder(out, LPKG_DATA_COMMAND, force=force, legacy=_is_planning_folder, option="--out")
     data = planning_data(
         kg, per_pattern=per_pattern, max_answers=max_answers, seed=seed, llm=llm, executor=config,
         patterns=chosen,

@@ -42,6 +42,9 @@ def reproduce_command(
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar per run."),
     as_json: bool = typer.Option(False, "--json", help="Print reproduce.json instead of tables."),
+    force: bool = typer.Option(
+        False, "--force", help="Write into --output even when it holds files `tkgqa reproduce` did not write."
+    ),
     llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
     llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
 ) -> None:
@@ -70,7 +73,7 @@ def reproduce_command(
     show = progress and not as_json
     result = rp.reproduce(
         paper, output=out, table=table, llm=llm, limit=limit, data_root=root, progress=show,
-        on_run=announce, warn=print_warning,
+        on_run=announce, warn=print_warning, force=force,
     )  # fmt: skip
     data = result.to_dict()
     if as_json:

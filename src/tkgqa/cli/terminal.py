@@ -6,7 +6,9 @@ sequences and control characters, and none may reach the user's terminal
   cells, titles) is made terminal-safe first, so a command cannot forget it;
 * :func:`plain`: outside text as a rich ``Text`` (safe, and never read as rich markup: an entity called
   ``[link=…]x[/link]`` stays those characters);
-* :func:`echo` / :func:`echo_json`: plain lines and ``--json`` output.
+* :func:`echo` / :func:`echo_json`: plain lines and ``--json`` output;
+* :func:`warn_once`: a warning on stderr, each one once per command (Python warnings, what a loaded KG
+  skipped — :func:`tkgqa.kg.loaders.add_skip_listener` — and ``tkgqa eval``'s missing inputs alike).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 
 from ..sanitize import terminal_json, terminal_text
@@ -34,6 +37,23 @@ class TerminalConsole(Console):
 def plain(text: object) -> Text:
     """``text`` (outside data: a label, an answer, a model's words) as terminal-safe ``Text``, not markup."""
     return Text(terminal_text(str(text)))
+
+
+#: The warnings this command printed (:func:`warn_once`), by their text without the ``--strict`` hint.
+SHOWN_WARNINGS: set[str] = set()
+#: What ``tkgqa eval`` adds to a skip warning (the same warning, printed once).
+STRICT_HINT = " (--strict makes this an error)"
+
+
+def warn_once(text: str) -> None:
+    """``warning: TEXT`` on stderr, unless this command printed the same warning already."""
+    key = text.removesuffix(STRICT_HINT)
+    if key in SHOWN_WARNINGS:
+        return
+    SHOWN_WARNINGS.add(key)
+    TerminalConsole(stderr=True).print(
+        f"[yellow]warning:[/yellow] {escape(text)}", highlight=False, soft_wrap=True
+    )
 
 
 def echo(text: str, *, err: bool = False) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -25,6 +24,7 @@ from pydantic import ValidationError
 from ..errors import ConfigError, DataError, NotFoundError
 from ..jsonfile import read_json
 from ..registry import Registry
+from ..userfiles import parse_json
 from .base import Question
 
 PathLike = str | os.PathLike[str]
@@ -326,10 +326,8 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
                 if not line.strip():
                     continue
                 try:
-                    yield lineno, json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"invalid JSON: {exc.msg}", path=str(path), line=lineno) from None
-                except (ValueError, RecursionError) as exc:  # a >4300-digit integer, or nesting too deep
+                    yield lineno, parse_json(line)
+                except ValueError as exc:  # not JSON, a >4300-digit integer, or nesting too deep
                     raise DataError(f"invalid JSON: {str(exc)[:200]}", path=str(path), line=lineno) from None
     except UnicodeDecodeError as exc:
         raise DataError(f"not UTF-8 text ({exc.reason})", path=str(path)) from None

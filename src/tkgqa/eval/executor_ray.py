@@ -127,6 +127,12 @@ class EvalWorker:
             self._kgs.shared()
         return os.getpid()
 
+    def load_warnings(self) -> list[str]:
+        """What opening the KG skipped on this worker (the driver reports it: it does not load the KG)."""
+        self.ready()
+        assert self._kgs is not None
+        return list(self._kgs.warnings)
+
     def answer(self, questions: Sequence[Question]) -> list[ResultRow]:
         from .answering import answer_one
 
@@ -178,6 +184,8 @@ def ray_rows(
                     "by name (tkgqa eval --method …) or a method_factory that builds it on the worker"
                 ) from None
         _wait_ready(ray, actors)
+        first = next(iter(actors.values()))  # every worker opened the same KG: one says what it skipped
+        kgs.warnings.extend(w for w in ray.get(first.load_warnings.remote()) if w not in kgs.warnings)
         chunk = chunk_size_for(len(questions), workers, config.chunk_size)
         yield from _drive(ray, actors, names, slots, questions, chunk)
 

@@ -14,16 +14,16 @@ its latest reply. ``--llm replay:FILE`` then answers the same run offline, byte 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import DataError, NotFoundError
+from ..errors import ConfigError, DataError, NotFoundError
 from ..llm.cache import LLMCache
-from ..llm.replay_backend import cassette_header, cassette_line, dump_line
-from .report import read_results
+from ..llm.replay_backend import HEADER_KEY, cassette_header, cassette_line, dump_line
+from ..userfiles import check_output, is_stream_target, open_input, parse_json, read_input, write_text
+from .report import REPORT_JSON, RESULTS_FILE, read_results
 from .runner import RUN_FILE
 
 
@@ -32,8 +32,8 @@ def _run_info(run: Path) -> dict[str, Any]:
     if not path.is_file():
         raise NotFoundError(f"no {RUN_FILE} in {str(run)!r} (pass a run folder written by `tkgqa eval`)")
     try:
-        info = json.loads(path.read_bytes().decode("utf-8"))
-    except (ValueError, RecursionError, OSError):
+        info = parse_json(read_input(path, what="the run file"))
+    except (ValueError, ConfigError):
         raise DataError("not a readable run file (JSON)", path=str(path)) from None
     if not isinstance(info, dict) or not isinstance(info.get("method"), dict):
         raise DataError("the run file names no method", path=str(path))
@@ -96,10 +96,13 @@ def _most_common(values: Sequence[str | None]) -> str | None:
 
 
 def export_run(
-    run: str | Path, output: str | Path | None = None, *, db: str | Path | None = None
+    run: str | Path, output: str | Path | None = None, *, db: str | Path | None = None, force: bool = False
 ) -> tuple[list[str], int]:
-    """The cassette of run folder ``run`` as lines (header first), written to ``output`` when given;
-    returns ``(lines, number of recorded calls)``. NotFoundError when the run log holds no call of it."""
+    """The cassette of run folder ``run`` as lines (header first), written to ``output`` when given
+    (:func:`check_cassette_target`: checked first, then replaced whole); returns ``(lines, number of
+    recorded calls)``. NotFoundError when the run log holds no call of it."""
+    if output is not None:
+        check_cassette_target(output, run, force=force)
     info, calls = run_calls(run, db)
     method = info["method"]
     if not calls:
@@ -128,7 +131,31 @@ def export_run(
         )
         lines.append(dump_line(entry))
     if output is not None:
-        target = Path(output)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text("".join(lines), encoding="utf-8")
+        write_text(check_cassette_target(output, run, force=force), "".join(lines))
     return lines, len(calls)
+
+
+def _is_cassette(path: Path) -> bool:
+    """Whether ``path`` starts with a cassette header line (what ``--record``/``llm export`` write)."""
+    try:
+        with open_input(path, what="the cassette") as fh:
+            first = fh.readline(64 * 1024)
+        item = parse_json(first)
+    except (ConfigError, ValueError):
+        return False
+    return isinstance(item, dict) and HEADER_KEY in item
+
+
+def check_cassette_target(output: str | Path, run: str | Path | None = None, *, force: bool = False) -> Path:
+    """``output`` checked as a cassette to write, before anything is written (``--record`` checks it before
+    the run starts): its folder exists, it is no file of the run folder ``run``, and an existing file there
+    is a cassette (written by ``--record`` or ``llm export``) unless ``force`` — another file is not
+    replaced. ConfigError in one line."""
+    inputs = [Path(run) / name for name in (RUN_FILE, RESULTS_FILE, REPORT_JSON)] if run is not None else []
+    target = check_output(output, inputs=inputs)
+    if target.exists() and not force and not is_stream_target(target) and not _is_cassette(target):
+        raise ConfigError(
+            f"--output {str(target)!r} exists and is not a cassette (tkgqa did not write it); give another "
+            "file, or --force to replace it"
+        )
+    return target

@@ -16,9 +16,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..credentials import redact
 from ..errors import DataError, NotFoundError
 from ..llm.helpers import REPLAY_KEYS
+from ..markdown import md_row, md_rule, md_text
 from ..outcomes import ResultRow
+from ..userfiles import parse_json, write_text
 from .scoring import breakdown, mcnemar
 
 RESULTS_FILE = "results.jsonl"
@@ -205,17 +208,23 @@ def _pct(x: float) -> str:
 
 
 def render_markdown(report: Report) -> str:
-    """``report.md``: headline metrics, usage, the supported subset and one table per breakdown."""
+    """``report.md``: headline metrics, usage, the supported subset and one table per breakdown. Every
+    value from data is escaped (:mod:`tkgqa.markdown`); headings are fixed words."""
     m = report.metrics
-    name = report.method.get("method", "?")
-    lines = [f"# {name} on {report.dataset.get('name', '?')} ({report.n} questions)", ""]
+    name = md_text(report.method.get("method", "?"))
+    lines = [
+        "# Evaluation report",
+        "",
+        f"Method {name} on {md_text(report.dataset.get('name', '?'))} ({report.n} questions).",
+        "",
+    ]
     for i, problem in enumerate(problem_lines(report)):
         lines += [">"] if i else []
-        lines.append(f"> **{problem}**")
+        lines.append(f"> **{md_text(problem)}**")
     if lines[-1]:
         lines.append("")
-    lines += ["| metric | value |", "|---|---|"]
-    lines += [f"| {k} | {_pct(v)} |" if k != "answered" else f"| {k} | {_pct(v)} % |" for k, v in m.items()]
+    lines += [md_row(("metric", "value")), md_rule(2)]
+    lines += [md_row((k, _pct(v) + (" %" if k == "answered" else ""))) for k, v in m.items()]
     s, u = report.supported, report.usage
     lines += [
         "",
@@ -249,13 +258,13 @@ def render_markdown(report: Report) -> str:
             continue
         lines += [
             "",
-            f"## by {dim}",
+            f"## by {md_text(dim)}",
             "",
-            "| value | n | strict Hits@1 | lenient Hits@1 |",
-            "|---|---|---|---|",
+            md_row(("value", "n", "strict Hits@1", "lenient Hits@1")),
+            md_rule(4),
         ]
         lines += [
-            f"| {v} | {g['n']} | {_pct(g['strict_hits@1'])} | {_pct(g['lenient_hits@1'])} |"
+            md_row((v, g["n"], _pct(g["strict_hits@1"]), _pct(g["lenient_hits@1"])))
             for v, g in groups.items()
         ]
     return "\n".join(lines) + "\n"
@@ -291,12 +300,14 @@ def plot_breakdown(report: Report, path: Path) -> None:
 
 
 def write_report(report: Report, output_dir: str | Path) -> dict[str, Path]:
-    """Write ``report.json``, ``report.md`` and ``breakdown.png`` into ``output_dir``."""
+    """Write ``report.json``, ``report.md`` and ``breakdown.png`` into ``output_dir``, credential-shaped
+    text masked (:func:`~tkgqa.credentials.redact`: an error message quoting a URL with a key)."""
+    report = Report.from_dict(redact(report.to_dict()))
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / REPORT_JSON, "md": out / REPORT_MD, "png": out / BREAKDOWN_PNG}
-    paths["json"].write_text(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n", "utf-8")
-    paths["md"].write_text(render_markdown(report), "utf-8")
+    write_text(paths["json"], json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    write_text(paths["md"], render_markdown(report))  # each whole or the old one (userfiles.atomic_output)
     plot_breakdown(report, paths["png"])
     return paths
 
@@ -325,8 +336,8 @@ def read_results(path: str | Path, *, strict: bool = False) -> list[ResultRow]:
             if not raw.strip():
                 continue
             try:  # a line cut inside a UTF-8 character, binary junk, bad JSON: all torn lines
-                row = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError, RecursionError):
+                row = parse_json(raw)
+            except ValueError:
                 if strict:
                     raise DataError(
                         "invalid JSON line (torn or not UTF-8)", path=str(p), line=lineno

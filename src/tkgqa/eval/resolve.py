@@ -17,6 +17,7 @@ from typing import Any
 from ..credentials import redact
 from ..errors import ConfigError
 from ..kg.base import KGStore
+from ..kg.builder import load_warnings
 from ..kg.memory import TemporalKG
 from ..llm.helpers import USAGE_KEYS
 from ..methods.base import Answer, Method, resolve_method
@@ -156,8 +157,8 @@ def answer_payload(
     answers, ``answers``, ``evidence`` (facts as
     ``{subject, relation, object, start, end}`` plus their labels), ``grounded``, ``trace``, ``program``
     (the symbolic program as a tree with per-step fact counts), ``missing``, ``usage``, ``abstained``,
-    ``reason``, ``raw_output`` and ``latency_ms``; JSON-safe (odd trace values become strings, lone
-    surrogates U+FFFD) with secrets masked."""
+    ``reason``, ``raw_output``, ``latency_ms`` and ``warnings`` (what loading the KG skipped); JSON-safe
+    (odd trace values become strings, lone surrogates U+FFFD) with secrets masked."""
     from .views import decision_facts, entity_suggestions, evidence_cover, labelled_fact, program_tree
 
     data = answer.to_dict()
@@ -185,6 +186,7 @@ def answer_payload(
         program=program,
         missing=program["missing"] if program and empty else None,
         latency_ms=round(latency_ms, 1) if latency_ms is not None else None,
+        warnings=load_warnings(kg),  # what the KG's load skipped: said in every answer over it
     )
     safe = json.loads(json.dumps(data, ensure_ascii=False, default=str))
     return dict(redact(clean_json(safe)))

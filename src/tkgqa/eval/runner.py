@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, assert_never
 
+from ..credentials import redact
 from ..datasets.base import Question
 from ..datasets.core import Dataset
 from ..datasets.sampling import select_questions
@@ -45,6 +46,7 @@ from ..kg.base import KGStore
 from ..methods.base import Method, resolve_method
 from ..outcomes import ResultRow
 from ..sanitize import clean_json, has_surrogates
+from ..userfiles import claim_folder, parse_json, read_input
 from .answering import KGs, answer_one, clean_question
 from .executor import LOCAL, ExecutorConfig, ExecutorKind, method_factory_for
 from .report import DEFAULT_KS, RESULTS_FILE, Report, build_report, read_results, write_report
@@ -55,8 +57,9 @@ LOCK_FILE = ".tkgqa-eval.lock"
 
 
 def row_line(row: ResultRow) -> str:
-    """One ``results.jsonl`` line; strings that cannot be UTF-8 (lone surrogates) are replaced first."""
-    data = row.to_json()
+    """One ``results.jsonl`` line; strings that cannot be UTF-8 (lone surrogates) are replaced first, and
+    credential-shaped text (a key a model echoed, a URL with a key) is masked (:func:`redact`)."""
+    data = redact(row.to_json())
     line = json.dumps(data, ensure_ascii=False, default=str)
     if has_surrogates(line):
         line = json.dumps(clean_json(data), ensure_ascii=False, default=str)
@@ -125,16 +128,22 @@ def run_lock(out: Path) -> Iterator[None]:
         os.close(fd)  # releases the lock
 
 
-def make_run_folder(output_dir: str | Path) -> Path:
-    """``output_dir`` created if needed; a ConfigError when it is a file or cannot be created."""
-    out = Path(output_dir)
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"the output {str(out)!r} is a file, not a folder; pass a folder for the run")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"cannot create the output folder {str(out)!r} ({exc.strerror or exc})") from None
-    return out
+#: What the marker of a run folder names (:func:`tkgqa.userfiles.claim_folder`).
+EVAL_COMMAND = "tkgqa eval"
+
+
+def is_run_folder(folder: Path) -> bool:
+    """Whether ``folder`` was written by ``tkgqa eval`` before folders carried an owner marker: it holds a
+    ``run.json``, a ``results.jsonl`` or the run lock (a folder of those resumes as before)."""
+    return any((folder / name).is_file() for name in (RUN_FILE, RESULTS_FILE, LOCK_FILE))
+
+
+def make_run_folder(output_dir: str | Path, *, force: bool = False) -> Path:
+    """``output_dir`` created if needed and marked as a ``tkgqa eval`` run folder; a ConfigError when it is
+    a file, cannot be created, or holds files another command (or nothing of ours) wrote, unless ``force``
+    (:func:`~tkgqa.userfiles.claim_folder`; an unmarked folder with a ``run.json``/``results.jsonl`` is a
+    run folder from before the marker: it resumes)."""
+    return claim_folder(output_dir, EVAL_COMMAND, force=force, legacy=is_run_folder)
 
 
 def _check_run_file(out: Path, describe: dict[str, Any], dataset: str, resume: bool, started: float) -> None:
@@ -146,7 +155,7 @@ def _check_run_file(out: Path, describe: dict[str, Any], dataset: str, resume: b
     sessions: list[Any] = []
     if resume and path.is_file() and (out / RESULTS_FILE).is_file():
         previous = _read_run_file(path)
-        if isinstance(previous, dict) and previous.get("method") != describe:
+        if isinstance(previous, dict) and previous.get("method") not in (describe, redact(describe)):
             raise ConfigError(
                 f"{out} holds results of another method configuration ({previous.get('method')}); "
                 "use another output folder or --no-resume to start over"
@@ -159,8 +168,8 @@ def _check_run_file(out: Path, describe: dict[str, Any], dataset: str, resume: b
 
 def _read_run_file(path: Path) -> Any:
     try:
-        return json.loads(path.read_bytes().decode("utf-8"))
-    except (ValueError, RecursionError, OSError):
+        return parse_json(read_input(path, what="the run file"))
+    except (ValueError, ConfigError):
         return None
 
 
@@ -176,7 +185,7 @@ def _end_session(out: Path, started: float) -> None:
 
 def _write_run_file(path: Path, info: dict[str, Any]) -> None:
     try:
-        path.write_text(json.dumps(clean_json(info), indent=2, ensure_ascii=False) + "\n", "utf-8")
+        path.write_text(json.dumps(clean_json(redact(info)), indent=2, ensure_ascii=False) + "\n", "utf-8")
     except OSError as exc:
         raise write_failed(path, exc) from None
 
@@ -205,6 +214,7 @@ def evaluate(
     warn: Callable[[str], None] | None = None,
     executor: ExecutorConfig = LOCAL,
     method_factory: Callable[[], Method] | None = None,
+    force: bool = False,
 ) -> Report:
     """Evaluate ``method`` and write ``results.jsonl``, ``report.json``, ``report.md``, ``breakdown.png``.
 
@@ -214,7 +224,9 @@ def evaluate(
     optional input (see :func:`input_warnings`) is a DataError instead of a warning given to ``warn``
     (default: :func:`warnings.warn` with :class:`~tkgqa.errors.MissingInputWarning`). ``executor``: where the
     questions are answered (default here); ``method_factory``: how a Ray worker builds its own ``method``
-    (a picklable zero-argument callable; default: the registry for a name, else ``method`` pickled)."""
+    (a picklable zero-argument callable; default: the registry for a name, else ``method`` pickled).
+    ``force``: write into ``output_dir`` even when another command's files are there
+    (:func:`make_run_folder`)."""
     runner = resolve_method(method) if isinstance(method, str) else method
     ds, all_questions, name = _source(dataset_or_questions)
     questions = [clean_question(q) for q in select_questions(all_questions, limit, sample, seed)]
@@ -228,7 +240,7 @@ def evaluate(
             + " — provide them, or run without --strict to go on with a warning"
         )  # fmt: skip
     _warn(found, warn)
-    out = make_run_folder(output_dir)
+    out = make_run_folder(output_dir, force=force)
     with run_lock(out):
         describe = runner.describe()
         started = time.time()

@@ -54,6 +54,13 @@ class LoadReport:
         return f"KG {self.path}: {self.n_skipped} malformed {entries} skipped: {shown}{more}"
 
 
+def load_warnings(kg: object) -> list[str]:
+    """What loading ``kg`` skipped, as sentences (its :class:`LoadReport`'s warning; ``[]`` when nothing)."""
+    report = getattr(kg, "load_report", None)
+    warning = report.warning() if isinstance(report, LoadReport) else None
+    return [warning] if warning else []
+
+
 class FactBuilder:
     """Accumulates encoded columns, interning names and memoising time parses; reports bad lines."""
 

@@ -30,6 +30,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from ..sanitize import clean_json, clean_text, shorten
 from ..time import TimePoint, parse_bound
 from .builder import FactBuilder, parse_delimited
 from .builder import LoadReport as LoadReport
+from .builder import load_warnings as load_warnings
 from .crlt import is_crlt, load_crlt
 from .formats import KG_FORMATS as KG_FORMATS
 from .formats import KGFormat as KGFormat
@@ -451,6 +453,23 @@ def source_files(path: PathLike, fmt: str, labels: LabelsArg = None, **options: 
     return files
 
 
+#: Who is told, once per load, what a loaded KG skipped (``tkgqa``'s CLI prints it on stderr, once).
+_SKIP_LISTENERS: list[Callable[[str], None]] = []
+
+
+def add_skip_listener(listener: Callable[[str], None]) -> None:
+    """Call ``listener(sentence)`` for what every later :func:`load_kg` skipped (the CLI installs one)."""
+    if listener not in _SKIP_LISTENERS:
+        _SKIP_LISTENERS.append(listener)
+
+
+def _announce(kg: TemporalKG) -> TemporalKG:
+    for warning in load_warnings(kg):
+        for listener in list(_SKIP_LISTENERS):
+            listener(warning)
+    return kg
+
+
 def load_kg(
     path: PathLike,
     format: str = "auto",
@@ -464,7 +483,8 @@ def load_kg(
     ``format``: ``"auto"`` (sniffed), a name or alias registered in
     :data:`~tkgqa.kg.formats.KG_FORMATS` (the built-ins of this module, or a plugin's). ``options`` go to
     the format's loader (e.g. ``base=``/``step=`` for ``icews_ids``, column names for ``csv``/``jsonl``).
-    The attached ``kg.load_report`` says what was read (``from_cache`` when cached)."""
+    The attached ``kg.load_report`` says what was read (``from_cache`` when cached); what it skipped is
+    told to the listeners of :func:`add_skip_listener` (:func:`load_warnings` reads it back)."""
     if str(path) == "demo" and not Path(path).exists():
         return load_demo_kg()
     try:
@@ -496,7 +516,7 @@ def load_kg(
         return kg
 
     if not cache:
-        return build()
+        return _announce(build())
     from .cache import cache_key, cached_build
 
     key_options = {
@@ -509,7 +529,11 @@ def load_kg(
     key = cache_key(source_files(p, fmt.name, labels, **options), key_options)
     kg = cached_build(key, build)
     kg.name = options.get("name") or p.stem
-    return kg
+    report = kg.load_report
+    if report is not None and report.path != str(p):  # the same content cached from another file's name
+        errors = tuple(e.replace(report.path, str(p), 1) for e in report.first_errors)
+        kg.load_report = replace(report, path=str(p), first_errors=errors)
+    return _announce(kg)
 
 
 DEMO_KG_RESOURCE = "demo_kg.tsv"

@@ -9,6 +9,7 @@ from typing import Any
 from ..errors import ConfigError
 from . import operators as ops
 from .base import KGStore
+from .builder import load_warnings
 from .fact import Fact
 from .linking import EntityLinker, RelationLinker
 
@@ -123,4 +124,5 @@ def kg_summary(kg: KGStore, path: str | None = None, top: int = 10) -> dict[str,
         "end": last.iso() if last else None,
         "top_relations": [{"relation": r, "label": kg.label(r), "count": n} for r, n in counts],
         "from_cache": bool(report and report.from_cache),
+        "warnings": load_warnings(kg),  # the malformed entries the load skipped
     }

@@ -2,7 +2,8 @@
 
 Everything lives in ``$TKGQA_HOME/llm.sqlite`` (``~/.cache/tkgqa`` by default; the variable is read when a
 cache is created, never at import); :mod:`tkgqa.llm.schema` versions and migrates the file. Only requests
-(without credentials, see :data:`~tkgqa.credentials.SECRET_FIELDS`), responses and counts are stored.
+(without credentials, see :data:`~tkgqa.credentials.SECRET_FIELDS`), responses and counts are stored, with
+credential-shaped text masked (:func:`~tkgqa.credentials.redact_text`: a key a model echoed).
 Summaries of the log are in :mod:`tkgqa.llm.summary`, prices in :mod:`tkgqa.llm.pricing`.
 
 Several processes may share the file (the workers of ``tkgqa eval --executor ray`` on one machine): it is in
@@ -28,6 +29,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ..credentials import redact, redact_text
 from ..errors import ConfigError, LLMError, ParseError
 from ..home import tkgqa_home
 from ..sqlite_file import SQLiteFile
@@ -85,7 +87,8 @@ def current_llm_context() -> Mapping[str, str | None]:
 
 
 def _request_json(request: LLMRequest) -> str:
-    return json.dumps(request.stored(), sort_keys=True, ensure_ascii=False)
+    """The request as stored in the file: no credentials, credential-shaped text masked (:func:`redact`)."""
+    return json.dumps(redact(request.stored()), sort_keys=True, ensure_ascii=False)
 
 
 class LLMCache(SQLiteFile):
@@ -119,7 +122,8 @@ class LLMCache(SQLiteFile):
         return LLMResponse.model_validate_json(row[0]) if row else None
 
     def put(self, key: str, backend: str, request: LLMRequest, response: LLMResponse) -> None:
-        values = (key, backend, _request_json(request), response.model_dump_json(), time.time())
+        stored = response.model_copy(update={"text": redact_text(response.text)})  # a key a model echoed
+        values = (key, backend, _request_json(request), stored.model_dump_json(), time.time())
         self._write(
             lambda conn: conn.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)", values)
         )
@@ -139,7 +143,9 @@ class LLMCache(SQLiteFile):
         return {"backend": row[0], "request": json.loads(row[1])} if row else None
 
     def log(self, **row: Any) -> None:
-        """Append one row to ``calls`` (columns as in :mod:`tkgqa.llm.schema`)."""
+        """Append one row to ``calls`` (columns as in :mod:`tkgqa.llm.schema`); credential-shaped text in
+        its strings (a reply, an error quoting a URL) is masked (:func:`redact_text`)."""
+        row = {k: redact_text(v) if isinstance(v, str) else v for k, v in row.items()}
         row.setdefault("ts", time.time())
         cols = ", ".join(row)
         marks = ", ".join("?" for _ in row)

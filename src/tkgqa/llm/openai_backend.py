@@ -33,7 +33,7 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from ..credentials import without_secrets
+from ..credentials import redact_text, without_secrets
 from ..errors import ConfigError, ContextWindowError, LLMError, ParseError, RateLimitError
 from ..registry import install_hint
 from ..sanitize import clean_text
@@ -81,12 +81,13 @@ _STATUS_HINTS = {
 
 
 def _sanitize_url(url: str) -> str:
-    """Drop credentials, query and fragment from a URL (for cache keys and messages)."""
+    """Drop credentials, query and fragment from a URL and mask a key-shaped path segment (for cache keys,
+    run descriptions and messages; :func:`~tkgqa.credentials.redact_text`)."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     if parts.port:
         host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+    return urlunsplit((parts.scheme, host, redact_text(parts.path.rstrip("/")), "", ""))
 
 
 def check_timeout(value: float | str, source: str = "--llm-timeout") -> float:
@@ -457,7 +458,7 @@ class OpenAIBackend(LLMBackend):
 
     def _redact(self, text: str) -> str:
         key = self._api_key()
-        return text.replace(key, "***") if key else text
+        return redact_text(text.replace(key, "***") if key else text)
 
     def _to_response(self, request: LLMRequest, data: dict[str, Any], latency: float) -> LLMResponse:
         try:

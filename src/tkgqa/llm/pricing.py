@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,6 +18,7 @@ from types import MappingProxyType
 
 from ..errors import ConfigError
 from ..usage import Usage
+from ..userfiles import parse_json, read_input
 
 #: USD per 1M tokens (input, output). Unknown and local models cost 0.
 PRICES_PER_MTOK: Mapping[str, tuple[float, float]] = MappingProxyType(
@@ -78,10 +78,8 @@ def load_price_table(path: str | os.PathLike[str]) -> dict[str, tuple[float, flo
     "output": y}}`` in USD per 1M tokens. ConfigError on anything else."""
     file = Path(path)
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read the price table {file}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
+        data = parse_json(read_input(file, what="the price table", limit=1 << 20))
+    except ValueError as exc:  # not UTF-8, not JSON, nested too deep, a huge integer
         raise ConfigError(f"the price table {file} is not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"the price table {file} must be a JSON object of model -> [input, output]")

@@ -38,9 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..credentials import without_secrets
+from ..credentials import redact, without_secrets
 from ..errors import ConfigError, DataError, ReplayMiss
 from ..usage import Usage
+from ..userfiles import parse_json, read_input
 from .base import LLMBackend, LLMRequest, LLMResponse, Message
 from .cache import current_llm_context
 from .tokens import count_message_tokens, count_tokens
@@ -163,12 +164,12 @@ def parse_entry(data: Any, path: Path, line: int) -> Recorded:
 def read_cassette(path: str | Path) -> Cassette:
     """Read and check a cassette; DataError naming ``file:line`` for a malformed line, an empty file."""
     p = Path(path).expanduser()
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
+    try:  # a regular file only (a FIFO or /dev/zero is refused at once), size-capped
+        data = read_input(p, what="the cassette")
+    except ConfigError as exc:
         raise ConfigError(
-            f"cannot read the cassette {str(p)!r} ({exc.strerror or exc}); pass --llm replay:FILE.jsonl with "
-            "a file written by `tkgqa eval --record` or `tkgqa llm export`"
+            f"{exc}; pass --llm replay:FILE.jsonl with a file written by `tkgqa eval --record` or "
+            "`tkgqa llm export`"
         ) from None
     header: dict[str, Any] = {}
     entries: list[Recorded] = []
@@ -176,9 +177,9 @@ def read_cassette(path: str | Path) -> Cassette:
         if not raw.strip():
             continue
         try:
-            item = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            raise _fail(p, lineno, "not a JSON line (or not UTF-8)") from None
+            item = parse_json(raw)
+        except ValueError as exc:
+            raise _fail(p, lineno, f"not a JSON line ({exc})") from None
         if isinstance(item, dict) and HEADER_KEY in item:
             if header or entries:
                 raise _fail(p, lineno, f"a header line ({HEADER_KEY!r}) may only be the first line")
@@ -294,7 +295,8 @@ def cassette_header(
     *, backend: str | None, model: str | None, settings: Mapping[str, Any], **more: Any
 ) -> dict[str, Any]:
     """The header line: what was recorded (backend, model, settings, anything in ``more``) and tkgqa's
-    version. Credentials are removed (:func:`~tkgqa.credentials.without_secrets`)."""
+    version. Credentials are removed (:func:`~tkgqa.credentials.without_secrets`) and credential-shaped
+    text masked (:func:`~tkgqa.credentials.redact`: a key in the base URL, in a setting)."""
     from .. import __version__
 
     head = {
@@ -305,7 +307,7 @@ def cassette_header(
         "settings": dict(settings),
         **more,
     }
-    return dict(without_secrets(head))
+    return dict(redact(without_secrets(head)))
 
 
 def cassette_line(
@@ -319,11 +321,13 @@ def cassette_line(
     completion_tokens: int | None = None,
 ) -> dict[str, Any]:
     """One recorded call: the stored request (``LLMRequest.stored()``: its ``messages`` and its settings
-    under ``request``, credentials removed), the reply, the question id and stage, the recorded tokens."""
-    clean = without_secrets(dict(request))
+    under ``request``, credentials removed), the reply, the question id and stage, the recorded tokens.
+    Credential-shaped text is masked everywhere (:func:`~tkgqa.credentials.redact`: a key the model echoed,
+    a key in a prompt)."""
+    clean = redact(without_secrets(dict(request)))
     messages = clean.pop("messages", [])
     line: dict[str, Any] = {"id": qid, "stage": stage, "method": method, "messages": messages}
-    line["response"] = response
+    line["response"] = redact(response)
     line["request"] = {k: v for k, v in clean.items() if v is not None and v != {}}
     if prompt_tokens is not None or completion_tokens is not None:
         line["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}

@@ -151,7 +151,9 @@ def create_app(
     )
     app.add_middleware(SecurityHeaders)  # outermost: the guard's refusals carry the headers too
     _add_error_handlers(app)
-    for router in (info_router, ask_router, kg_router, runs_router, ui_router):
+    # ui_router first: its /api/runs/{name}/questions/{qid:path}/gold-facts must win over the runs router's
+    # /api/runs/{name}/questions/{qid:path} (a question id may contain '/').
+    for router in (info_router, ask_router, kg_router, ui_router, runs_router):
         app.include_router(router(state))
     _add_static(app)
     _document_auth(app, settings)

@@ -111,6 +111,9 @@ class AnswerOut(BaseModel):
     )
     raw_output: str
     latency_ms: float | None
+    warnings: list[str] = Field(
+        default_factory=list, description="What loading the KG skipped (malformed lines), one sentence each."
+    )
 
 
 class FactsOut(BaseModel):

@@ -11,7 +11,6 @@ are bounded (:data:`MAX_JSON_BYTES`, :data:`MAX_CHART_BYTES`, :data:`MAX_REPORT_
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -27,6 +26,7 @@ from ..kg.fact import Fact
 from ..outcomes import Outcome as RowOutcome
 from ..outcomes import ResultRow
 from ..sanitize import clean_json
+from ..userfiles import parse_json
 
 log = logging.getLogger("tkgqa.service")
 
@@ -114,8 +114,8 @@ def _read_json(root: Path, path: Path) -> dict[str, Any]:
         why = "it is missing or leads out of the runs folder" if raw is None else "it is too large"
         raise ConfigError(f"cannot read {path.name} of run {path.parent.name!r}: {why}")
     try:
-        data = json.loads(raw.decode("utf-8", errors="replace"))
-    except (json.JSONDecodeError, RecursionError) as exc:
+        data = parse_json(raw.decode("utf-8", errors="replace"))
+    except ValueError as exc:  # not JSON, nested too deep, a huge integer
         raise ConfigError(f"cannot read {path.name} of run {path.parent.name!r}: {exc}") from None
     return data if isinstance(data, dict) else {}
 
@@ -195,9 +195,9 @@ def _rows(root: Path, folder: Path) -> Iterator[ResultRow]:
     with open(fd, encoding="utf-8", errors="replace") as lines:
         for line in lines:
             try:
-                row = json.loads(line)
-            except (json.JSONDecodeError, RecursionError):
-                continue  # a line cut by a crash
+                row = parse_json(line)
+            except ValueError:
+                continue  # a line cut by a crash, nested too deep
             if isinstance(row, dict):
                 yield ResultRow.from_json(row)
 

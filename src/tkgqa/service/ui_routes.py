@@ -10,11 +10,13 @@ from typing import Any
 from fastapi import APIRouter, Query
 
 from .. import __version__
+from ..credentials import redact
 from ..errors import NotFoundError
 from ..loading import loading_now
 from .gold_facts import gold_facts, kg_fingerprint
 from .models import error_responses
 from .run_diff import run_question
+from .runs_routes import MAX_QID_CHARS
 from .state import ServiceState
 
 NOT_FOUND = error_responses({404: "No such run"})
@@ -39,16 +41,25 @@ def ui_router(state: ServiceState) -> APIRouter:
             "loading": loading_now(),
         }
 
-    @router.get("/api/runs/{name}/questions/{qid}/gold-facts", responses=NOT_FOUND)
-    def run_gold_facts(name: str, qid: str, limit: int = Query(3, ge=1, le=MAX_GOLD_FACTS)) -> dict[str, Any]:
+    @router.get("/api/runs/{name}/gold-facts", responses=NOT_FOUND)
+    def run_gold_facts_by_query(
+        name: str,
+        qid: str = Query(..., max_length=MAX_QID_CHARS),
+        limit: int = Query(3, ge=1, le=MAX_GOLD_FACTS),
+    ) -> dict[str, Any]:
         """The facts that support question ``qid``'s gold answer in run ``name``: at most ``limit`` of the
         ``total`` facts of the served KG linking an entity the question names to the gold answer (for a
         time answer: the question's entities' facts at that time); ``note`` says why there are none (the run
-        used another KG, the question names no entity, no such fact)."""
+        used another KG, the question names no entity, no such fact). The id as ``?qid=`` takes any id."""
         if not state.settings.runs_dir:
             raise NotFoundError("this server has no runs folder; start it with tkgqa serve --runs-dir DIR")
         live = state.live
         row = run_question(Path(state.settings.runs_dir), name, qid, live.kg.label)
-        return gold_facts(live.kg, live.derived.linkers, row, limit)
+        return dict(redact(gold_facts(live.kg, live.derived.linkers, row, limit)))
+
+    @router.get("/api/runs/{name}/questions/{qid:path}/gold-facts", responses=NOT_FOUND)
+    def run_gold_facts(name: str, qid: str, limit: int = Query(3, ge=1, le=MAX_GOLD_FACTS)) -> dict[str, Any]:
+        """As ``/api/runs/{name}/gold-facts?qid=``, the id in the path (a ``/`` in it encoded or not)."""
+        return run_gold_facts_by_query(name, qid, limit)
 
     return router

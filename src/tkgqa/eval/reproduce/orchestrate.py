@@ -12,7 +12,8 @@ from typing import Any
 
 from ...datasets.sampling import select_questions
 from ...errors import TKGQAError
-from ..runner import evaluate, make_run_folder
+from ...userfiles import claim_folder, parse_json, read_input, write_text
+from ..runner import evaluate, is_run_folder
 from .render import render_markdown
 from .run import (
     SAMPLE,
@@ -34,6 +35,21 @@ from .spec import Paper, load_paper, select_tables
 
 REPRODUCE_JSON = "reproduce.json"
 REPRODUCE_MD = "reproduce.md"
+#: What the marker of a reproduce folder names (:func:`tkgqa.userfiles.claim_folder`).
+REPRODUCE_COMMAND = "tkgqa reproduce"
+
+
+def is_reproduce_folder(folder: Path) -> bool:
+    """Whether ``folder`` was written by ``tkgqa reproduce`` before folders carried an owner marker: its
+    ``reproduce.json`` is one (an object with ``cells``), or it holds only ``tkgqa eval`` run folders."""
+    try:
+        data = parse_json(read_input(folder / REPRODUCE_JSON, what=REPRODUCE_JSON))
+        return isinstance(data, dict) and "cells" in data
+    except (TKGQAError, ValueError):
+        entries = list(folder.iterdir())
+        return bool(entries) and all(e.is_dir() and is_run_folder(e) for e in entries)
+
+
 #: The LLM a dry run builds the prompts with (scripted replies, offline token counts; never a real model).
 DRY_RUN_LLM = "fake"
 DRY_RUN_QUESTIONS = 3
@@ -89,15 +105,16 @@ def reproduce(
     on_run: Callable[[RunKey, int, int], None] | None = None,
     warn: Callable[[str], None] | None = None,
     method_options: MethodOptions | None = None,
+    force: bool = False,
 ) -> ReproduceResult:
     """Run every cell of ``paper``'s tables (or of ``table``) that can run here into ``output`` and write
     ``reproduce.json`` and ``reproduce.md`` there. ``on_run(key, i, total)`` is called before each run;
     ``method_options`` adds options by method name (e.g. an offline embedder), recorded in each run's
-    report.json like any option."""
+    report.json like any option. ``output`` must be new, empty or a reproduce folder (``force``: any)."""
     spec = load_paper(paper)
     tables = select_tables(spec, table)
     root = Path(data_root).expanduser() if data_root is not None else None
-    out = make_run_folder(output)
+    out = claim_folder(output, REPRODUCE_COMMAND, force=force, legacy=is_reproduce_folder)
     planned = plan_cells(spec, tables, llm=llm, root=root)
     keys = runs_of(planned)
     outcomes: dict[RunKey, RunOutcome] = {}
@@ -134,10 +151,8 @@ def reproduce(
         "output": str(out),
     }
     result = ReproduceResult(spec, cells, runs, settings)
-    (out / REPRODUCE_JSON).write_text(
-        json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n", "utf-8"
-    )
-    (out / REPRODUCE_MD).write_text(render_markdown(result.to_dict()), "utf-8")
+    write_text(out / REPRODUCE_JSON, json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    write_text(out / REPRODUCE_MD, render_markdown(result.to_dict()))
     return result
 
 

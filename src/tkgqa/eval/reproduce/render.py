@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...markdown import md_code, md_row, md_text
+
 HEADER = ("row", "column", "paper", "ours", "n", "95% CI", "model", "status", "reason / deviations")
 
 
@@ -36,7 +38,7 @@ def cell_texts(cell: Mapping[str, Any], run_ids: Mapping[str, str]) -> tuple[str
     if cell["status"] != "n/a":
         dev = short_deviations(cell.get("deviations") or [])
         notes += [dev] if dev else []
-        notes.append(f"run `{run_ids.get(cell['run_dir'] or '', '?')}`")
+        notes.append(f"run {run_ids.get(cell['run_dir'] or '', '?')}")
     return (
         cell["row"],
         cell["column"],
@@ -51,7 +53,7 @@ def cell_texts(cell: Mapping[str, Any], run_ids: Mapping[str, str]) -> tuple[str
 
 
 def _md_row(values: Sequence[str]) -> str:
-    return "| " + " | ".join(v.replace("|", "\\|").replace("\n", " ") for v in values) + " |"
+    return md_row(values)
 
 
 def render_markdown(result: Mapping[str, Any]) -> str:
@@ -59,17 +61,19 @@ def render_markdown(result: Mapping[str, Any]) -> str:
     settings = result["settings"]
     run_ids = {r["run_dir"]: r["run_id"] for r in result["runs"]}
     lines = [
-        f"# Reproduce {result['paper']}: {result['title']}",
+        "# Reproduce",
         "",
-        f"Published numbers typed from `../shared/papers/{result['source']}` (the paper's model: "
-        f"{result['paper_model']}). Ours: LLM `{settings['llm'] or 'none'}`, "
+        f"{md_text(result['paper'])}: {md_text(result['title'])}.",
+        "",
+        f"Published numbers typed from {md_code('../shared/papers/' + result['source'])} (the paper's model: "
+        f"{md_text(result['paper_model'])}). Ours: LLM {md_code(settings['llm'] or 'none')}, "
         f"limit {settings['limit'] or 'all'}"
         f"{' (stratified, seed ' + str(settings['seed']) + ')' if settings['limit'] else ''}, data root "
-        f"`{settings['data_root']}`. Status `bound`: no LLM (an upper bound or an offline reasoner), not an "
-        "LLM accuracy; `n/a`: not measurable here, with the reason.",
+        f"{md_code(settings['data_root'])}. Status `bound`: no LLM (an upper bound or an offline reasoner), "
+        "not an LLM accuracy; `n/a`: not measurable here, with the reason.",
         "",
     ]
-    lines += [f"- {note}" for note in result["notes"]]
+    lines += [f"- {md_text(note)}" for note in result["notes"]]
     for table in settings["tables"]:
         cells = [c for c in result["cells"] if c["table"] == table]
         if not cells:
@@ -77,7 +81,7 @@ def render_markdown(result: Mapping[str, Any]) -> str:
         metric = cells[0]["metric"]
         lines += [
             "",
-            f"## {table} ({metric}, {cells[0]['scale']})",
+            f"## {md_text(table)} ({md_text(metric)}, {md_text(cells[0]['scale'])})",
             "",
             _md_row(HEADER),
             _md_row(["---"] * len(HEADER)),
@@ -92,11 +96,11 @@ def render_markdown(result: Mapping[str, Any]) -> str:
             "",
         ]
     for run in result["runs"]:
-        head = f"- `{run['run_id']}`: `{run['method']}` on {run['dataset']}"
-        head += f" as of {run['as_of']}" if run["as_of"] else ""
-        head += f", model {run['model']}, n = {run['n']}, folder `{run['run_dir']}`"
-        lines.append(head + (f" — {run['error']}" if run["error"] else ""))
-        lines += [f"  - {d}" for d in run["deviations"]]
+        head = f"- {md_code(run['run_id'])}: {md_code(run['method'])} on {md_text(run['dataset'])}"
+        head += f" as of {md_text(run['as_of'])}" if run["as_of"] else ""
+        head += f", model {md_text(run['model'])}, n = {run['n']}, folder {md_code(run['run_dir'])}"
+        lines.append(head + (f" — {md_text(run['error'])}" if run["error"] else ""))
+        lines += [f"  - {md_text(d)}" for d in run["deviations"]]
     return "\n".join(lines) + "\n"
 
 

@@ -137,7 +137,8 @@ function pumpGold() {
   }
 }
 async function loadGoldFacts(cell) {
-  const url = "/api/runs/" + encodeURIComponent(cell.dataset.run) + "/questions/" + encodeURIComponent(cell.dataset.qid) + "/gold-facts?limit=" + GOLD_FACTS;
+  // the id as a query parameter: any id ("a/b", ".", "..") reaches the server as it is
+  const url = "/api/runs/" + encodeURIComponent(cell.dataset.run) + "/gold-facts?" + new URLSearchParams({ qid: cell.dataset.qid, limit: String(GOLD_FACTS) });
   try {
     const d = await api(url); cell.replaceChildren(); cell.dataset.total = String(d.total); cell.dataset.shown = String(d.facts.length);
     if (!d.facts.length) { cell.append(d.note || "no fact found"); cell.dataset.state = "none"; return; }
@@ -150,7 +151,7 @@ async function loadGoldFacts(cell) {
 }
 async function openRunQuestion(name, qid) {  // a ?run=&qid= link: that row of that run, as it was
   try {
-    const row = await api("/api/runs/" + encodeURIComponent(name) + "/questions/" + encodeURIComponent(qid));
+    const row = await api("/api/runs/" + encodeURIComponent(name) + "/question?" + new URLSearchParams({ qid }));
     showResult({ ...row, run: name, links_disabled: runLinksDisabled(row) });
   } catch (err) { showError(err, "question " + qid + " of run " + name, "?", null, null); }
 }
