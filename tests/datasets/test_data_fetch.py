@@ -333,3 +333,15 @@ def test_python2_style_set_pickles_are_read(tmp_path: Path) -> None:
     path = tmp_path / "old.pkl"
     path.write_bytes(pickle.dumps([{"answers": {"Q1", "Q2"}}], protocol=2, fix_imports=True))
     assert read_pickle(path) == [{"answers": {"Q1", "Q2"}}]
+
+
+def test_import_refuses_a_fifo_without_blocking(tmp_path: Path) -> None:
+    import os
+
+    from tkgqa.errors import ConfigError
+
+    fifo = tmp_path / "data.zip"
+    os.mkfifo(fifo)
+    e = load(tmp_path, entry("bench", "bench", FILES))["bench"]
+    with pytest.raises(ConfigError, match="the file to import"):
+        import_path(e, fifo, root=tmp_path / "data")

@@ -247,9 +247,11 @@ def parse_catalogue(data: Any) -> Catalogue:
 
 
 def read_catalogue(path: str | Path) -> Catalogue:
-    """A catalogue file of the same format (tests, institutional catalogues)."""
+    """A catalogue file of the same format (tests, institutional catalogues), read as a user's file."""
+    from ...userfiles import parse_json, read_input
+
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = parse_json(read_input(path, what=f"the data catalogue (${CATALOGUE_ENV})"))
     except (OSError, ValueError) as exc:
         raise DataError(f"cannot read the catalogue ({exc})", path=str(path)) from None
     return parse_catalogue(data)

@@ -21,6 +21,7 @@ from typing import Any
 
 from ...errors import DataError, NotFoundError
 from ...home import data_root
+from ...userfiles import open_input, write_text
 from .catalogue import SOURCE_RECORD, CatalogueFile, Entry
 from .convert import run_conversion
 from .safety import is_archive, unpack_to_temp
@@ -67,9 +68,8 @@ def read_sources(folder: Path) -> dict[str, Any]:
 def write_source(folder: Path, name: str, record: dict[str, Any]) -> None:
     entries = read_sources(folder)
     entries[name] = record
-    tmp = folder / (SOURCE_RECORD + ".tmp")
-    tmp.write_text(json.dumps({"tkgqa_source": 1, "entries": entries}, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, folder / SOURCE_RECORD)
+    text = json.dumps({"tkgqa_source": 1, "entries": entries}, indent=1) + "\n"
+    write_text(folder / SOURCE_RECORD, text, what=SOURCE_RECORD)  # whole, or the old file
 
 
 def _verified(path: Path, f: CatalogueFile) -> bool:
@@ -204,6 +204,9 @@ def import_path(entry: Entry, path: Path, *, root: Path | None = None) -> Outcom
     path = path.expanduser()
     if not path.exists():
         raise NotFoundError(f"{str(path)!r} does not exist: give the file, folder or archive you downloaded")
+    if not path.is_dir():
+        with open_input(path, what="the file to import"):  # a regular file: no FIFO, device or socket
+            pass
     folder = entry.folder_in(root)
     staged = root / STAGING / entry.name
     temp: Path | None = None
