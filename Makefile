@@ -35,8 +35,11 @@ install-lint: $(BIN)/python
 demo: install-core
 	$(BIN)/tkgqa demo
 
+# the benchmark data the tests read by name (tests that need it skip when it is absent)
+TKGQA_DATA ?= $(or $(TKGQA_SHARED_DATA),$(abspath ../shared/data))
+
 test: install-test
-	@$(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
+	@TKGQA_DATA="$(TKGQA_DATA)" $(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests: treating as a failure" >&2; fi; exit $$rc
 
 # Also the budgets of pyproject.toml: function complexity/branches/statements (ruff C901, PLR0912, PLR0915)

@@ -358,14 +358,15 @@ def test_jsonl_bad_lines_report_file_and_line(tmp_path: Path, line: str, message
 
 
 # --- registry and errors --------------------------------------------------------------------------------
-def test_registry_and_errors(tmp_path: Path) -> None:
+def test_registry_and_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     load_dataset("jsonl", questions=_one_jsonl(tmp_path))  # registers the loaders
     assert {"multitq", "timequestions", "cronquestions", "clqa", "jsonl"} <= set(DATASETS.names())
     with pytest.raises(ConfigError, match="unknown dataset"):
         load_dataset("nope", tmp_path)
     with pytest.raises(ConfigError, match="does not take"):
         load_dataset("jsonl", questions=_one_jsonl(tmp_path), colour="red")
-    with pytest.raises(ConfigError):
+    monkeypatch.setenv("TKGQA_DATA", str(tmp_path / "no_data"))
+    with pytest.raises(NotFoundError, match="tkgqa data fetch multitq"):  # by name, from the data root
         load_dataset("multitq")
     with pytest.raises(NotFoundError):
         load_dataset("multitq", tmp_path / "absent")

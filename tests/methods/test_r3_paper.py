@@ -39,13 +39,14 @@ def number(user: str, text: str) -> int:
 
 @pytest.fixture(autouse=True)
 def _no_shared_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The authors' prompt files are looked for where there are none (ours in the paper's format)."""
-    monkeypatch.setenv("TKGQA_SHARED_DATA", str(tmp_path / "shared"))
+    """The authors' prompt files are looked for where there are none (a data root without r3-prompts)."""
+    monkeypatch.setenv("TKGQA_DATA", str(tmp_path / "shared"))
     monkeypatch.chdir(tmp_path)
 
 
 def paper_r3(script: Script, tmp_path: Path, **options: object) -> R3Method:
-    """The default preset."""
+    """The default preset with our demonstrations in the paper's format (the authors' files are absent)."""
+    options.setdefault("demos", "ours")
     method = resolve_method("r3", llm=script.llm, embedder="hashing", **options)
     assert isinstance(method, R3Method)
     return method
@@ -55,7 +56,9 @@ def step(answer: object, name: str) -> dict:
     return [s for s in answer.trace if s.get("step") == name][-1]  # type: ignore[attr-defined]
 
 
-def test_the_paper_preset_is_the_default_and_names_its_fallback(tmp_path: Path) -> None:
+def test_the_paper_preset_is_the_default_and_stops_without_the_authors_files(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"tkgqa data fetch r3-prompts.*demos=ours"):
+        resolve_method("r3", llm=Script().llm, embedder="hashing")  # never a silent swap to ours
     method = paper_r3(Script(), tmp_path)
     described = method.describe()
     assert described["preset"] == "paper" and method.config.answer_prompt == "paper"
@@ -65,11 +68,10 @@ def test_the_paper_preset_is_the_default_and_names_its_fallback(tmp_path: Path) 
         False,
     )
     assert described["demonstrations"]["source"] == "ours"
-    assert "not found" in described["demonstrations"]["reason"]
     assert [d.split(":")[0] for d in described["deviations"]] == [
         "demos=ours", "KG", "retrieval", "entity linker"
     ]  # fmt: skip
-    assert described["fallbacks"][0].startswith("demos=ours: the authors' prompt files were not found")
+    assert "fallbacks" not in described  # asked for, not fallen back to
     with pytest.raises(ConfigError, match="demos_dir"):
         resolve_method("r3", embedder="hashing", demos_dir=str(tmp_path / "missing"))
 

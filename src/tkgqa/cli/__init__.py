@@ -61,6 +61,7 @@ _COMMAND_MODULES = (
     "lpkg_cmd",
     "embed_cmd",
     "reproduce_cmd",
+    "data_cmd",
 )
 
 

@@ -56,7 +56,11 @@ def print_answer(question: str, answer: Answer, kg: KGStore) -> None:
 @app.command()
 def ask(
     question: str = typer.Argument(..., help="The question, in natural language."),
-    kg: str | None = typer.Option(None, "--kg", help="KG file (default: the bundled demo KG)."),
+    kg: str | None = typer.Option(
+        None,
+        "--kg",
+        help="KG file, or a dataset name (its KG in the data root: `tkgqa data`); default: the demo KG.",
+    ),
     method: str = typer.Option("symbolic", "--method", help="Method name (symbolic, ari, timer4, cik, …)."),
     llm: str | None = typer.Option(None, "--llm", help="LLM spec for LLM methods, e.g. openai:gpt-4o-mini."),
     policy: str | None = typer.Option(

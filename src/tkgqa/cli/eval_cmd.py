@@ -108,7 +108,11 @@ def eval_command(
     dataset: str | None = typer.Option(
         None, "--dataset", help="multitq, timequestions, cronquestions, clqa, jsonl, demo (or a plugin's)."
     ),
-    data_dir: Path | None = typer.Option(None, "--data-dir", help="The dataset folder (as released)."),
+    data_dir: Path | None = typer.Option(
+        None,
+        "--data-dir",
+        help="The dataset folder (as released; default: --dataset's folder in the data root, `tkgqa data`).",
+    ),
     kg: str | None = typer.Option(None, "--kg", help="KG file (overrides the one found in --data-dir)."),
     questions: Path | None = typer.Option(
         None, "--questions", help="Question file (overrides --data-dir's)."
@@ -223,11 +227,10 @@ def eval_command(
     run_on = ExecutorConfig.of(
         cfg.executor, address=cfg.ray_address, workers=cfg.workers, llm_concurrency=cfg.llm_concurrency
     )
-    _choice(cfg.dataset, tuple(DATASETS.names()), "--dataset")
+    if cfg.dataset is not None and cfg.dataset not in DATASETS.names():
+        raise ConfigError(f"--dataset: {DATASETS.unknown_message(cfg.dataset)}")
     if record is not None:  # checked before anything is loaded or written
         check_cassette_target(record, cfg.output, force=force)
-    if cfg.data_dir is None and cfg.questions is None and cfg.dataset != "demo":
-        raise ConfigError("pass --data-dir (the dataset folder) or --questions (a question file)")
     options: dict[str, Any] = {}
     if cfg.context is not None:
         options["context"] = cfg.context

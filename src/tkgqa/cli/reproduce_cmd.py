@@ -30,7 +30,7 @@ def reproduce_command(
     data_root: Path | None = typer.Option(
         None,
         "--data-root",
-        help="Folder laid out like ../shared/data (default: $TKGQA_SHARED_DATA, else ../shared/data).",
+        help="The data root (default: $TKGQA_DATA, else $TKGQA_HOME/data; `tkgqa data fetch NAME` fills it).",
     ),
     output: Path | None = typer.Option(
         None,

@@ -1,8 +1,8 @@
 """``tkgqa eval --config run.toml``: the whole of an evaluation run in one file (TOML or JSON).
 
     # run.toml
-    dataset = "multitq"
-    data_dir = "../shared/data/multitq"
+    dataset = "multitq"                 # read from the data root (`tkgqa data fetch multitq`), or:
+    # data_dir = "path/to/multitq"
     method = "hybrid"
     llm = "openai:gpt-4o-mini"
     limit = 200

@@ -99,11 +99,20 @@ def load_dataset(
     ``demo``, or a plugin's; ``DATASETS.names()`` lists them).
 
     ``data_dir`` is the dataset folder as released (or, for ``jsonl``/``clqa``, the question file itself);
-    ``questions`` overrides the question file found there; ``options`` go to the loader (``kg=``,
-    ``context=``, and loader-specific ones documented on each loader). Only the bundled ``demo`` needs
-    neither ``data_dir`` nor ``questions``."""
+    without it (and without ``questions``) a catalogued dataset is read from its folder under the data root
+    (``$TKGQA_DATA/<folder>``, default ``$TKGQA_HOME/data/<folder>``, filled by ``tkgqa data fetch NAME``;
+    NotFoundError naming that command when absent). ``questions`` overrides the question file found there;
+    ``options`` go to the loader (``kg=``, ``context=``, and loader-specific ones documented on each
+    loader). The bundled ``demo`` needs neither."""
     if data_dir is None and questions is None and name.strip().lower() != "demo":
-        raise ConfigError(f"load_dataset({name!r}): pass data_dir (the dataset folder) or questions (a file)")
+        from .sources.catalogue import dataset_folder
+
+        DATASETS.factory(name)  # an unknown name: the registry's error, with near matches
+        data_dir = dataset_folder(name)
+        if data_dir is None:
+            raise ConfigError(
+                f"load_dataset({name!r}): pass data_dir (the dataset folder) or questions (a file)"
+            )
     return DATASETS.resolve(name, data_dir=data_dir, questions=questions, split=split, **options)
 
 
@@ -280,15 +289,15 @@ def parse_questions(
 def read_records(path: Path, *, allow_pickle: bool = False) -> list[dict[str, Any]]:
     """A list of question dicts from a JSON list / ``{"questions": [...]}`` / JSONL / (opt-in) pickle file.
 
-    Pickle is the official CronQuestions format; unpickling runs code from the file, so it is only done when
-    ``allow_pickle`` and ``path`` is a local file the caller named — never load pickles you do not trust."""
+    Pickle is the official CronQuestions format; it is only read when ``allow_pickle``, and then through an
+    unpickler that builds plain data only (built-in containers, numpy arrays; never another class or
+    function: :func:`.sources.safety.read_pickle`)."""
     if path.suffix in {".pickle", ".pkl"}:
         if not allow_pickle:
             raise ConfigError(f"{path}: refusing to unpickle (pass allow_pickle=True for a file you trust)")
-        import pickle
+        from .sources.safety import read_pickle
 
-        with path.open("rb") as fh:
-            data = pickle.load(fh)  # explicit, trusted local file (see docstring)
+        data = read_pickle(path, numpy=True)
     elif path.suffix in {".jsonl", ".ndjson"}:
         data = []
         for lineno, row in iter_jsonl(path):

@@ -6,9 +6,9 @@ answer_type entity|time, template, entities, times, relations, type, annotation,
 same records work too (our ``questions/test_sample_ari198.json`` adds ``answers_text``, ``entities_text`` and
 ``ari_retrieved_fact_lines``).
 
-**Pickle runs code from the file**: it is the official format, so it is read — but only from a local file
-you name (``questions=`` or the dataset folder you pass) and only with ``allow_pickle=True`` (the default
-here, as for the official release); never point this loader at pickles you do not trust.
+**Pickles**: the official format, so they are read (``allow_pickle=True``, the default here, as for the
+official release; ``False`` refuses them) — through an unpickler that builds plain data only (built-in
+containers, numpy arrays), so a pickle naming any other class or function is refused, never run.
 
 Answers are labels (``answer_ids`` = the QIDs, aligned) and years ``"YYYY"``; ``text`` is the first
 paraphrase (entity names, as CronKGQA feeds its models), else the question with QIDs replaced by labels

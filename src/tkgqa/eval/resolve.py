@@ -11,6 +11,7 @@ import functools
 import inspect
 import json
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..credentials import redact
@@ -28,11 +29,22 @@ OptionValue = ScalarOption | dict[str, ScalarOption]
 
 
 def open_kg(path: str | None) -> TemporalKG:
-    """``None`` or ``"demo"`` → the bundled demo KG; otherwise load (and cache) the file at ``path``."""
+    """``None`` or ``"demo"`` → the bundled demo KG; a catalogued dataset's name that is not a file here
+    (``multitq``) → that dataset's KG file under the data root (as its loader finds it); otherwise load (and
+    cache) the file at ``path``."""
     from ..kg.loaders import load_demo_kg, load_kg
 
     if path is None or path == "demo":
         return load_demo_kg()
+    if not Path(path).expanduser().exists():
+        from ..datasets import load_dataset
+        from ..datasets.sources.catalogue import catalogue
+
+        if catalogue().for_dataset(path) is not None:
+            kg_file = load_dataset(path).kg_path
+            if kg_file is None:
+                raise ConfigError(f"dataset {path!r} has no KG file under the data root; pass --kg FILE")
+            return load_kg(kg_file)
     return load_kg(path)
 
 

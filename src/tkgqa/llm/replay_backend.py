@@ -1,4 +1,5 @@
 """``replay:FILE.jsonl``: an LLM backend that answers from recorded replies (a *cassette*), offline.
+``replay:NAME`` with a recording's catalogue name (``tkgqa data list``) reads its cassette in the data root.
 
 A cassette is JSON lines. An optional first line, the header, says what was recorded::
 
@@ -208,6 +209,20 @@ def split_replay_spec(source: str | Path) -> tuple[str | Path, bool]:
     return source, False
 
 
+def cassette_path(source: str | Path) -> Path:
+    """``source`` as a file; a recording's catalogue name that is not a file here (``timer4-chatgpt``) is
+    that recording's cassette under the data root (NotFoundError naming ``tkgqa data fetch NAME`` when it
+    has not been fetched)."""
+    path = Path(source).expanduser()
+    if isinstance(source, str) and not path.exists():
+        from ..datasets.sources.catalogue import recording_path
+
+        found = recording_path(source)
+        if found is not None:
+            return found
+    return path
+
+
 class ReplayLLM(LLMBackend):
     """Answers from a cassette (see the module docstring). ``spec``: the file (``replay:FILE.jsonl``, with
     ``?by_id=any`` to let every line answer by question id and stage when its prompt does not match)."""
@@ -223,7 +238,7 @@ class ReplayLLM(LLMBackend):
             raise ConfigError("the replay backend needs a cassette: --llm replay:FILE.jsonl")
         source, opted = split_replay_spec(source)
         self.by_id_any = by_id_any or opted
-        self.cassette = read_cassette(source)
+        self.cassette = read_cassette(cassette_path(source))
         self.model_id = str(self.cassette.header.get("model") or self.cassette.path.name)
         self._by_messages: dict[tuple[tuple[str, str], ...], Recorded] = {}
         self._by_prompt: dict[str, Recorded] = {}

@@ -3,12 +3,13 @@ must contain for a cell to run, and what differs from the paper's data (shown wi
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The environment variable naming the default data root (as the tests use).
-DATA_ROOT_ENV = "TKGQA_SHARED_DATA"
+from ...home import DATA_ENV, data_root
+
+#: The environment variable naming the default data root (see :func:`tkgqa.home.data_root`).
+DATA_ROOT_ENV = DATA_ENV
 
 
 @dataclass(frozen=True)
@@ -113,12 +114,9 @@ def lpkg_planning_prompt(root: Path | None) -> Path | None:
 
 
 def default_data_root() -> Path | None:
-    """``$TKGQA_SHARED_DATA``, else ``../shared/data`` (from the working directory) when it exists."""
-    env = os.environ.get(DATA_ROOT_ENV)
-    if env:
-        return Path(env).expanduser()
-    guess = Path.cwd().parent / "shared" / "data"
-    return guess if guess.is_dir() else None
+    """The data root every command reads by name (:func:`tkgqa.home.data_root`: ``$TKGQA_DATA``, else
+    ``$TKGQA_HOME/data``, which ``tkgqa data fetch`` fills)."""
+    return data_root()
 
 
 def dataset_dir(root: Path, dataset: str) -> Path:
@@ -132,7 +130,7 @@ def missing_data(root: Path | None, dataset: str, *, as_of: str | None = None) -
     spec = DATA[dataset]
     folder = root / spec.folder
     if not folder.is_dir():
-        return f"missing data: no {spec.folder}/ under {root}"
+        return f"missing data: no {spec.folder}/ under {root} (`tkgqa data fetch {dataset}`)"
     for options, what in spec.needs:
         if not any((folder / name).exists() for name in options):
             return f"missing data: {what} ({' or '.join(options)} under {folder})"

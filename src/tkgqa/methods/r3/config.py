@@ -131,7 +131,7 @@ class R3Config(PresetConfig):
     axiom_prompt: PromptStyle | None = None
     answer_prompt: PromptStyle | None = None
     demos: DemoSource | None = None
-    demos_dir: str | None = None  # the authors' prompt files (default: $TKGQA_SHARED_DATA, ../shared/data)
+    demos_dir: str | None = None  # the authors' prompt files (default: the data root's r3-prompts)
     grounding_retries: int = Field(default=2, ge=0, le=5)  # re-asks after a step cites an unlisted fact
     require_citation: bool | None = None  # a Yes/No must cite at least one fact
     choice_rule: ChoiceRule | None = None

@@ -15,16 +15,18 @@ demonstrations; each demonstration is a user turn (the template's lead, ``Questi
 missing leaves only its own step on ours, listed (``report.json``: ``demonstrations.missing`` and
 ``fallbacks``).
 
-Where the folder is looked for: ``demos_dir`` (the ``r3`` option), else ``$TKGQA_SHARED_DATA`` (the
-folder laid out like ``../shared/data``), else ``../shared/data`` from the current directory. Reading the
-files needs PyYAML (``yaml.safe_load``: data only). When anything is missing the method falls back to ours
-and says why (``report.json``: ``deviations`` and ``fallbacks``).
+Where the folder is looked for (:func:`candidate_dirs`): ``demos_dir`` (the ``r3`` option), else
+``llm_recordings/r3_authors_prompts`` under the data root (:func:`tkgqa.home.data_root`: ``$TKGQA_DATA``, else
+``$TKGQA_HOME/data``), where ``tkgqa data fetch r3-prompts`` puts them. Reading the files needs PyYAML
+(``yaml.safe_load``: data only). When the authors' files are asked for (the paper preset) and not found, the
+method stops with a ConfigError naming ``tkgqa data fetch r3-prompts`` and the option that uses ours
+(``demos=ours``) — never a silent swap; when they cannot be read, it falls back to ours and says why
+(``report.json``: ``deviations`` and ``fallbacks``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -33,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigError, DataError
+from ...home import DATA_ENV, data_root
 from ...prompts.r3_paper import (
     OURS_ANSWER_DEMOS,
     OURS_AXIOM_DEMOS,
@@ -41,8 +44,9 @@ from ...prompts.r3_paper import (
     Demo,
 )
 
-SHARED_DATA_ENV = "TKGQA_SHARED_DATA"
 AUTHORS_SUBDIR = Path("llm_recordings") / "r3_authors_prompts"
+#: The data catalogue's name for the authors' prompt files (``tkgqa data fetch r3-prompts``).
+AUTHORS_ENTRY = "r3-prompts"
 
 
 class DemoSource(StrEnum):
@@ -149,15 +153,10 @@ def read_prompt_file(path: Path) -> PromptFile:
 
 
 def candidate_dirs(explicit: str | None = None) -> list[Path]:
-    """Where the authors' prompt files are looked for, in order."""
+    """Where the authors' prompt files are looked for, in order: ``explicit``, else the data root's copy."""
     if explicit:
         return [Path(explicit).expanduser()]
-    out = []
-    env = os.environ.get(SHARED_DATA_ENV)
-    if env:
-        out.append(Path(env).expanduser() / AUTHORS_SUBDIR)
-    out.append(Path.cwd().parent / "shared" / "data" / AUTHORS_SUBDIR)
-    return out
+    return [data_root() / AUTHORS_SUBDIR]
 
 
 @dataclass(frozen=True)
@@ -218,10 +217,10 @@ def load_demos(source: DemoSource, folder: str | None = None) -> DemoSet:
     found = next((d for d in tried if d.is_dir()), None)
     if found is None:
         where = ", ".join(str(d) for d in tried)
-        return DemoSet(
-            DemoSource.OURS,
-            reason=f"the authors' prompt files were not found (looked in {where}; set demos_dir= or "
-            f"${SHARED_DATA_ENV})",
+        raise ConfigError(
+            f"r3's paper preset reads the authors' released prompt files, which are not at {where}: run "
+            f"`tkgqa data fetch {AUTHORS_ENTRY}` (or set {DATA_ENV}, or --method-option demos_dir=DIR), or "
+            "use our demonstrations with --method-option demos=ours"
         )
     files: dict[tuple[Stage, bool], PromptFile] = {}
     missing: list[str] = []

@@ -1,8 +1,8 @@
 """``timer4:facts=dataset``: TimeR4's answer step over the facts the dataset ships with each question.
 
 TimeR4's authors published, for TimeQuestions, the facts their retrieval found for every test question and
-what gpt-3.5 answered over them (``../shared/data/llm_recordings/timer4_tq_chatgpt_answer.jsonl``). This
-mode skips FKS, the rewrite, TKS and the rerank and sends the answer prompt exactly as the authors' code
+what gpt-3.5 answered over them (``tkgqa data fetch timer4-chatgpt``, then ``--llm replay:timer4-chatgpt``).
+This mode skips FKS, the rewrite, TKS and the rerank and sends the answer prompt exactly as the authors' code
 rendered it — the header sentence of Figure 6, ``Historical facts:`` directly followed by the fact list as
 Python writes a list of strings (``str(list)``: quotes chosen per item, non-printable characters escaped),
 then ``Question:``, a line break, a space, the *original* question and a ``?`` — so a replay of their
