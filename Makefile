@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # Extras installed for the test suite; `local` compiles llama-cpp-python from source (~5 min on 2 cores,
 # then pip's wheel cache makes reinstalls fast).
-TEST_EXTRAS ?= dev,llm,service,retrieval,local,lpkg,distributed,store
+TEST_EXTRAS ?= dev,llm,service,retrieval,local,lpkg,distributed,store,mcp,docs
 PYTEST_ARGS ?=
 
 .PHONY: demo test install-core install-test lint typecheck bench clean

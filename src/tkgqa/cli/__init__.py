@@ -58,6 +58,7 @@ _COMMAND_MODULES = (
     "ari_cmd",
     "timer4_cmd",
     "serve_cmd",
+    "mcp_cmd",
     "lpkg_cmd",
     "embed_cmd",
     "reproduce_cmd",

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
@@ -16,11 +15,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field, field_validator
 
-from ..credentials import redact
-from ..datasets.base import Question
-from ..errors import ConfigError
-from ..eval.resolve import OptionValue, answer_payload, uses_llm
-from ..methods.base import Answer, Method, step_reporter
+from ..eval.resolve import OptionValue
 from ..sanitize import clean_text
 from .errors import DeadlineError, ShuttingDownError
 from .jobs import MethodPool
@@ -28,6 +23,7 @@ from .models import AnswerOut, error_responses
 from .policy import MAX_OPTIONS
 from .state import ServiceState
 from .stream import StepChannel, stream_job
+from .submit import submit_question
 
 log = logging.getLogger("tkgqa.service")
 
@@ -143,35 +139,11 @@ def ask_router(state: ServiceState) -> APIRouter:
     router = APIRouter()
 
     def submit(body: AskRequest) -> tuple[Future[Any], Callable[[Any], dict[str, Any]], StepChannel]:
-        """Check the request and queue its question: the job, what turns its answer into the payload and
-        the channel of its steps (and of its cancellation)."""
-        started = time.perf_counter()
-        text = body.question.strip()
-        if not text:
-            raise ConfigError("the question is empty: type a question, e.g. 'Who visited China in 2014?'")
-        spec = state.policy.method(body.method)
-        llm = state.policy.llm(body.llm) if uses_llm(spec) else None  # never to methods without an LLM
-        options = state.policy.check_options(body.options, spec)
-        kg = state.live.at(body.as_of)
-        question = Question(qid="api", text=text)
-        channel = StepChannel()
-
-        def job(method: Method) -> Answer:
-            with step_reporter(channel.report):
-                return method.answer(question, kg)
-
-        future = state.pool.submit(spec, llm, options, job)
-        as_of = (body.as_of or "").strip() or None
-
-        def payload(answer: Any) -> dict[str, Any]:
-            latency = (time.perf_counter() - started) * 1000
-            log.info("ask method=%s answers=%d latency_ms=%.1f", redact(spec), len(answer.answers), latency)
-            suggest = state.live.derived.linkers.entities.suggest  # "did you mean" for unknown names
-            return answer_payload(
-                answer, latency, kg=kg, question=text, method=spec, llm=llm, as_of=as_of, suggest=suggest
-            )
-
-        return future, payload, channel
+        """Check the request and queue its question (:func:`~tkgqa.service.submit.submit_question`)."""
+        job = submit_question(
+            state, body.question, method=body.method, llm=body.llm, options=body.options, as_of=body.as_of
+        )
+        return job.future, job.payload, job.channel
 
     def deadline_of(body: AskRequest) -> float:
         return min(state.settings.request_timeout_s, body.timeout_s or state.settings.request_timeout_s)
