@@ -15,7 +15,7 @@ import typer
 from rich.markup import escape
 
 from ..errors import TKGQAError
-from .terminal import TerminalConsole
+from .terminal import SlowWorkNotices, TerminalConsole
 
 app = typer.Typer(
     name="tkgqa",
@@ -25,6 +25,9 @@ app = typer.Typer(
     add_completion=False,
 )
 err_console = TerminalConsole(stderr=True)
+#: Slow work (model loads, distillations; local LLM calls once a command turns ``calls`` on) announced on
+#: stderr with its estimate; installed by :func:`main`.
+SLOW_WORK = SlowWorkNotices(err_console)
 
 
 def _print_version(value: bool) -> None:
@@ -93,10 +96,15 @@ def _show_warning(message: Warning | str, category: type[Warning], *_args: Any, 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``tkgqa`` script."""
+    from ..loading import add_listener
+
     warnings.showwarning = _show_warning
+    remove = add_listener(SLOW_WORK)
     _load_commands()
     try:
         app(args=argv, standalone_mode=True)
     except TKGQAError as exc:
         print_error(exc)
         sys.exit(2)
+    finally:
+        remove()
