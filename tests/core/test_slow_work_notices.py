@@ -5,6 +5,7 @@ multi-step method's steps as they run; loops without a bar print their pace and 
 from __future__ import annotations
 
 import io
+import sys
 import json
 from pathlib import Path
 from typing import Any
@@ -118,3 +119,30 @@ def test_stage_progress_prints_the_pace_and_the_time_left_when_items_are_slow(
         progress("history", i, 4)
     lines = out.getvalue().splitlines()
     assert lines[1] == "history 2/4 (30.0 s each, ~60 s left)" and lines[-1] == "history 4/4"
+
+
+def test_minilm_is_named_as_loading_before_torch_is_imported(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A first stream said ``"loading": []`` for 9 s while sentence-transformers (torch) imported: the load
+    is now announced before the import, so a client sees "MiniLM" at once."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    fake = tmp_path / "fake" / "sentence_transformers"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text(
+        "from tkgqa.loading import loading_now\n"
+        "SEEN_AT_IMPORT = [x['what'] for x in loading_now()]\n"
+        "class SentenceTransformer:\n"
+        "    def __init__(self, *args, **kwargs):\n"
+        "        pass\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "fake"))
+    monkeypatch.delitem(sys.modules, "sentence_transformers", raising=False)
+    from tkgqa.retrieval.embedders import SentenceTransformerEmbedder
+
+    SentenceTransformerEmbedder(model).model  # noqa: B018 (loads it)
+    import sentence_transformers
+
+    assert sentence_transformers.SEEN_AT_IMPORT == ["model (sentence-transformers)"]
