@@ -5,8 +5,8 @@ multi-step method's steps as they run; loops without a bar print their pace and 
 from __future__ import annotations
 
 import io
-import sys
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
