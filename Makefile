@@ -57,7 +57,7 @@ bench: install-test
 
 # The documentation site (mkdocs.yml, docs/): warnings are errors; the site goes to site/.
 docs: install-test
-	$(TBIN)/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(TBIN)/mkdocs build --strict
 
 clean:
 	rm -rf $(VENV) $(TEST_VENV) $(TEST_PLUGINS) site .pytest_cache .mypy_cache .ruff_cache
