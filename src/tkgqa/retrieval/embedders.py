@@ -343,7 +343,9 @@ class Model2VecEmbedder:
             try:
                 from model2vec import StaticModel
             except ImportError:
-                raise ConfigError("model2vec is not installed; pip install model2vec") from None
+                raise ConfigError(
+                    "model2vec is not installed; install tkgqa[retrieval] (pip install 'tkgqa[retrieval]')"
+                ) from None
             with model_loading(f"model2vec ({path.name})"):
                 self._model = StaticModel.from_pretrained(str(path))
         return self._model
