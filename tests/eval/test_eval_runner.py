@@ -260,4 +260,7 @@ def test_the_run_title_says_the_method_settings_llm_split_and_sample() -> None:
     )
     skewed = latency_line({"mean_s": 2.0, "median_s": 0.1, "p95_s": 0.5})
     assert "mean is above the p95" in skewed and "median 0.100 s" in skewed
+    assert run_title(method, dataset, 50, {"limit": 50, "sample": None}).endswith(
+        "50 of 60 questions, the first ones"
+    )
     assert "above" not in latency_line({"mean_s": 0.2, "median_s": 0.1, "p95_s": 0.5})

@@ -249,9 +249,7 @@ def sample_label(n: int, dataset: Mapping[str, Any], selection: Mapping[str, Any
     sample, seed, limit = selection.get("sample"), selection.get("seed"), selection.get("limit")
     if not limit or (total is not None and n >= int(total)):
         return f"all {n} questions" if total is None or n >= int(total) else f"{n} of {total} questions"
-    how = {"stratified": "stratified sample", "random": "random sample", "first": "the first ones"}.get(
-        str(sample), str(sample or "sample")
-    )
+    how = {"stratified": "stratified sample", "random": "random sample"}.get(str(sample), "the first ones")
     seeded = f" (seed {seed})" if seed is not None and sample in ("stratified", "random") else ""
     of = f" of {total}" if total is not None else ""
     return f"{n}{of} questions, {how}{seeded}"
