@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from ..service.models import FactOut, UsageOut
+from ..service.models import FactOut, NeighborsOut, UsageOut
+
+__all__ = ["AppendOut", "AskOut", "FactOut", "FactPage", "NeighborsOut", "TimelineOut"]
 
 #: The most evidence facts and trace lines an ``ask`` result carries.
 MAX_EVIDENCE = 50
@@ -56,28 +58,6 @@ class TimelineOut(BaseModel):
     total: int
     offset: int
     facts: list[FactOut]
-
-
-class NeighborOut(BaseModel):
-    name: str
-    label: str
-    facts: int = Field(description="Facts shared with the entity.")
-
-
-class NeighborsOut(BaseModel):
-    """An entity's 1-hop neighbourhood: neighbours (most connected first), a page of its facts, facts per
-    relation."""
-
-    entity: str
-    label: str
-    first: str | None
-    last: str | None
-    n_facts: int
-    n_neighbors: int
-    offset: int
-    neighbors: list[NeighborOut]
-    facts: list[FactOut]
-    relations: list[NeighborOut]
 
 
 class AppendOut(BaseModel):

@@ -8,7 +8,6 @@ no server path, no secret reaches a client.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import json
 import logging
@@ -31,11 +30,11 @@ from ..kg.neighborhood import entity_lifetime
 from ..kg.queries import kg_summary
 from ..loading import loading_now
 from ..sanitize import clean_text
-from ..service.errors import DeadlineError, ShuttingDownError, exception_body
+from ..service.errors import exception_body
 from ..service.kg_views import append_lines, neighbourhood, resolve_name
 from ..service.live import MAX_APPEND_LINES
 from ..service.state import ServiceState
-from ..service.submit import submit_question
+from ..service.submit import Submitted, submit_question, wait_for_answer
 from ..time.interval import Interval
 from ..time.point import parse_time
 from .models import (
@@ -58,8 +57,6 @@ MAX_QUESTION_CHARS = 2000
 MAX_NAME_CHARS = 200
 MAX_DATE_CHARS = 40
 MAX_PAGE = 200
-#: How often a waiting ``ask`` looks at its question (steps, models loading, the deadline).
-POLL_S = 0.2
 SUMMARY_URI = "tkgqa://kg/summary"
 
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS, description="A KG name or label.")]
@@ -155,47 +152,30 @@ def ask_result(payload: dict[str, Any]) -> AskOut:
     )
 
 
-async def wait_answer(state: ServiceState, submitted: Any, ctx: Context | None) -> Any:
-    """The queued question's answer, waiting at most the server's deadline; reports progress (the models
-    loading, each step the method reports) to a client that asked for it. The question is cancelled when the
-    wait ends early (deadline, server stopping, the client cancelled the call)."""
+async def wait_answer(state: ServiceState, submitted: Submitted, ctx: Context | None) -> Any:
+    """The queued question's answer within the server's deadline
+    (:func:`~tkgqa.service.submit.wait_for_answer`); a client that asked for progress is told which models
+    load (a first question often loads one) and each step the method reports."""
     future, channel = submitted.future, submitted.channel
-    waiter = asyncio.wrap_future(future)
-    waiter.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception not retrieved"
-    timeout = state.settings.request_timeout_s
-    loop = asyncio.get_running_loop()
-    begin = loop.time()
     shown: list[object] = []
     steps = 0
-    try:
-        while True:
-            remaining = begin + timeout - loop.time()
-            if remaining <= 0:
-                raise DeadlineError(
-                    f"no answer within {timeout:g} s (the method or its LLM is slow or stalled); the "
-                    "question was dropped if it had not started"
-                )
-            done, _ = await asyncio.wait({waiter}, timeout=min(POLL_S, remaining))
-            if done:
-                if waiter.cancelled():
-                    raise ShuttingDownError("the server is stopping; the question was cancelled")
-                return waiter.result()
-            if state.pool.closed:
-                raise ShuttingDownError("the server is stopping; the question was cancelled")
-            if ctx is None:
-                continue
-            loads = loading_now() if future.running() else []
-            if [x["what"] for x in loads] != shown:
-                shown = [x["what"] for x in loads]
-                if shown:
-                    names = ", ".join(str(w) for w in shown)
-                    await ctx.report_progress(steps, None, f"loading {names}… (a first question loads it)")
-            for event in channel.drain():
-                steps += 1
-                await ctx.report_progress(steps, None, event.label[:MAX_STEP_CHARS])
-    finally:
-        future.cancel()  # a no-op once it runs or is done
-        channel.cancel()  # a running method stops at its next step
+
+    async def tick() -> None:
+        nonlocal shown, steps
+        if ctx is None:
+            return
+        loads = loading_now() if future.running() else []
+        if [x["what"] for x in loads] != shown:
+            shown = [x["what"] for x in loads]
+            if shown:
+                names = ", ".join(str(w) for w in shown)
+                await ctx.report_progress(steps, None, f"loading {names}… (a first question loads it)")
+        for event in channel.drain():
+            steps += 1
+            await ctx.report_progress(steps, None, event.label[:MAX_STEP_CHARS])
+
+    timeout = state.settings.request_timeout_s
+    return await wait_for_answer(future, timeout, state.pool, channel, tick=tick)
 
 
 def build_server(state: ServiceState, *, name: str = "tkgqa") -> MCPServer:
@@ -318,7 +298,7 @@ def build_server(state: ServiceState, *, name: str = "tkgqa") -> MCPServer:
         view = await anyio.to_thread.run_sync(
             lambda: neighbourhood(live, entity, time, relation, counterpart, offset, limit)
         )
-        return NeighborsOut(**{k: v for k, v in view.items() if k != "years"})
+        return NeighborsOut(**view)
 
     if state.settings.allow_append:
 

@@ -32,7 +32,7 @@ from .. import __version__
 from ..datasets.core import Dataset
 from ..errors import TKGQAError
 from ..kg.base import KGStore
-from .ask_routes import ClientGone, ask_router
+from .ask_routes import ask_router
 from .errors import clip, error_body, exception_body, headers_for, status_for
 from .guard import RequestGuard
 from .headers import SecurityHeaders, csp_with_script_hashes
@@ -42,6 +42,7 @@ from .models import error_responses
 from .policy import ServiceSettings
 from .runs_routes import runs_router
 from .state import build_state
+from .submit import ClientGone
 from .ui_routes import ui_router
 
 log = logging.getLogger("tkgqa.service")

@@ -5,7 +5,6 @@ away (:func:`wait_for_job`); what a client may choose is the server's
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -17,20 +16,17 @@ from pydantic import BaseModel, Field, field_validator
 
 from ..eval.resolve import OptionValue
 from ..sanitize import clean_text
-from .errors import DeadlineError, ShuttingDownError
 from .jobs import MethodPool
 from .models import AnswerOut, error_responses
 from .policy import MAX_OPTIONS
 from .state import ServiceState
 from .stream import StepChannel, stream_job
-from .submit import submit_question
+from .submit import submit_question, wait_for_answer
 
 log = logging.getLogger("tkgqa.service")
 
 MAX_QUESTION_CHARS = 2000
 MAX_NAME_CHARS = 200
-#: How often a waiting request checks whether its client is still there.
-POLL_S = 0.2
 
 
 class AskRequest(BaseModel):
@@ -81,10 +77,6 @@ ASK_RESPONSES = BODY_RESPONSES | error_responses(
 )
 
 
-class ClientGone(Exception):
-    """The client closed the connection while its question waited."""
-
-
 async def wait_for_job(
     future: Future[Any],
     request: Request,
@@ -92,34 +84,9 @@ async def wait_for_job(
     pool: MethodPool,
     channel: StepChannel | None = None,
 ) -> Any:
-    """The job's result, waiting at most ``timeout`` seconds; the job is cancelled (if still queued; at its
-    next step through ``channel`` if running) when the deadline passes (DeadlineError), the client
-    disconnects (ClientGone) or the server stops."""
-    waiter = asyncio.wrap_future(future)
-    waiter.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception not retrieved"
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    try:
-        while True:
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise DeadlineError(
-                    f"no answer within {timeout:g} s (the method or its LLM is slow or stalled); the "
-                    "question was dropped if it had not started"
-                )
-            done, _ = await asyncio.wait({waiter}, timeout=min(POLL_S, remaining))
-            if done:
-                if waiter.cancelled():
-                    raise ShuttingDownError("the server is stopping; the question was cancelled")
-                return waiter.result()
-            if pool.closed:
-                raise ShuttingDownError("the server is stopping; the question was cancelled")
-            if await request.is_disconnected():
-                raise ClientGone()
-    finally:
-        future.cancel()  # a no-op once it runs or is done
-        if channel is not None:
-            channel.cancel()
+    """The job's result (:func:`~tkgqa.service.submit.wait_for_answer`), cancelled when the client
+    disconnects (ClientGone), the deadline passes or the server stops."""
+    return await wait_for_answer(future, timeout, pool, channel, gone=request.is_disconnected)
 
 
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

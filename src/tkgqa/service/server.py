@@ -3,7 +3,7 @@
 
 Stopping is quick: on SIGTERM/SIGINT the server stops accepting, cancels every queued question (their
 requests get 503 at once, requests waiting on a running one within
-:data:`~tkgqa.service.ask_routes.POLL_S`), then
+:data:`~tkgqa.service.submit.POLL_S`), then
 waits at most ``shutdown_timeout_s`` for the rest before cancelling them. Method threads are daemons, so an
 LLM call that is still stalled does not keep the process alive.
 """

@@ -5,9 +5,10 @@ date, the job queued with a step channel, and what turns its answer into the ans
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
@@ -17,10 +18,15 @@ from ..datasets.base import Question
 from ..errors import ConfigError
 from ..eval.resolve import answer_payload, uses_llm
 from ..methods.base import Answer, Method, step_reporter
+from .errors import DeadlineError, ShuttingDownError
+from .jobs import MethodPool
 from .state import ServiceState
 from .stream import StepChannel
 
 log = logging.getLogger("tkgqa.service")
+
+#: How often a waiting request looks at its question (the client still there, steps, the deadline).
+POLL_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -73,3 +79,50 @@ def submit_question(
         )
 
     return Submitted(future, channel, payload)
+
+
+async def wait_for_answer(
+    future: Future[Any],
+    timeout: float,
+    pool: MethodPool,
+    channel: StepChannel | None = None,
+    *,
+    gone: Callable[[], Awaitable[bool]] | None = None,
+    tick: Callable[[], Awaitable[None]] | None = None,
+) -> Any:
+    """The job's result, waiting at most ``timeout`` seconds; every :data:`POLL_S` while it waits, ``tick``
+    runs (the MCP server reports progress there) and ``gone`` is asked whether the client left (its true
+    ends the wait with :class:`ClientGone`). The job is cancelled (if still queued; at its next step through
+    ``channel`` if running) when the deadline passes (DeadlineError), the client leaves or the server stops
+    (ShuttingDownError)."""
+    waiter = asyncio.wrap_future(future)
+    waiter.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception not retrieved"
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    try:
+        while True:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise DeadlineError(
+                    f"no answer within {timeout:g} s (the method or its LLM is slow or stalled); the "
+                    "question was dropped if it had not started"
+                )
+            done, _ = await asyncio.wait({waiter}, timeout=min(POLL_S, remaining))
+            if done:
+                if waiter.cancelled():
+                    raise ShuttingDownError("the server is stopping; the question was cancelled")
+                return waiter.result()
+            if pool.closed:
+                raise ShuttingDownError("the server is stopping; the question was cancelled")
+            if gone is not None and await gone():
+                raise ClientGone()
+            if tick is not None:
+                await tick()
+    finally:
+        future.cancel()  # a no-op once it runs or is done
+        if channel is not None:
+            channel.cancel()
+
+
+class ClientGone(Exception):
+    """The client closed the connection while its question waited."""
