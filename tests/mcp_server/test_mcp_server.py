@@ -265,3 +265,26 @@ def test_http_transport_behind_the_service_guard() -> None:
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+def test_progress_notifications_name_the_model_loading(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a question waits on a model load, a client that asked for progress is told which model."""
+    import tkgqa.mcp_server.server as mcp_module
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))
+    from stubs import llm_stub
+
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.setenv("TKGQA_LLM_RETRIES", "0")
+    monkeypatch.setattr(mcp_module, "loading_now", lambda: [{"what": "MiniLM (sentence-transformers)"}])
+    seen: list[str | None] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        seen.append(message)
+
+    with llm_stub() as url:
+        monkeypatch.setenv("OPENAI_BASE_URL", f"{url}/slow/v1")
+        server = build_server(build_state(None, "llm_only", "openai:gpt-4o-mini"))
+        result = run(lambda c: c.call_tool("ask", {"question": QUESTION}, progress_callback=progress), server)
+    assert not result.is_error and result.structured_content["answers"] == ["Barack Obama"]
+    assert any(m and m.startswith("loading MiniLM (sentence-transformers)…") for m in seen), seen
