@@ -1,17 +1,34 @@
 # tkgqa — two entry points: `make demo` (install + answer demo questions offline) and `make test`.
+# Each has its own environment, so one never changes the other:
+#   make demo  -> .venv       tkgqa alone (core dependencies: no torch, no LLM client); the demo runs offline
+#   make test  -> .venv-test  tkgqa with every extra in TEST_EXTRAS (torch, sentence-transformers, llama-cpp,
+#                             Ray, DuckDB, the MCP SDK, MkDocs…); `make docs` and `make bench` use it too
+#   make lint  -> .venv-lint  tkgqa with the `lint` extra only (ruff, mypy, import-linter: no llama-cpp compile)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+TEST_VENV ?= .venv-test
+TBIN := $(TEST_VENV)/bin
+LINT_VENV ?= .venv-lint
+LBIN := $(LINT_VENV)/bin
 # Extras installed for the test suite; `local` compiles llama-cpp-python from source (~5 min on 2 cores,
 # then pip's wheel cache makes reinstalls fast).
-TEST_EXTRAS ?= dev,llm,service,retrieval,local,lpkg,distributed,store
+TEST_EXTRAS ?= dev,llm,service,retrieval,local,lpkg,distributed,store,mcp,docs
 PYTEST_ARGS ?=
 
-.PHONY: demo test install-core install-test install-lint lint typecheck bench clean
+.PHONY: demo test install-core install-test install-lint lint typecheck bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+
+$(TBIN)/python:
+	$(PYTHON) -m venv $(TEST_VENV)
+	$(TBIN)/python -m pip install -q --upgrade pip
+
+$(LBIN)/python:
+	$(PYTHON) -m venv $(LINT_VENV)
+	$(LBIN)/python -m pip install -q --upgrade pip
 
 install-core: $(BIN)/python
 	$(BIN)/pip install -q -e .
@@ -21,16 +38,17 @@ install-core: $(BIN)/python
 # in the user's own `tkgqa` or server.
 TEST_PLUGINS := .test-plugins
 
-install-test: $(BIN)/python
-	$(BIN)/pip install -q -e ".[$(TEST_EXTRAS)]"
-	$(BIN)/pip uninstall -q -y tkgqa-example-plugin tkgqa-method-example 2>/dev/null || true
-	$(BIN)/pip install -q --no-deps --upgrade --target $(TEST_PLUGINS) tests/plugins/tkgqa_example_plugin \
+install-test: $(TBIN)/python
+	@echo "make test: installing tkgqa[$(TEST_EXTRAS)] into $(TEST_VENV) (not $(VENV), which make demo uses)"
+	$(TBIN)/pip install -q -e ".[$(TEST_EXTRAS)]"
+	$(TBIN)/pip uninstall -q -y tkgqa-example-plugin tkgqa-method-example 2>/dev/null || true
+	$(TBIN)/pip install -q --no-deps --upgrade --target $(TEST_PLUGINS) tests/plugins/tkgqa_example_plugin \
 	  examples/method_plugin
 
 # What `make lint` needs: the package and the `lint` extra (ruff, mypy, import-linter, the typed libraries
 # mypy reads) — not the test extras, so linting never compiles llama-cpp-python first.
-install-lint: $(BIN)/python
-	$(BIN)/pip install -q -e ".[lint]"
+install-lint: $(LBIN)/python
+	$(LBIN)/pip install -q -e ".[lint]"
 
 demo: install-core
 	$(BIN)/tkgqa demo
@@ -39,20 +57,24 @@ demo: install-core
 TKGQA_DATA ?= $(or $(TKGQA_SHARED_DATA),$(abspath ../shared/data))
 
 test: install-test
-	@TKGQA_DATA="$(TKGQA_DATA)" $(BIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
+	@TKGQA_DATA="$(TKGQA_DATA)" $(TBIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests: treating as a failure" >&2; fi; exit $$rc
 
 # Also the budgets of pyproject.toml: function complexity/branches/statements (ruff C901, PLR0912, PLR0915)
 # and the stricter mypy settings.
 lint: install-lint
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
-	$(BIN)/mypy
-	$(BIN)/lint-imports
-	$(BIN)/python tests/core/import_cycles.py
+	$(LBIN)/ruff check src tests bench
+	$(LBIN)/ruff format --check src tests bench
+	$(LBIN)/mypy
+	$(LBIN)/lint-imports
+	$(LBIN)/python tests/core/import_cycles.py
 
 bench: install-test
-	$(BIN)/python bench/kg_ops.py
+	$(TBIN)/python bench/kg_ops.py
+
+# The documentation site (mkdocs.yml, docs/): warnings are errors; the site goes to site/.
+docs: install-test
+	NO_MKDOCS_2_WARNING=1 $(TBIN)/mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) $(TEST_PLUGINS) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(TEST_VENV) $(LINT_VENV) $(TEST_PLUGINS) site .pytest_cache .mypy_cache .ruff_cache

@@ -187,7 +187,7 @@ def test_ask_takes_method_options(tmp_path: Path) -> None:
 
 # --- ARI's embedder is a typed option --------------------------------------------------------------------
 def test_ari_embedder_typo_is_a_config_error_listing_the_valid_values() -> None:
-    with pytest.raises(ConfigError, match=r"embedder: .*'hashing', 'model2vec', 'minilm' or 'lexical'"):
+    with pytest.raises(ConfigError, match=r"embedder='minlm' .*'hashing', 'model2vec', 'minilm' or 'lexical"):
         resolve_method("ari:policy=symbolic,embedder=minlm")
     method = resolve_method("ari:policy=symbolic,embedder=lexical")
     assert method.config.embedder is EmbedderName.LEXICAL  # type: ignore[attr-defined]

@@ -123,3 +123,37 @@ def test_minilm_loads_without_transformers_load_report() -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "(1, 384)" in proc.stdout
     assert "LOAD REPORT" not in proc.stderr + proc.stdout and "UNEXPECTED" not in proc.stderr
+
+
+def test_llm_given_to_a_method_without_one_is_one_line_naming_the_methods_that_take_one() -> None:
+    """``tkgqa ask … --llm SPEC`` with the default (symbolic) method, and ``tkgqa eval`` alike: one line that
+    names the methods taking an LLM, never the config class or pydantic's words."""
+    for args in (
+        ("ask", "Who visited China in 2014?", "--llm", "openai:gpt-4o-mini"),
+        ("eval", "--dataset", "demo", "--method", "symbolic", "--llm", "fake", "--output", "unused"),
+    ):
+        with pytest.raises(ConfigError) as info:
+            run(*args)
+        text = str(info.value)
+        assert "the symbolic method takes no LLM: drop --llm" in text, text
+        assert "ari" in text and "timer4" in text and "\n" not in text
+        assert "Config" not in text and "Extra inputs" not in text
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("ari:top_k=abc", "option top_k='abc' of the ari method: input should be a valid integer"),
+        ("ari:top_k=abc", "write top_k=INTEGER (default 15)"),
+        ("ari:policy=psychic", "write policy=llm|symbolic|oracle (default llm)"),
+        ("symbolic:relax=maybe", "write relax=true|false (default true)"),
+        ("ari:topk=3", "unknown option 'topk' for the ari method; did you mean top_k?"),
+        ("ari:zzzz=3", "its options: preset, policy, llm, top_k"),
+    ],
+)
+def test_an_option_error_names_the_option_the_value_and_the_form(spec: str, expected: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        resolve_method(spec)
+    text = str(info.value)
+    assert expected in text, text
+    assert "Config" not in text and "llm='" not in text and text.count(",") < 15  # no 37-name dump

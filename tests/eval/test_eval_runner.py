@@ -147,7 +147,7 @@ def test_report_and_rows(tmp_path: Path) -> None:
     assert (
         (tmp_path / "report.md")
         .read_text()
-        .startswith("# Evaluation report\n\nMethod lookup on multitq (4 questions).")
+        .startswith("# Evaluation report\n\nlookup on multitq: all 4 questions.")
     )
     assert (tmp_path / "breakdown.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -246,3 +246,25 @@ def test_compare_runs(tmp_path: Path) -> None:
     assert result["n_common"] == 3 and result["only_in_a"] == 1
     assert (result["mcnemar"]["b"], result["mcnemar"]["c"]) == (0, 1)
     assert result["mcnemar"]["p_value"] == 1.0
+
+
+def test_the_run_title_says_the_method_settings_llm_split_and_sample() -> None:
+    from tkgqa.eval.report import latency_line, run_title
+
+    method = {"method": "ari", "llm": None, "requested": {"policy": "symbolic", "top_k": 5, "llm": None}}
+    dataset = {"name": "demo", "n_available": 60, "meta": {"split": "test"}}
+    selection = {"limit": 10, "sample": "stratified", "seed": 1}
+    assert run_title(method, dataset, 10, selection) == (
+        "ari (policy=symbolic, top_k=5; no LLM) on demo (test split): 10 of 60 questions, stratified sample "
+        "(seed 1)"
+    )
+    llm = {"method": "llm_only", "llm": "openai:gpt-4o-mini", "requested": {"llm": "openai:gpt-4o-mini"}}
+    assert run_title(llm, {"name": "multitq"}, 50, {"limit": 50, "sample": "first"}).startswith(
+        "llm_only (LLM openai:gpt-4o-mini) on multitq: 50 questions, the first ones"
+    )
+    skewed = latency_line({"mean_s": 2.0, "median_s": 0.1, "p95_s": 0.5})
+    assert "mean is above the p95" in skewed and "median 0.100 s" in skewed
+    assert run_title(method, dataset, 50, {"limit": 50, "sample": None}).endswith(
+        "50 of 60 questions, the first ones"
+    )
+    assert "above" not in latency_line({"mean_s": 0.2, "median_s": 0.1, "p95_s": 0.5})

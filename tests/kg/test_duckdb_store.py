@@ -266,3 +266,12 @@ def test_the_service_is_the_one_writer_of_a_persistent_store(tmp_path: Path) -> 
 
 
 A2031 = pt("Alice", "visit", "France", "2031-01-05")
+
+
+def test_cli_convert_into_a_folder_not_made_yet(tmp_path: Path) -> None:
+    """``tkgqa kg convert KG runs/kg.duckdb`` in a fresh checkout: the folder is made (it was an error
+    blaming another process)."""
+    _load_commands()
+    out = CliRunner().invoke(app, ["kg", "convert", "demo", str(tmp_path / "runs" / "new" / "kg.duckdb")])
+    assert out.exit_code == 0, out.output
+    assert len(load_kg(tmp_path / "runs" / "new" / "kg.duckdb")) == len(load_demo_kg())

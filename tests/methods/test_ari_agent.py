@@ -147,7 +147,8 @@ def test_no_linked_entity_abstains(kg: TemporalKG) -> None:
 def test_configuration_errors() -> None:
     with pytest.raises(ConfigError, match="needs an LLM"):
         ARIMethod(policy="llm")
-    with pytest.raises(ConfigError, match="invalid ARIConfig"):
+    expected = r"option policy='psychic' of the ari method: .*; write policy=llm\|symbolic\|oracle"
+    with pytest.raises(ConfigError, match=expected):
         ARIMethod(policy="psychic")
     assert resolve_method("ari:oracle").config.policy == "oracle"  # type: ignore[attr-defined]
     m = resolve_method("ari:policy=symbolic,top_k=4,no_filter=true")

@@ -129,7 +129,7 @@ def test_dict_options_need_no_escaping() -> None:
 def test_configuration_errors() -> None:
     with pytest.raises(ConfigError, match="pass an LLM"):
         resolve_method("hybrid")  # ari with policy llm needs one
-    with pytest.raises(ConfigError, match="invalid HybridConfig"):
+    with pytest.raises(ConfigError, match="unknown option 'treshold' for the hybrid method; its options: "):
         resolve_method("hybrid:fallback=llm_only,treshold=0.5", llm="fake")
     with pytest.raises(ConfigError, match="cannot be 'hybrid'"):
         resolve_method("hybrid:fallback=hybrid", llm="fake")

@@ -240,7 +240,7 @@ def test_claims_answer_in_the_dataset_words() -> None:
 
 
 def test_options_are_typed_and_spec_flags_work() -> None:
-    with pytest.raises(ConfigError, match="valid settings"):
+    with pytest.raises(ConfigError, match="unknown option 'bogus' for the r3 method"):
         resolve_method("r3", llm=FakeLLM(), bogus=1)
     with pytest.raises(ConfigError, match="needs an LLM"):
         resolve_method("r3", embedder="hashing").answer(question(), small_kg())

@@ -15,7 +15,7 @@ import typer
 from rich.markup import escape
 
 from ..errors import TKGQAError
-from .terminal import SHOWN_WARNINGS, TerminalConsole, warn_once
+from .terminal import SHOWN_WARNINGS, SlowWorkNotices, TerminalConsole, warn_once
 
 app = typer.Typer(
     name="tkgqa",
@@ -25,6 +25,9 @@ app = typer.Typer(
     add_completion=False,
 )
 err_console = TerminalConsole(stderr=True)
+#: Slow work (model loads, distillations; local LLM calls once a command turns ``calls`` on) announced on
+#: stderr with its estimate; installed by :func:`main`.
+SLOW_WORK = SlowWorkNotices(err_console)
 
 
 def _print_version(value: bool) -> None:
@@ -58,6 +61,7 @@ _COMMAND_MODULES = (
     "ari_cmd",
     "timer4_cmd",
     "serve_cmd",
+    "mcp_cmd",
     "lpkg_cmd",
     "embed_cmd",
     "reproduce_cmd",
@@ -86,15 +90,20 @@ def _show_warning(message: Warning | str, category: type[Warning], *_args: Any, 
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``tkgqa`` script. Every KG a command loads says on stderr, once, what it
-    skipped (:func:`tkgqa.kg.loaders.add_skip_listener`)."""
+    skipped (:func:`tkgqa.kg.loaders.add_skip_listener`); slow work announces itself
+    (:mod:`tkgqa.loading`)."""
     from ..kg.loaders import add_skip_listener
+    from ..loading import add_listener
 
     warnings.showwarning = _show_warning
     SHOWN_WARNINGS.clear()
     add_skip_listener(warn_once)
+    remove = add_listener(SLOW_WORK)
     _load_commands()
     try:
         app(args=argv, standalone_mode=True)
     except TKGQAError as exc:
         print_error(exc)
         sys.exit(2)
+    finally:
+        remove()

@@ -170,10 +170,18 @@ def build_memory_cmd(
         console.print("[yellow]no --llm: the memory is clustered but has no methodologies[/yellow]")
     pairs = [(not v.startswith("global"), not v.endswith("correct-only")) for v in variant]
 
-    def progress(stage: str, i: int, total: int) -> None:
-        if i == total or i % 10 == 0:
-            console.print(f"[dim]{stage} {i}/{total}[/dim]", highlight=False)
+    from . import SLOW_WORK
+    from .terminal import StageProgress
 
+    progress = StageProgress(console)
+    steps = "" if policy != "llm" else f" (ARI's agent: up to {method.config.t_max} LLM calls each)"
+    console.print(
+        f"[dim]building the memory: {len(history)} history questions{steps}"
+        + (f", then methodologies induced per cluster with {inducer.model_id}" if inducer is not None else "")
+        + "; progress and LLM calls show as they run[/dim]",
+        highlight=False,
+    )
+    SLOW_WORK.calls = True
     memory, usage = build_memory(
         history,
         store,
@@ -186,6 +194,7 @@ def build_memory_cmd(
         progress=progress,
         split=split if chosen is HistorySource.DATASET else None,
     )
+    SLOW_WORK.calls = False
     path = memory.save(output)
     correct = sum(1 for r in memory.records if r.correct)
     console.print(

@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from ..credentials import redact
 from ..datasets.base import Question
 from ..errors import ConfigError
 from ..eval.resolve import answer_payload, build_method, open_kg
@@ -15,13 +16,14 @@ from ..eval.views import program_tree
 from ..kg.base import KGStore
 from ..kg.loaders import load_warnings
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
-from ..methods.base import Answer, resolve_method
+from ..methods.base import Answer, Method, StepEvent, resolve_method
 from ..sanitize import clean_text, terminal_text
 from . import app
 from .run_config import METHOD_OPTION_HELP, cli_method_options
 from .terminal import TerminalConsole, echo_json, plain, warn_once
 
 console = TerminalConsole()
+err_console = TerminalConsole(stderr=True)
 
 
 def print_answer(question: str, answer: Answer, kg: KGStore) -> None:
@@ -51,6 +53,30 @@ def print_answer(question: str, answer: Answer, kg: KGStore) -> None:
             console.print(Text("program: ", style="dim") + plain(step["program"]), highlight=False)
         for line in step.get("lines", []) if step.get("step") == "explanation" else []:
             console.print(line, highlight=False, markup=False)  # R3: axiom, steps with cited facts, verdict
+
+
+def answer_showing_steps(runner: Method, question: str, store: KGStore, llm: str | None) -> Answer:
+    """``runner``'s answer, saying on stderr what runs while it runs: each step of a multi-step method (ARI's
+    actions, R3's checks…) with its elapsed time, and each call to a local LLM with its estimate."""
+    from ..methods.base import step_reporter
+    from . import SLOW_WORK
+
+    if llm:
+        err_console.print(
+            Text(f"answering with {runner.name} and LLM {redact(llm)}; its steps show as they run…", "dim")
+        )
+    begin = time.perf_counter()
+
+    def show(event: StepEvent) -> None:
+        took = time.perf_counter() - begin
+        err_console.print(Text(f"  [{took:5.1f} s] {event.kind}: {terminal_text(event.label)}", "dim"))
+
+    SLOW_WORK.calls = True
+    try:
+        with step_reporter(show):
+            return runner.answer(Question(qid="cli", text=question), store)
+    finally:
+        SLOW_WORK.calls = False
 
 
 @app.command()
@@ -94,7 +120,7 @@ def ask(
     started = time.perf_counter()
     options = cli_method_options(method_option, fallback_option)
     runner = build_method(method, llm=llm, policy=policy, options=options)
-    answer = runner.answer(Question(qid="cli", text=question), store)
+    answer = answer_showing_steps(runner, question, store, llm)
     if as_json:
         latency_ms = (time.perf_counter() - started) * 1000
         payload = answer_payload(

@@ -34,15 +34,17 @@ def _choice(value: str | None, allowed: tuple[str, ...], option: str) -> None:
 
 
 def _pct(x: float) -> str:
-    return f"{100 * x:.1f}"
+    return f"{100 * x:.1f} %"
 
 
 def print_summary(report: dict[str, Any], output: Path) -> None:
     """A rich table of the headline metrics and the first-level breakdowns."""
+    from ..eval.report import METRICS_NOTE, latency_line, run_title
+
     m, s, u = report["metrics"], report["supported"], report["usage"]
-    method, dataset = report["method"].get("method", "?"), report["dataset"].get("name", "?")
-    title = f"{escape(str(method))} on {escape(str(dataset))} (n={report['n']})"
-    table = Table("metric", "value", title=title, title_justify="left")
+    title = escape(run_title(report["method"], report["dataset"], report["n"], report.get("selection") or {}))
+    table = Table("metric", "value", title=title, title_justify="left", caption=METRICS_NOTE)
+    table.caption_justify = "left"
     for key in ("strict_hits@1", "lenient_hits@1", "answered", "strict_hits@1_answered"):
         table.add_row(key, _pct(m[key]))
     for key, value in m.items():
@@ -68,6 +70,8 @@ def print_summary(report: dict[str, Any], output: Path) -> None:
             f"{replay['exact']} exact, {replay['by_id']} by id, {replay.get('reask', 0)} re-asks, "
             f"{replay['miss']} miss",
         )
+    if report.get("latency"):
+        table.add_row("latency", latency_line(report["latency"]).removeprefix("Latency per question: "))
     n_errors = report["errors"]
     table.add_row("errors", f"[bold red]{n_errors}[/bold red]" if n_errors else "0")
     console.print(table)

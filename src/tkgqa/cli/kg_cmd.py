@@ -256,6 +256,7 @@ def _convert(src: str, dst: str, to: StoreFormat | None, fmt: str) -> None:
     target = to or (StoreFormat.PARQUET if out.suffix.lower() == ".parquet" else StoreFormat.DUCKDB)
     if out.exists() and (target is StoreFormat.DUCKDB or any(out.iterdir())):
         raise ConfigError(f"{str(out)!r} already exists; convert into a new path")
+    out.parent.mkdir(parents=True, exist_ok=True)  # `runs/kg.duckdb` in a fresh folder: the folder is made
     source = Path(src).expanduser()
     into = out if target is StoreFormat.DUCKDB else None  # a new file (built aside, renamed when complete)
     if src != "demo" and source.is_file() and (fmt == "duckdb" or sniff_format(source) == "duckdb"):

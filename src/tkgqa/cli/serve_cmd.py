@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -49,6 +50,34 @@ def check_append_flags(kg: str | None, allow_append: bool, ephemeral_append: boo
         raise ConfigError(
             "--create makes a new DuckDB store to append to: use it with --kg FILE.duckdb --allow-append"
         )
+
+
+def service_settings(
+    *,
+    allow_method: list[str] | None,
+    allow_llm: list[str] | None,
+    allow_option: list[str] | None,
+    allow_host: list[str] | None,
+    host: str,
+    token: str | None,
+    **limits: Any,
+) -> Any:
+    """The :class:`~tkgqa.service.policy.ServiceSettings` of the flags ``tkgqa serve`` and ``tkgqa mcp``
+    share: the allow-lists (``fake`` is always an allowed LLM), the hosts the server answers to, the token;
+    ``limits``: the other settings by their flag's name (``max_body``, ``request_timeout``, …)."""
+    from ..service.guard import allowed_hosts
+    from ..service.policy import ServiceSettings, parse_list
+
+    renamed = {"max_body": "max_body_bytes", "request_timeout": "request_timeout_s",
+               "shutdown_timeout": "shutdown_timeout_s", "create": "create_store"}  # fmt: skip
+    return ServiceSettings(
+        allow_methods=parse_list(allow_method),
+        allow_llms=("fake", *(parse_list(allow_llm) or ())),
+        allow_options=parse_list(allow_option),
+        api_token=token,
+        allowed_hosts=allowed_hosts(host, parse_list(allow_host) or ()),
+        **{renamed.get(k, k): v for k, v in limits.items()},
+    )
 
 
 @app.command()
@@ -138,34 +167,33 @@ def serve(
     With --dataset (and --data-dir), the example questions come from that benchmark's question set."""
     from ..credentials import redact
     from ..service import require_service
-    from ..service.policy import ServiceSettings, parse_list
 
     require_service(server=True)
     from ..service.app import create_app
-    from ..service.guard import allowed_hosts
     from ..service.server import check_binding, make_server
 
     check_append_flags(kg, allow_append, ephemeral_append, create)
     apply_llm_settings(llm_timeout, llm_retries)
     token = read_token(api_token_file)
     check_binding(host, token)
-    settings = ServiceSettings(
-        allow_methods=parse_list(allow_method),
-        allow_llms=("fake", *(parse_list(allow_llm) or ())),
-        allow_options=parse_list(allow_option),
+    settings = service_settings(
+        allow_method=allow_method,
+        allow_llm=allow_llm,
+        allow_option=allow_option,
+        allow_host=allow_host,
+        host=host,
+        token=token,
         max_tokens=max_tokens,
-        max_body_bytes=max_body,
-        request_timeout_s=request_timeout,
+        max_body=max_body,
+        request_timeout=request_timeout,
         queue_limit=queue_limit,
         max_pending=max_pending,
         method_workers=method_workers,
-        shutdown_timeout_s=shutdown_timeout,
         allow_append=allow_append,
         ephemeral_append=ephemeral_append,
-        create_store=create,
+        create=create,
+        shutdown_timeout=shutdown_timeout,
         runs_dir=str(runs_dir) if runs_dir is not None else None,
-        api_token=token,
-        allowed_hosts=allowed_hosts(host, parse_list(allow_host) or ()),
     )
     ds = None
     if dataset is not None:

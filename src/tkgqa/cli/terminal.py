@@ -64,3 +64,54 @@ def echo(text: str, *, err: bool = False) -> None:
 def echo_json(value: Any) -> None:
     """One line of JSON (``--json`` output) with no control character reaching the terminal."""
     typer.echo(terminal_json(value))
+
+
+class SlowWorkNotices:
+    """Says on the terminal when slow work starts (a model load or distillation, with its estimate) and how
+    long it took (:func:`tkgqa.loading.add_listener`); one call to a local LLM too once :attr:`calls` is on
+    (``tkgqa ask``, ``tkgqa ari build-memory``: commands without a progress bar of their own)."""
+
+    def __init__(self, console: Console, *, calls: bool = False) -> None:
+        self.console = console
+        self.calls = calls
+
+    def __call__(self, event: str, work: Any, seconds: float | None) -> None:
+        if work.kind == "call" and not self.calls:
+            return
+        if event == "start":
+            verb = "loading " if work.kind == "model" and not work.what.startswith("model2vec:") else ""
+            estimate = f" ({work.estimate})" if work.estimate else ""
+            self.console.print(Text(f"{verb}{work.what}…{estimate}", style="dim"))
+        elif seconds is not None and seconds >= 1.0:
+            self.console.print(Text(f"  {work.what}: {seconds:.1f} s", style="dim"))
+
+
+class StageProgress:
+    """``stage i/total`` lines with the time per item and the time left, for loops without a progress bar:
+    every item when items are slow (the last line is 2 s old or more), else every 10th, and the last."""
+
+    def __init__(self, console: Console) -> None:
+        import time
+
+        self.console = console
+        self._stage = ""
+        self._began = self._previous = self._last = time.monotonic()  # the loop starts now
+
+    def __call__(self, stage: str, i: int, total: int) -> None:
+        import time
+
+        now = time.monotonic()
+        if stage != self._stage:  # a stage starts where the one before it ended
+            self._stage, self._began = stage, self._previous
+        self._previous = now
+        if i != total and i % 10 and now - self._last < 2.0:
+            return
+        self._last = now
+        each = (now - self._began) / max(i, 1)
+        left = each * (total - i)
+        pace = f" ({each:.1f} s each, ~{_duration(left)} left)" if each >= 0.5 and i < total else ""
+        self.console.print(Text(f"{stage} {i}/{total}{pace}", style="dim"))
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"

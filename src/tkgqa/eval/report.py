@@ -215,24 +215,92 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}"
 
 
+#: What the headline metrics mean, under every table of them (CLI and report.md).
+METRICS_NOTE = (
+    "Values are % of the n questions (answered: % with an answer; *_answered: % of those answered). "
+    "Strict Hits@k: a gold answer among the first k answers after normalisation; lenient Hits@1: a strict "
+    "hit at any rank or a gold answer's text inside the output (TimeR4's substring rule)."
+)
+
+
+def method_label(method: Mapping[str, Any]) -> str:
+    """The method as run: its name, the settings given that differ from its defaults, and its LLM —
+    ``ari (policy=symbolic, top_k=5; no LLM)``."""
+    name = str(method.get("method", "?"))
+    given = method.get("requested") or method.get("config") or {}
+    defaults: dict[str, Any] = {}
+    try:
+        from ..methods.base import METHODS
+
+        factory = METHODS.factory(name)
+        config_class = getattr(factory, "config_class", None)
+        if config_class is not None:
+            defaults = config_class().model_dump(mode="json")
+    except Exception:  # a plugin without a config, a missing extra: show the settings as given
+        defaults = {}
+    shown = [
+        f"{k}={v}"
+        for k, v in given.items()
+        if k != "llm"
+        and v is not None
+        and (k not in defaults or defaults[k] != v)
+        and not isinstance(v, dict)
+    ]
+    llm = method.get("llm") or given.get("llm")
+    uses = "llm" in given or "llm" in defaults
+    tail = (f"LLM {llm}" if llm else "no LLM") if uses else ""
+    inside = ", ".join(shown[:8]) + (", …" if len(shown) > 8 else "")
+    parts = "; ".join(p for p in (inside, tail) if p)
+    return f"{name} ({parts})" if parts else name
+
+
+def sample_label(n: int, dataset: Mapping[str, Any], selection: Mapping[str, Any]) -> str:
+    """Which questions: ``10 of 60 questions, stratified sample (seed 1)``, ``all 60 questions``…"""
+    total = dataset.get("n_available")
+    sample, seed, limit = selection.get("sample"), selection.get("seed"), selection.get("limit")
+    if not limit or (total is not None and n >= int(total)):
+        return f"all {n} questions" if total is None or n >= int(total) else f"{n} of {total} questions"
+    how = {"stratified": "stratified sample", "random": "random sample"}.get(str(sample), "the first ones")
+    seeded = f" (seed {seed})" if seed is not None and sample in ("stratified", "random") else ""
+    of = f" of {total}" if total is not None else ""
+    return f"{n}{of} questions, {how}{seeded}"
+
+
+def run_title(
+    method: Mapping[str, Any], dataset: Mapping[str, Any], n: int, selection: Mapping[str, Any]
+) -> str:
+    """One line saying what a run is: method with its settings and LLM, dataset and split, the sample."""
+    split = (dataset.get("meta") or {}).get("split")
+    where = f"{dataset.get('name', '?')}" + (f" ({split} split)" if split else "")
+    return f"{method_label(method)} on {where}: {sample_label(n, dataset, selection)}"
+
+
+def latency_line(latency: Mapping[str, float]) -> str:
+    """Latency per question, saying why a mean can exceed the p95: a few slow questions (a first one loads
+    the models) pull the mean up, the median and p95 are what a typical question takes."""
+    mean, median, p95 = latency["mean_s"], latency.get("median_s", 0.0), latency["p95_s"]
+    note = (
+        " (the mean is above the p95: a few slow questions, e.g. the first loading models)"
+        if mean > p95
+        else ""
+    )
+    return f"Latency per question: median {median:.3f} s, p95 {p95:.3f} s, mean {mean:.3f} s{note}."
+
+
 def render_markdown(report: Report) -> str:
     """``report.md``: headline metrics, usage, the supported subset and one table per breakdown. Every
     value from data is escaped (:mod:`tkgqa.markdown`); headings are fixed words."""
     m = report.metrics
-    name = md_text(report.method.get("method", "?"))
-    lines = [
-        "# Evaluation report",
-        "",
-        f"Method {name} on {md_text(report.dataset.get('name', '?'))} ({report.n} questions).",
-        "",
-    ]
+    title = run_title(report.method, report.dataset, report.n, report.selection)
+    lines = ["# Evaluation report", "", f"{md_text(title)}.", ""]
     for i, problem in enumerate(problem_lines(report)):
         lines += [">"] if i else []
         lines.append(f"> **{md_text(problem)}**")
     if lines[-1]:
         lines.append("")
-    lines += [md_row(("metric", "value")), md_rule(2)]
-    lines += [md_row((k, _pct(v) + (" %" if k == "answered" else ""))) for k, v in m.items()]
+    lines += [md_row(("metric", "%")), md_rule(2)]
+    lines += [md_row((k, _pct(v))) for k, v in m.items()]
+    lines += ["", METRICS_NOTE]
     s, u = report.supported, report.usage
     lines += [
         "",
@@ -252,8 +320,7 @@ def render_markdown(report: Report) -> str:
         f"{u['completion_tokens_per_question']:.0f} completion tokens; "
         f"{u['parse_failures']} parse failures. Run total: {u.get('llm_calls', 0):.0f} LLM calls "
         f"({u.get('cached_calls', 0):.0f} cached), ~${u.get('cost_usd', 0.0):.4f} (as `tkgqa llm log`). "
-        f"Latency: mean {report.latency['mean_s']:.3f} s, "
-        f"p95 {report.latency['p95_s']:.3f} s. Errors: {report.errors}.",
+        f"{latency_line(report.latency)} Errors: {report.errors}.",
     ]
     if report.replay:
         r = report.replay

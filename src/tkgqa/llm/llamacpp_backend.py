@@ -18,7 +18,7 @@ from typing import Any
 
 from ..credentials import without_secrets
 from ..errors import ConfigError, ContextWindowError, LLMError
-from ..loading import model_loading
+from ..loading import model_loading, slow_call
 from ..usage import Usage
 from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, with_choice_instruction
 
@@ -128,6 +128,8 @@ class LlamaCppBackend(LLMBackend):
         self.llama_kwargs = llama_kwargs
         self._llama: Any = None
         self._lock = threading.RLock()
+        self._calls = 0
+        self._seconds = 0.0
 
     def cache_namespace(self) -> str:
         """The model file (name and size), the context size and the settings that change the prompt or the
@@ -198,16 +200,19 @@ class LlamaCppBackend(LLMBackend):
         if request.temperature == 0:
             kwargs["top_k"] = 1
         kwargs.update(request.extra)
-        start = time.perf_counter()
         with self._lock:
             llama = self.llama
+            start = time.perf_counter()
             try:
-                out = llama.create_chat_completion(**kwargs)
+                with slow_call(f"{self.model_id} call {self._calls + 1} (llama.cpp, CPU)", self.estimate()):
+                    out = llama.create_chat_completion(**kwargs)
             except ValueError as exc:
                 if "context window" in str(exc).lower() or "exceed" in str(exc).lower():
                     raise ContextWindowError(f"prompt too long for n_ctx={self.n_ctx}: {exc}") from exc
                 raise LLMError(f"llama.cpp failed: {exc}") from exc
-        latency = time.perf_counter() - start
+            latency = time.perf_counter() - start
+            self._calls += 1
+            self._seconds += latency
         text = out["choices"][0]["message"].get("content") or ""
         usage = out.get("usage") or {}
         return LLMResponse(
@@ -220,6 +225,12 @@ class LlamaCppBackend(LLMBackend):
             latency_s=latency,
             model=self.model_id,
         )
+
+    def estimate(self) -> str:
+        """How long a call takes here: the mean of this backend's calls so far, or a first guess."""
+        if not self._calls:
+            return f"a local model on {self.n_threads} CPU thread(s): a call can take tens of seconds"
+        return f"about {self._seconds / self._calls:.0f} s each so far"
 
     def close(self) -> None:
         """Free the model (it reloads on the next call)."""

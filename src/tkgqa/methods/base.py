@@ -242,23 +242,82 @@ def parse_options(
     return out
 
 
-def merge_config(cls: type[C], base: C | None, overrides: Mapping[str, Any]) -> C:
-    """``base`` (or the defaults) with ``overrides`` applied and validated; ConfigError names what is wrong
-    and lists the valid settings."""
+def merge_config(cls: type[C], base: C | None, overrides: Mapping[str, Any], *, method: str = "") -> C:
+    """``base`` (or the defaults) with ``overrides`` applied and validated; ConfigError naming the option,
+    the value and the form it takes (:func:`option_problem`), never the config class."""
     data = {**(base.model_dump() if base is not None else {}), **overrides}
     try:
         return cls.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(x) for x in e['loc']) or '?'}: {e['msg']}" for e in exc.errors(include_url=False)
-        )
-        unknown = [str(e["loc"][0]) for e in exc.errors(include_url=False) if e["type"] == "extra_forbidden"]
-        close = {c for name in unknown for c in difflib.get_close_matches(name, list(cls.model_fields), n=2)}
-        hint = f"; did you mean {' or '.join(sorted(close))}?" if close else ""
-        valid = ", ".join(cls.model_fields)
-        raise ConfigError(
-            f"invalid {cls.__name__} settings ({problems}){hint}; valid settings: {valid}"
-        ) from None
+        problems = [option_problem(cls, e, method or "this") for e in exc.errors(include_url=False)[:3]]
+        raise ConfigError("; ".join(problems)) from None
+
+
+#: How many option names an "unknown option" error lists at most (the closest ones first).
+SHOWN_OPTIONS = 10
+
+
+def value_form(cls: type[BaseModel], name: str) -> str:
+    """How option ``name`` of ``cls`` is written on the command line: ``top_k=INTEGER (default 10)``,
+    ``policy=llm|symbolic|oracle``…"""
+    import types
+    import typing
+
+    info = cls.model_fields.get(name)
+    if info is None:
+        return f"{name}=VALUE"
+    kind = info.annotation
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):  # Optional[X]: the form of X
+        kind = next(a for a in typing.get_args(kind) if a is not type(None))
+    choices: list[str] = []
+    if typing.get_origin(kind) is typing.Literal:
+        choices = [str(v) for v in typing.get_args(kind)]
+    elif isinstance(kind, type) and issubclass(kind, StrEnum):
+        choices = [str(v) for v in kind]
+    forms = {bool: "true|false", int: "INTEGER", float: "NUMBER", str: "TEXT"}
+    shown = "|".join(choices) if choices else forms.get(kind, "VALUE") if isinstance(kind, type) else "VALUE"
+    default = info.default
+    plain = isinstance(default, bool | int | float | str) and not isinstance(default, types.NoneType)
+    text = str(default).lower() if isinstance(default, bool) else str(default)
+    return f"{name}={shown}" + (f" (default {text})" if plain and text else "")
+
+
+def option_problem(cls: type[BaseModel], error: Any, method: str) -> str:
+    """One pydantic error of a method config as the user wrote it: the option, the value, what is wrong
+    and the allowed form; an unknown option gets the closest names (at most :data:`SHOWN_OPTIONS`)."""
+    name = ".".join(str(x) for x in error["loc"]) or "?"
+    top = str(error["loc"][0]) if error["loc"] else name
+    fields = list(cls.model_fields)
+    if error["type"] == "extra_forbidden":
+        close = difflib.get_close_matches(top, fields, n=3, cutoff=0.5)
+        if close:
+            return f"unknown option {top!r} for the {method} method; did you mean {' or '.join(close)}?"
+        more = f", … ({len(fields)} in all)" if len(fields) > SHOWN_OPTIONS else ""
+        listed = ", ".join(fields[:SHOWN_OPTIONS]) + more
+        return f"unknown option {top!r} for the {method} method; its options: {listed}"
+    value = error.get("input")
+    shown = repr(value) if isinstance(value, str | int | float | bool) else "the value given"
+    if isinstance(value, str) and len(value) > 60:
+        shown = repr(value[:60] + "…")
+    msg = str(error["msg"])
+    msg = msg[:1].lower() + msg[1:]
+    return f"option {name}={shown} of the {method} method: {msg}; write {value_form(cls, top)}"
+
+
+def no_llm_methods_error(method: str) -> ConfigError:
+    """The one error for an LLM given to a method that takes none: it names the methods that take one."""
+    takers = []
+    for name in METHODS.names():
+        try:
+            factory = METHODS.factory(name)
+        except TKGQAError:  # a method whose extra is missing still takes an LLM if its config says so
+            continue
+        if isinstance(factory, type) and issubclass(factory, Method) and factory.takes_llm():
+            takers.append(name)
+    return ConfigError(
+        f"the {method} method takes no LLM: drop --llm, or pick a method that uses one "
+        f"({', '.join(takers)}), e.g. --method ari --llm SPEC"
+    )
 
 
 OptionsT = TypeVar("OptionsT")
@@ -318,12 +377,13 @@ def merge_options(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[
 
 
 def llm_required(method: str, *, alternative: str = "") -> ConfigError:
-    """The one error for an LLM method given no LLM: it names the CLI flag and the Python keyword."""
+    """The one error for an LLM method given no LLM: it names the CLI flag (the library's keyword is the
+    same word, ``llm``)."""
     instead = f" (or {alternative})" if alternative else ""
     return ConfigError(
         f"the {method} method needs an LLM{instead}: add --llm SPEC, e.g. --llm openai:gpt-4o-mini "
-        f"(OPENAI_API_KEY set) or --llm llamacpp:smollm2 (offline, tiny); a server: tkgqa serve --llm SPEC; "
-        f"from Python: llm='SPEC'"
+        f"(OPENAI_API_KEY set) or --llm llamacpp:smollm2 (offline, tiny; each call takes seconds on a CPU); "
+        f"a server: tkgqa serve --llm SPEC"
     )
 
 
@@ -362,11 +422,13 @@ class Method(ABC):
         **overrides: Any,
     ) -> None:
         given = {**self.parse_spec(spec), **overrides}
+        if (llm is not None or "llm" in given) and not self.takes_llm():
+            raise no_llm_methods_error(self.name)
         if isinstance(llm, str):
             given["llm"] = llm
         elif llm is not None and self.takes_llm():
             given["llm"] = f"{llm.name}:{llm.model_id}"  # recorded; the backend itself is used
-        self.requested = merge_config(self.config_class, config, self.prepare(given))
+        self.requested = merge_config(self.config_class, config, self.prepare(given), method=self.name)
         self.config = self.requested.effective()
         self.llm = self.resolve_llm(llm)
         if self.needs_llm and self.llm is None:

@@ -6,8 +6,8 @@
   ``"minilm:/path"`` loads another local sentence-transformers model (e.g. a fine-tuned time-aware
   retriever). ~280 short facts/s on 2 CPU cores.
 * ``"model2vec"`` — :class:`Model2VecEmbedder`: a static model distilled once from the bundled MiniLM
-  (``model2vec.distill``, ~20 s, needs torch) and cached under ``$TKGQA_HOME/models/``; afterwards it loads
-  without torch and encodes ~40k facts/s.
+  (``model2vec.distill``, minutes on a CPU, needs torch; announced with its estimate) and cached under
+  ``$TKGQA_HOME/models/``; afterwards it loads without torch and encodes ~40k facts/s.
 * ``"hashing"`` — :class:`HashingEmbedder`: signed character n-gram hashing, no dependency, deterministic
   across processes; for tests and core installs.
 
@@ -223,13 +223,16 @@ class SentenceTransformerEmbedder:
     def model(self) -> Any:
         """The ``SentenceTransformer`` (loaded on first use)."""
         if self._model is None:
-            try:
-                from sentence_transformers import SentenceTransformer
-            except ImportError:
-                raise ConfigError(f"sentence-transformers is not installed; {_INSTALL_HINT}") from None
             what = f"{'MiniLM' if self.bundled else self.path.name} (sentence-transformers)"
-            with model_loading(what), quiet_model_loading():
-                self._model = SentenceTransformer(str(self.path), device=self.device, local_files_only=True)
+            with model_loading(what, "about 10-30 s: torch and the model"):  # named before torch imports
+                try:
+                    from sentence_transformers import SentenceTransformer
+                except ImportError:
+                    raise ConfigError(f"sentence-transformers is not installed; {_INSTALL_HINT}") from None
+                with quiet_model_loading():
+                    self._model = SentenceTransformer(
+                        str(self.path), device=self.device, local_files_only=True
+                    )
         return self._model
 
     @property
@@ -252,6 +255,10 @@ class SentenceTransformerEmbedder:
 
 
 # --- model2vec -----------------------------------------------------------------------------------------
+#: How long the one-time model2vec distillation takes (measured: ~6 min on 2 busy CPU cores, 2026-11).
+DISTILL_ESTIMATE = "a few minutes on a laptop CPU (about 6 min on 2 cores)"
+
+
 def distill_model2vec(target: Path, *, pca_dims: int | None = 256, source: Path | None = None) -> Path:
     """Distil a static model2vec model from a sentence-transformers model (default: bundled MiniLM) into
     ``target`` (written to a temporary folder first, then moved, so concurrent runs are safe)."""
@@ -259,7 +266,8 @@ def distill_model2vec(target: Path, *, pca_dims: int | None = 256, source: Path 
         from model2vec.distill import distill
     except ImportError:
         raise ConfigError(
-            "distilling needs model2vec[distill] and torch; pip install 'model2vec[distill]'"
+            "distilling the model2vec embedder needs torch and model2vec[distill]: install tkgqa[retrieval] "
+            "(pip install 'tkgqa[retrieval]'), or use --embedder hashing"
         ) from None
     src = source or bundled_minilm_path()
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -320,12 +328,15 @@ class Model2VecEmbedder:
             if not (path / "config.json").is_file():
                 if self._explicit is not None or not self.distill_if_missing:
                     raise ConfigError(f"no model2vec model at {path}")
-                with model_loading("model2vec (distilling it from MiniLM, once)"):
+                what = "model2vec: distilling it from MiniLM (once; then cached under $TKGQA_HOME/models)"
+                with model_loading(what, DISTILL_ESTIMATE), quiet_model_loading():
                     distill_model2vec(path, pca_dims=self.pca_dims)
             try:
                 from model2vec import StaticModel
             except ImportError:
-                raise ConfigError("model2vec is not installed; pip install model2vec") from None
+                raise ConfigError(
+                    "model2vec is not installed; install tkgqa[retrieval] (pip install 'tkgqa[retrieval]')"
+                ) from None
             with model_loading(f"model2vec ({path.name})"):
                 self._model = StaticModel.from_pretrained(str(path))
         return self._model

@@ -31,22 +31,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import __version__
 from ..datasets.core import Dataset
 from ..errors import TKGQAError
-from ..eval.resolve import open_kg, takes_llm
 from ..kg.base import KGStore
-from ..kg.formats import is_persistent_store
-from .ask_routes import ClientGone, ask_router
+from .ask_routes import ask_router
 from .errors import clip, error_body, exception_body, headers_for, status_for
 from .guard import RequestGuard
 from .headers import SecurityHeaders, csp_with_script_hashes
 from .info_routes import info_router
-from .jobs import MethodPool
 from .kg_routes import kg_router
-from .live import LiveKG
 from .models import error_responses
-from .policy import RequestPolicy, ServiceSettings
-from .queries import dataset_examples
+from .policy import ServiceSettings
 from .runs_routes import runs_router
-from .state import ServiceState, load_index_html
+from .state import build_state
+from .submit import ClientGone
 from .ui_routes import ui_router
 
 log = logging.getLogger("tkgqa.service")
@@ -94,38 +90,10 @@ def create_app(
     allow-lists and limits (defaults: :class:`ServiceSettings`). ``dataset``: the benchmark the KG comes
     from: ``/api/examples`` then offers a few of its questions (one per question type), and its KG file is
     served when ``kg`` is ``None``."""
-    settings = settings or ServiceSettings()
-    if kg is None and dataset is not None and dataset.kg_path is not None:
-        kg = str(dataset.kg_path)
-    path = kg if isinstance(kg, str) or kg is None else None
-    store: KGStore
-    if isinstance(kg, str) and is_persistent_store(kg):  # a persistent store, served from disk: this
-        from ..kg.duckdb_store import DuckDBStore  # process is its one writer when appends are on (issue #14)
-
-        store = DuckDBStore.open(kg, read_only=not settings.allow_append, create=settings.create_store)
-    else:
-        store = open_kg(kg) if isinstance(kg, str) or kg is None else kg
-    pool = MethodPool(
-        method_cache_size,
-        queue_limit=settings.queue_limit,
-        max_pending=settings.max_pending,
-        workers=settings.method_workers,
-        stuck_after_s=settings.request_timeout_s,  # no client waits longer: a worker still busy is stuck
+    state = build_state(
+        kg, default_method, llm, settings=settings, method_cache_size=method_cache_size, dataset=dataset
     )
-    pool.warm(default_method.strip(), llm if takes_llm(default_method) else None)
-    state = ServiceState(
-        kg=store,
-        kg_path=path,
-        default_method=default_method.strip(),
-        default_llm=llm,
-        settings=settings,
-        policy=RequestPolicy(settings, default_method, llm),
-        pool=pool,
-        live=LiveKG(store),
-        index_html=load_index_html(),
-        is_demo=path in (None, "demo"),
-        dataset_examples=dataset_examples(dataset.questions, source=dataset.name) if dataset else None,
-    )
+    settings, pool = state.settings, state.pool
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:

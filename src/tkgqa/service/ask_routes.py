@@ -5,9 +5,7 @@ away (:func:`wait_for_job`); what a client may choose is the server's
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
@@ -16,25 +14,19 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field, field_validator
 
-from ..credentials import redact
-from ..datasets.base import Question
-from ..errors import ConfigError
-from ..eval.resolve import OptionValue, answer_payload, takes_llm
-from ..methods.base import Answer, Method, step_reporter
+from ..eval.resolve import OptionValue
 from ..sanitize import clean_text
-from .errors import DeadlineError, ShuttingDownError
 from .jobs import MethodPool
 from .models import AnswerOut, error_responses
 from .policy import MAX_OPTIONS
 from .state import ServiceState
 from .stream import StepChannel, stream_job
+from .submit import submit_question, wait_for_answer
 
 log = logging.getLogger("tkgqa.service")
 
 MAX_QUESTION_CHARS = 2000
 MAX_NAME_CHARS = 200
-#: How often a waiting request checks whether its client is still there.
-POLL_S = 0.2
 
 
 class AskRequest(BaseModel):
@@ -87,10 +79,6 @@ ASK_RESPONSES = BODY_RESPONSES | error_responses(
 )
 
 
-class ClientGone(Exception):
-    """The client closed the connection while its question waited."""
-
-
 async def wait_for_job(
     future: Future[Any],
     request: Request,
@@ -98,34 +86,9 @@ async def wait_for_job(
     pool: MethodPool,
     channel: StepChannel | None = None,
 ) -> Any:
-    """The job's result, waiting at most ``timeout`` seconds; the job is cancelled (if still queued; at its
-    next step through ``channel`` if running) when the deadline passes (DeadlineError), the client
-    disconnects (ClientGone) or the server stops."""
-    waiter = asyncio.wrap_future(future)
-    waiter.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "exception not retrieved"
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    try:
-        while True:
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise DeadlineError(
-                    f"no answer within {timeout:g} s (the method or its LLM is slow or stalled); the "
-                    "question was dropped if it had not started"
-                )
-            done, _ = await asyncio.wait({waiter}, timeout=min(POLL_S, remaining))
-            if done:
-                if waiter.cancelled():
-                    raise ShuttingDownError("the server is stopping; the question was cancelled")
-                return waiter.result()
-            if pool.closed:
-                raise ShuttingDownError("the server is stopping; the question was cancelled")
-            if await request.is_disconnected():
-                raise ClientGone()
-    finally:
-        future.cancel()  # a no-op once it runs or is done
-        if channel is not None:
-            channel.cancel()
+    """The job's result (:func:`~tkgqa.service.submit.wait_for_answer`), cancelled when the client
+    disconnects (ClientGone), the deadline passes or the server stops."""
+    return await wait_for_answer(future, timeout, pool, channel, gone=request.is_disconnected)
 
 
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -145,35 +108,11 @@ def ask_router(state: ServiceState) -> APIRouter:
     router = APIRouter()
 
     def submit(body: AskRequest) -> tuple[Future[Any], Callable[[Any], dict[str, Any]], StepChannel]:
-        """Check the request and queue its question: the job, what turns its answer into the payload and
-        the channel of its steps (and of its cancellation)."""
-        started = time.perf_counter()
-        text = body.question.strip()
-        if not text:
-            raise ConfigError("the question is empty: type a question, e.g. 'Who visited China in 2014?'")
-        spec = state.policy.method(body.method)
-        llm = state.policy.llm(body.llm) if takes_llm(spec) else None  # never to methods without an LLM
-        options = state.policy.check_options(body.options, spec)
-        kg = state.live.at(body.as_of)
-        question = Question(qid="api", text=text)
-        channel = StepChannel()
-
-        def job(method: Method) -> Answer:
-            with step_reporter(channel.report):
-                return method.answer(question, kg)
-
-        future = state.pool.submit(spec, llm, options, job)
-        as_of = (body.as_of or "").strip() or None
-
-        def payload(answer: Any) -> dict[str, Any]:
-            latency = (time.perf_counter() - started) * 1000
-            log.info("ask method=%s answers=%d latency_ms=%.1f", redact(spec), len(answer.answers), latency)
-            suggest = state.live.derived.linkers.entities.suggest  # "did you mean" for unknown names
-            return answer_payload(
-                answer, latency, kg=kg, question=text, method=spec, llm=llm, as_of=as_of, suggest=suggest
-            )
-
-        return future, payload, channel
+        """Check the request and queue its question (:func:`~tkgqa.service.submit.submit_question`)."""
+        job = submit_question(
+            state, body.question, method=body.method, llm=body.llm, options=body.options, as_of=body.as_of
+        )
+        return job.future, job.payload, job.channel
 
     def deadline_of(body: AskRequest) -> float:
         return min(state.settings.request_timeout_s, body.timeout_s or state.settings.request_timeout_s)

@@ -4,7 +4,8 @@
   them (:func:`allowed_hosts`; ``tkgqa serve`` always has one): a web page on ``http://evil.example`` whose
   name an attacker re-points at 127.0.0.1 (DNS rebinding) still sends ``Host: evil.example``, so it cannot
   reach a server running without a token on this machine;
-* ``/api/`` requests without the API token when the server has one (401, ``WWW-Authenticate: Bearer``);
+* requests under ``protected`` (``/api/``; the MCP endpoint for ``tkgqa mcp --http``) without the API token
+  when the server has one (401, ``WWW-Authenticate: Bearer``);
 * bodies over ``max_body_bytes`` (413, from ``Content-Length`` without reading, or while reading);
 * bodies that are not UTF-8, or JSON nested deeper than ``max_json_depth`` (422; Python's parser would
   otherwise recurse into a ``RecursionError``).
@@ -23,6 +24,7 @@ import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from ..errors import ConfigError
 from .errors import error_body
 
 Scope = MutableMapping[str, Any]
@@ -104,7 +106,8 @@ async def send_error(
 
 
 class RequestGuard:
-    """See the module docstring. ``token``: the API token (``None``: no authentication)."""
+    """See the module docstring. ``token``: the API token (``None``: no authentication); ``protected``: the
+    path prefix that needs it."""
 
     def __init__(
         self,
@@ -114,8 +117,10 @@ class RequestGuard:
         max_json_depth: int,
         token: str | None = None,
         hosts: tuple[str, ...] | None = None,
+        protected: str = "/api/",
     ) -> None:
         self.app = app
+        self.protected = protected
         self.max_body_bytes = max_body_bytes
         self.max_json_depth = max_json_depth
         self._token = token.strip().encode() if token else None
@@ -151,7 +156,7 @@ class RequestGuard:
                 "BadHost",
             )
             return
-        protected = self._token is not None and str(scope.get("path", "")).startswith("/api/")
+        protected = self._token is not None and str(scope.get("path", "")).startswith(self.protected)
         if protected and not self._authorized(headers):
             await send_error(
                 send,
@@ -211,4 +216,25 @@ class RequestGuard:
             f"the request body is larger than this server's limit of {self.max_body_bytes:,} bytes",
             "PayloadTooLarge",
             {"Connection": "close"},
+        )
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding ``host`` keeps the server on this machine (``127.0.0.0/8``, ``::1``, localhost)."""
+    name = host.strip().strip("[]").lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def check_binding(host: str, token: str | None) -> None:
+    """Binding beyond loopback needs an API token: ConfigError saying how to give one otherwise."""
+    if token is None and not is_loopback(host):
+        raise ConfigError(
+            f"--host {host} exposes the API beyond this machine: set an API token first "
+            "(TKGQA_API_TOKEN=… or --api-token-file FILE; 16+ characters, e.g. `openssl rand -hex 24`); "
+            "clients then send 'Authorization: Bearer <token>'"
         )

@@ -3,14 +3,13 @@
 
 Stopping is quick: on SIGTERM/SIGINT the server stops accepting, cancels every queued question (their
 requests get 503 at once, requests waiting on a running one within
-:data:`~tkgqa.service.ask_routes.POLL_S`), then
+:data:`~tkgqa.service.submit.POLL_S`), then
 waits at most ``shutdown_timeout_s`` for the rest before cancelling them. Method threads are daemons, so an
 LLM call that is still stalled does not keep the process alive.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 import threading
 import time
@@ -21,28 +20,9 @@ from typing import Any
 import uvicorn
 from fastapi import FastAPI
 
-from ..errors import ConfigError
+from .guard import check_binding, is_loopback
 
-
-def is_loopback(host: str) -> bool:
-    """Whether binding ``host`` keeps the server on this machine (``127.0.0.0/8``, ``::1``, localhost)."""
-    name = host.strip().strip("[]").lower()
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
-
-
-def check_binding(host: str, token: str | None) -> None:
-    """Binding beyond loopback needs an API token: ConfigError saying how to give one otherwise."""
-    if token is None and not is_loopback(host):
-        raise ConfigError(
-            f"--host {host} exposes the API beyond this machine: set an API token first "
-            "(TKGQA_API_TOKEN=… or --api-token-file FILE; 16+ characters, e.g. `openssl rand -hex 24`); "
-            "clients then send 'Authorization: Bearer <token>'"
-        )
+__all__ = ["Server", "check_binding", "is_loopback", "make_server", "serve_in_thread"]
 
 
 class Server(uvicorn.Server):

@@ -1,0 +1,95 @@
+"""``tkgqa mcp``: the Model Context Protocol server for LLM agents (needs the ``[mcp]`` extra). Over stdio by
+default (an agent starts it as a subprocess); over streamable HTTP at ``/mcp`` with ``--http``. The same KG,
+methods, policy and limits as ``tkgqa serve``: see :mod:`tkgqa.mcp_server`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
+from . import app
+from .serve_cmd import check_append_flags, read_token, service_settings
+from .terminal import TerminalConsole
+
+console = TerminalConsole(stderr=True)  # stdout is the protocol's in stdio mode
+
+
+@app.command()
+def mcp(
+    kg: str | None = typer.Option(None, "--kg", help="KG file or .duckdb store (default: the demo KG)."),
+    method: str = typer.Option("symbolic", "--method", help="Default method of the ask tool."),
+    llm: str | None = typer.Option(None, "--llm", help="Default LLM spec of the methods that use one."),
+    allow_method: list[str] | None = typer.Option(
+        None, "--allow-method", help="A method spec clients may pick (repeatable; default: all by name)."
+    ),
+    allow_llm: list[str] | None = typer.Option(
+        None, "--allow-llm", help="An LLM spec clients may pick besides fake and --llm (repeatable)."
+    ),
+    allow_option: list[str] | None = typer.Option(
+        None, "--allow-option", help="A method option clients may set (repeatable; never paths)."
+    ),
+    allow_append: bool = typer.Option(False, "--allow-append", help="Offer the append_facts tool."),
+    ephemeral_append: bool = typer.Option(
+        False,
+        "--ephemeral-append",
+        help="With --allow-append on a KG held in memory: appends last until exit.",
+    ),
+    create: bool = typer.Option(False, "--create", help="With --kg FILE.duckdb --allow-append: create it."),
+    request_timeout: float = typer.Option(60.0, "--request-timeout", help="Seconds a question may take."),
+    queue_limit: int = typer.Option(64, "--queue-limit", help="Questions pending per method configuration."),
+    max_pending: int = typer.Option(256, "--max-pending", help="Questions pending in all."),
+    method_workers: int = typer.Option(1, "--method-workers", help="Method instances per configuration."),
+    max_tokens: int = typer.Option(1024, "--max-tokens", help="Upper bound of *tokens options from clients."),
+    http: bool = typer.Option(
+        False, "--http", help="Serve streamable HTTP at http://HOST:PORT/mcp, not stdio."
+    ),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="With --http: interface; beyond loopback needs an API token."
+    ),
+    port: int = typer.Option(8765, "--port", help="With --http: TCP port."),
+    max_body: int = typer.Option(65536, "--max-body", help="With --http: largest request body in bytes."),
+    api_token_file: Path | None = typer.Option(
+        None, "--api-token-file", help="With --http: file holding the API token (else $TKGQA_API_TOKEN)."
+    ),
+    allow_host: list[str] | None = typer.Option(
+        None, "--allow-host", help="With --http: a Host name clients may use besides loopback (repeatable)."
+    ),
+    llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
+    llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
+) -> None:
+    """Serve the KG to LLM agents over the Model Context Protocol: tools ask, facts, timeline, neighbors
+    (and append_facts with --allow-append), resource tkgqa://kg/summary.
+
+    Over stdio by default: configure your agent to start `tkgqa mcp --kg FILE`. With --http, over
+    streamable HTTP at http://HOST:PORT/mcp (loopback only unless an API token is set)."""
+    from ..mcp_server import require_mcp
+
+    require_mcp()
+    from ..mcp_server.run import serve_mcp
+
+    check_append_flags(kg, allow_append, ephemeral_append, create)
+    apply_llm_settings(llm_timeout, llm_retries)
+    settings = service_settings(
+        allow_method=allow_method,
+        allow_llm=allow_llm,
+        allow_option=allow_option,
+        allow_host=allow_host,
+        host=host,
+        token=read_token(api_token_file) if http else None,
+        max_tokens=max_tokens,
+        max_body=max_body,
+        request_timeout=request_timeout,
+        queue_limit=queue_limit,
+        max_pending=max_pending,
+        method_workers=method_workers,
+        allow_append=allow_append,
+        ephemeral_append=ephemeral_append,
+        create=create,
+    )
+    console.print(f"tkgqa mcp: loading KG {kg or 'demo'} and method {method}…", highlight=False, markup=False)
+    serve_mcp(
+        kg, method, llm, settings, http=http, host=host, port=port,
+        announce=lambda line: console.print(line, highlight=False, markup=False),
+    )  # fmt: skip
