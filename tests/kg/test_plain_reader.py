@@ -177,3 +177,46 @@ def test_plain_files_take_the_fast_path(lines: list[str], trailing: bool) -> Non
         path.write_text("\n".join(lines) + ("\n" if trailing else ""), encoding="utf-8")
         nfc = all(x == __import__("unicodedata").normalize("NFC", x) for x in lines)
         assert both(path, "quadruples") == nfc  # a name not in NFC goes the per-line way
+
+
+@FUZZ
+@given(
+    facts=st.lists(st.tuples(*[st.integers(0, 3)] * 5), max_size=60),
+    big=st.sampled_from([0, 1 << 40, -(10**9)]),
+)
+def test_duplicates_found_are_the_repeats_of_earlier_facts(facts: list[tuple[int, ...]], big: int) -> None:
+    """The dedup of :meth:`FactBuilder.build` against a set of the facts seen (``big`` spreads a column so
+    that the keys cannot be packed)."""
+    from tkgqa.kg.builder import _first_occurrences
+
+    rows = [(s * (big or 1), r, o, t0 + min(big, 0), t1) for s, r, o, t0, t1 in facts]
+    seen: set[tuple[int, ...]] = set()
+    expected = [not (row in seen or seen.add(row)) for row in rows]  # type: ignore[func-returns-value]
+    columns = [np.array([row[i] for row in rows], dtype=np.int64) for i in range(5)]
+    keep = _first_occurrences(columns)
+    assert (keep.tolist() if keep is not None else [True] * len(rows)) == expected
+
+
+@FUZZ
+@given(
+    facts=st.lists(
+        st.tuples(st.integers(0, 5), st.integers(0, 3), st.integers(0, 5), st.integers(-3, 3)), max_size=80
+    ),
+    far=st.sampled_from([0, 10**9, -(10**9)]),
+)
+def test_core_permutations_are_the_stable_sorts(facts: list[tuple[int, int, int, int]], far: int) -> None:
+    """:func:`~tkgqa.kg.index.build_core`'s packed sorts give the permutations of stable argsorts."""
+    from tkgqa.kg import index
+
+    cols = {c: np.array([f[i] for f in facts], dtype=np.int64) for i, c in enumerate(("s", "r", "o", "t0"))}
+    cols["t0"] = cols["t0"] + np.where(cols["t0"] < 0, far, 0)  # open starts far from the rest
+    cols["t1"], cols["g0"], cols["g1"] = cols["t0"] + 1, np.full(len(facts), 3), np.full(len(facts), 3)
+    got = index.build_core(cols, 6, 4)
+    order = np.argsort(cols["t0"], kind="stable")
+    for side in ("s", "o"):
+        key = cols[side]
+        assert got[f"{side}_ids"].tolist() == order[np.argsort(key[order], kind="stable")].tolist()
+        pair = (key << index.R_BITS) | cols["r"]
+        assert got[f"{side}r_ids"].tolist() == order[np.argsort(pair[order], kind="stable")].tolist()
+    assert got["r_ids"].tolist() == order[np.argsort(cols["r"][order], kind="stable")].tolist()
+    assert got["t_ids"].tolist() == order.tolist()

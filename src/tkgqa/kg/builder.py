@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -196,7 +196,7 @@ class FactBuilder:
         columns = self.encoded or {
             c: np.frombuffer(v, dtype=np.int64) for c, v in zip(COLUMNS, self.cols, strict=True)
         }
-        keep = _first_occurrences(np.stack([columns[c] for c in ("s", "r", "o", "t0", "t1")]))
+        keep = _first_occurrences([columns[c] for c in ("s", "r", "o", "t0", "t1")])
         if keep is not None:
             self.n_duplicates += int(len(keep) - keep.sum())
             columns = {c: v[keep] for c, v in columns.items()}
@@ -215,33 +215,43 @@ class FactBuilder:
         return kg
 
 
-def _first_occurrences(rows: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_] | None:
-    """Mask of the columns of ``rows`` (k × n) that repeat no earlier column; ``None`` if none repeats."""
-    n = rows.shape[1]
+def _first_occurrences(rows: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.bool_] | None:
+    """Mask of the facts of the columns ``rows`` (s, r, o, t0, t1) that repeat no earlier fact; ``None`` if
+    none repeats. Sorted on packed keys (:func:`_packed`), first by (s, r, o) alone: only the facts whose
+    (s, r, o) repeats are then sorted on all of it."""
+    n = len(rows[0])
     if n < 2:
         return None
     keys = _packed(rows)
-    order = np.lexsort(keys[::-1])  # stable: equal rows stay in file order
-    ordered = keys[:, order]
+    by_first = np.argsort(keys[0], kind="stable")
+    first = keys[0][by_first]
+    same = first[1:] == first[:-1]
+    if not same.any():
+        return None
+    maybe = np.zeros(n, dtype=bool)
+    maybe[by_first[1:][same]] = True
+    maybe[by_first[:-1][same]] = True
+    sub = np.flatnonzero(maybe)  # in file order
+    sub_keys = np.stack([k[sub] for k in keys])
+    order = np.lexsort(sub_keys[::-1])  # stable: equal facts stay in file order
+    ordered = sub_keys[:, order]
     repeat = (ordered[:, 1:] == ordered[:, :-1]).all(axis=0)
     if not repeat.any():
         return None
     keep = np.ones(n, dtype=bool)
-    keep[order[1:][repeat]] = False
+    keep[sub[order[1:][repeat]]] = False
     return keep
 
 
-def _packed(rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    """``rows`` (s, r, o, t0, t1) as fewer rows that are equal exactly where the rows are (s, r, o in one
-    int64 and t0, t1 in another when their ranges allow): a sort on 2 keys instead of 5."""
-    low = rows.min(axis=1)
-    span = [int(hi) - int(lo) + 1 for hi, lo in zip(rows.max(axis=1), low, strict=True)]
+def _packed(rows: Sequence[npt.NDArray[np.int64]]) -> list[npt.NDArray[np.int64]]:
+    """The columns (s, r, o, t0, t1) as fewer keys that are equal exactly where the facts are (s, r, o in one
+    int64 and t0, t1 in another when their ranges allow)."""
+    low = [int(v.min()) for v in rows]
+    span = [int(v.max()) - lo + 1 for v, lo in zip(rows, low, strict=True)]
     if span[0] * span[1] * span[2] >= 1 << 62 or span[3] * span[4] >= 1 << 62:
-        return rows
-    shifted = rows - low[:, None]
-    return np.stack(
-        [(shifted[0] * span[1] + shifted[1]) * span[2] + shifted[2], shifted[3] * span[4] + shifted[4]]
-    )
+        return list(rows)
+    s, r, o, t0, t1 = ((v - lo) if lo else v for v, lo in zip(rows, low, strict=True))
+    return [(s * span[1] + r) * span[2] + o, t0 * span[4] + t1]
 
 
 def parse_delimited(b: FactBuilder, rows: Iterable[tuple[int, str]], n_cols: tuple[int, ...]) -> None:

@@ -38,7 +38,8 @@ I64 = npt.NDArray[np.int64]
 
 def read_plain_delimited(b: FactBuilder, path: Path, widths: tuple[int, ...]) -> bool:
     """Fill the empty builder ``b`` from the plain file ``path`` of ``widths`` columns and return ``True``;
-    ``False`` (``b`` untouched but for its memo of parsed times) when the file is not plain (module docstring) or pyarrow is missing."""
+    ``False`` (``b`` untouched but for its memo of parsed times) when the file is not plain (module
+    docstring) or pyarrow is missing."""
     try:
         import pyarrow as pa
         import pyarrow.csv as pacsv
@@ -105,8 +106,12 @@ def _codes(column: Any) -> tuple[list[str], I64]:
 
 def _first_rows(codes: I64, n_values: int) -> I64:
     """The row where each value first appears (``codes`` number values in first-appearance order)."""
-    first = np.full(n_values, len(codes), dtype=np.int64)
-    np.minimum.at(first, codes, np.arange(len(codes), dtype=np.int64))
+    seen = np.maximum.accumulate(codes)
+    new = np.empty(len(codes), dtype=bool)
+    new[:1] = True
+    np.greater(codes[1:], seen[:-1], out=new[1:])  # a code above every earlier one is a first appearance
+    first = np.flatnonzero(new)
+    assert len(first) == n_values
     return first
 
 
