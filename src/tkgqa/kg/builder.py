@@ -223,15 +223,13 @@ def _first_occurrences(rows: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.
     if n < 2:
         return None
     keys = _packed(rows)
-    by_first = np.argsort(keys[0], kind="stable")
-    first = keys[0][by_first]
-    same = first[1:] == first[:-1]
-    if not same.any():
+    first = np.sort(keys[0])
+    repeated = first[1:][first[1:] == first[:-1]]
+    if not len(repeated):
         return None
-    maybe = np.zeros(n, dtype=bool)
-    maybe[by_first[1:][same]] = True
-    maybe[by_first[:-1][same]] = True
-    sub = np.flatnonzero(maybe)  # in file order
+    repeated = np.unique(repeated)
+    at = np.minimum(np.searchsorted(repeated, keys[0]), len(repeated) - 1)
+    sub = np.flatnonzero(repeated[at] == keys[0])  # the facts whose (s, r, o) repeats, in file order
     sub_keys = np.stack([k[sub] for k in keys])
     order = np.lexsort(sub_keys[::-1])  # stable: equal facts stay in file order
     ordered = sub_keys[:, order]

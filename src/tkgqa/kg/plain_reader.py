@@ -99,9 +99,15 @@ def _codes(column: Any) -> tuple[list[str], I64]:
     """The distinct values of a string column in first-appearance order, and each row's index into them."""
     import pyarrow.compute as pc
 
-    encoded = pc.dictionary_encode(column.combine_chunks() if hasattr(column, "combine_chunks") else column)
-    values: list[str] = encoded.dictionary.to_pylist()
-    return values, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    chunks = pc.dictionary_encode(column).chunks
+    dictionary = chunks[-1].dictionary if chunks else None
+    if dictionary is None or not all(c.dictionary.equals(dictionary) for c in chunks):
+        # (pyarrow gives every chunk the whole dictionary; should it not, encode one combined chunk)
+        whole = pc.dictionary_encode(column.combine_chunks())
+        dictionary, chunks = whole.dictionary, [whole]
+    values: list[str] = dictionary.to_pylist()
+    indices = [c.indices.to_numpy(zero_copy_only=False) for c in chunks]
+    return values, np.concatenate(indices).astype(np.int64, copy=False)
 
 
 def _first_rows(codes: I64, n_values: int) -> I64:
