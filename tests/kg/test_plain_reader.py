@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tkgqa.errors import DataError
+from tkgqa.kg import plain_reader
 from tkgqa.kg.builder import FactBuilder, load_warnings, parse_delimited
 from tkgqa.kg.formats import data_lines
 from tkgqa.kg.loaders import load_kg
@@ -32,7 +33,7 @@ FUZZ = settings(
     max_examples=int(os.environ.get("TKGQA_FUZZ_EXAMPLES", "60")),
     deadline=None,
     database=None,
-    suppress_health_check=[HealthCheck.too_slow],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],  # any_size: constant
 )
 
 
@@ -42,9 +43,15 @@ def slow(path: Path, fmt: str, strict: bool = False) -> TemporalKG:
     return b.build(path.stem)
 
 
+@pytest.fixture(autouse=True)
+def any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loaders try the vectorised reader on files of any size (not only large ones)."""
+    monkeypatch.setattr(plain_reader, "MIN_BYTES", 0)
+
+
 def fast(path: Path, fmt: str, strict: bool = False) -> tuple[TemporalKG, bool]:
     """The loader's KG (fast path when it takes the file) and whether the fast path took it."""
-    taken = read_plain_delimited(FactBuilder(str(path), fmt, strict), path, WIDTHS[fmt])
+    taken = read_plain_delimited(FactBuilder(str(path), fmt, strict), path, WIDTHS[fmt], min_bytes=0)
     return load_kg(path, format=fmt, strict=strict, cache=False), taken
 
 
@@ -102,11 +109,13 @@ def test_multitq_kg() -> None:
     assert both(MULTITQ, "quadruples")
 
 
-def test_without_pyarrow_the_per_line_path_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_small_files_and_no_pyarrow_go_line_by_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "q.txt"
     path.write_text("A\tR\tB\t2014-11-10\n", encoding="utf-8")
+    assert read_plain_delimited(FactBuilder(str(path), "quadruples", False), path, (4,), min_bytes=0)
+    assert not read_plain_delimited(FactBuilder(str(path), "quadruples", False), path, (4,), min_bytes=100)
     monkeypatch.setitem(sys.modules, "pyarrow", None)
-    assert not read_plain_delimited(FactBuilder(str(path), "quadruples", False), path, (4,))
+    assert not read_plain_delimited(FactBuilder(str(path), "quadruples", False), path, (4,), min_bytes=0)
     assert len(load_kg(path, format="quadruples", cache=False)) == 1
 
 
