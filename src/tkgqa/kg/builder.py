@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,6 +75,8 @@ class FactBuilder:
         self.labels: dict[str, str] = {}
         self.n_lines = self.n_skipped = self.n_duplicates = 0
         self.errors: list[str] = []
+        #: the seven columns as int64 arrays when a vectorised reader filled them (then ``cols`` is unused)
+        self.encoded: dict[str, npt.NDArray[np.int64]] | None = None
 
     def fail(self, line: int | None, message: str) -> None:
         """Raise (strict) or count a bad line (lenient)."""
@@ -191,8 +193,10 @@ class FactBuilder:
 
     def build(self, name: str, labels: Mapping[str, str] | None = None) -> TemporalKG:
         """The store, keeping the first of duplicate facts (same names and day span)."""
-        columns = {c: np.frombuffer(v, dtype=np.int64) for c, v in zip(COLUMNS, self.cols, strict=True)}
-        keep = _first_occurrences(np.stack([columns[c] for c in ("s", "r", "o", "t0", "t1")]))
+        columns = self.encoded or {
+            c: np.frombuffer(v, dtype=np.int64) for c, v in zip(COLUMNS, self.cols, strict=True)
+        }
+        keep = _first_occurrences([columns[c] for c in ("s", "r", "o", "t0", "t1")])
         if keep is not None:
             self.n_duplicates += int(len(keep) - keep.sum())
             columns = {c: v[keep] for c, v in columns.items()}
@@ -211,19 +215,41 @@ class FactBuilder:
         return kg
 
 
-def _first_occurrences(rows: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_] | None:
-    """Mask of the columns of ``rows`` (k × n) that repeat no earlier column; ``None`` if none repeats."""
-    n = rows.shape[1]
+def _first_occurrences(rows: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.bool_] | None:
+    """Mask of the facts of the columns ``rows`` (s, r, o, t0, t1) that repeat no earlier fact; ``None`` if
+    none repeats. Sorted on packed keys (:func:`_packed`), first by (s, r, o) alone: only the facts whose
+    (s, r, o) repeats are then sorted on all of it."""
+    n = len(rows[0])
     if n < 2:
         return None
-    order = np.lexsort(rows[::-1])  # stable: equal rows stay in file order
-    ordered = rows[:, order]
+    keys = _packed(rows)
+    first = np.sort(keys[0])
+    repeated = first[1:][first[1:] == first[:-1]]
+    if not len(repeated):
+        return None
+    repeated = np.unique(repeated)
+    at = np.minimum(np.searchsorted(repeated, keys[0]), len(repeated) - 1)
+    sub = np.flatnonzero(repeated[at] == keys[0])  # the facts whose (s, r, o) repeats, in file order
+    sub_keys = np.stack([k[sub] for k in keys])
+    order = np.lexsort(sub_keys[::-1])  # stable: equal facts stay in file order
+    ordered = sub_keys[:, order]
     repeat = (ordered[:, 1:] == ordered[:, :-1]).all(axis=0)
     if not repeat.any():
         return None
     keep = np.ones(n, dtype=bool)
-    keep[order[1:][repeat]] = False
+    keep[sub[order[1:][repeat]]] = False
     return keep
+
+
+def _packed(rows: Sequence[npt.NDArray[np.int64]]) -> list[npt.NDArray[np.int64]]:
+    """The columns (s, r, o, t0, t1) as fewer keys that are equal exactly where the facts are (s, r, o in one
+    int64 and t0, t1 in another when their ranges allow)."""
+    low = [int(v.min()) for v in rows]
+    span = [int(v.max()) - lo + 1 for v, lo in zip(rows, low, strict=True)]
+    if span[0] * span[1] * span[2] >= 1 << 62 or span[3] * span[4] >= 1 << 62:
+        return list(rows)
+    s, r, o, t0, t1 = ((v - lo) if lo else v for v, lo in zip(rows, low, strict=True))
+    return [(s * span[1] + r) * span[2] + o, t0 * span[4] + t1]
 
 
 def parse_delimited(b: FactBuilder, rows: Iterable[tuple[int, str]], n_cols: tuple[int, ...]) -> None:

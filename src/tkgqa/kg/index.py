@@ -80,8 +80,23 @@ def _offsets(keys: AnyArray, size: int) -> IntArray:
     return out
 
 
-def _then_by(order: IntArray, key: AnyArray) -> IntArray:
-    """``order`` re-sorted stably by ``key`` (so equal keys keep ``order``'s order)."""
+def _then_by(order: IntArray, key: AnyArray, rank: IntArray | None = None) -> IntArray:
+    """``order`` re-sorted stably by ``key`` (so equal keys keep ``order``'s order). With ``rank`` (each
+    fact's position in ``order``) and when key and position fit in 62 bits, one sort of the packed values
+    ``key << bits | position`` (all distinct, so no stable sort is needed): the same order, 2-3x faster."""
+    n = len(order)
+    if rank is not None and n:
+        k = key.astype(np.int64)
+        low = int(k.min())
+        bits = (n - 1).bit_length()
+        if (int(k.max()) - low).bit_length() + bits <= 62:
+            if low:
+                k -= low
+            k <<= bits
+            k |= rank
+            k.sort()
+            k &= (1 << bits) - 1
+            return order[k]
     return order[np.argsort(key[order], kind="stable")]
 
 
@@ -105,14 +120,18 @@ def build_core(
     n_entities = max(n_entities, int(out["col_s"].max(initial=-1)) + 1, int(out["col_o"].max(initial=-1)) + 1)
     n_relations = max(n_relations, int(out["col_r"].max(initial=-1)) + 1)
     s, r, o, t0 = (out[f"col_{c}"] for c in ("s", "r", "o", "t0"))
-    by_t = np.argsort(t0, kind="stable").astype(np.int64)  # ties by id
+    ids = np.arange(n, dtype=np.int64)
+    by_t = _then_by(ids, t0, ids)  # ties by id
+    rank = np.empty(n, dtype=np.int64)  # each fact's position in by_t
+    rank[by_t] = ids
+    del ids
     for side, key in (("s", s), ("o", o)):
-        out[f"{side}_ids"] = _then_by(by_t, key).astype(np.int32)
-        pair = _then_by(by_t, (key.astype(np.int64) << R_BITS) | r)
+        out[f"{side}_ids"] = _then_by(by_t, key, rank).astype(np.int32)
+        pair = _then_by(by_t, (key.astype(np.int64) << R_BITS) | r, rank)
         out[f"{side}r_ids"] = pair.astype(np.int32)
         out[f"{side}r_r"] = r[pair]
         out[f"{side}_off"] = _offsets(key, n_entities)
-    by_r = _then_by(by_t, r)
+    by_r = _then_by(by_t, r, rank)
     out["r_ids"], out["r_t0"], out["r_off"] = by_r.astype(np.int32), t0[by_r], _offsets(r, n_relations)
     out["t_ids"], out["t_t0"] = by_t.astype(np.int32), t0[by_t]
     return out

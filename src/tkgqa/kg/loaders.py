@@ -58,6 +58,7 @@ from .formats import format_names as format_names
 from .formats import read_labels as read_labels
 from .formats import sniff_format as sniff_format
 from .memory import TemporalKG
+from .plain_reader import read_plain_delimited
 
 PathLike = str | os.PathLike[str]
 WIKIDATA_LABEL_FILES = ("wd_id2entity_text.txt", "wd_id2relation_text.txt")
@@ -69,10 +70,13 @@ _INT = re.compile(r"^-?\d+$")
 def _load_delimited(
     path: PathLike, fmt: str, widths: tuple[int, ...], strict: bool, name: str | None, labels: LabelsArg
 ) -> TemporalKG:
-    """A file of tab-separated rows of ``widths`` fields (:func:`~tkgqa.kg.builder.parse_delimited`)."""
+    """A file of tab-separated rows of ``widths`` fields: read vectorised when it is plain
+    (:func:`~tkgqa.kg.plain_reader.read_plain_delimited`), else line by line
+    (:func:`~tkgqa.kg.builder.parse_delimited`); the same KG either way."""
     p = Path(path)
     b = FactBuilder(str(p), fmt, strict)
-    parse_delimited(b, data_lines(p), widths)
+    if not read_plain_delimited(b, p, widths):
+        parse_delimited(b, data_lines(p), widths)
     return b.build(name or p.stem, read_labels(labels))
 
 
