@@ -234,7 +234,7 @@ def eval_command(
     if cfg.dataset is not None and cfg.dataset not in DATASETS.names():
         raise ConfigError(f"--dataset: {DATASETS.unknown_message(cfg.dataset)}")
     if record is not None:  # checked before anything is loaded or written
-        check_cassette_target(record, cfg.output, force=force)
+        check_cassette_target(record, cfg.output, force=force, what="--record")
     options: dict[str, Any] = {}
     if cfg.context is not None:
         options["context"] = cfg.context

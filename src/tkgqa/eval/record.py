@@ -146,16 +146,18 @@ def _is_cassette(path: Path) -> bool:
     return isinstance(item, dict) and HEADER_KEY in item
 
 
-def check_cassette_target(output: str | Path, run: str | Path | None = None, *, force: bool = False) -> Path:
+def check_cassette_target(
+    output: str | Path, run: str | Path | None = None, *, force: bool = False, what: str = "--output"
+) -> Path:
     """``output`` checked as a cassette to write, before anything is written (``--record`` checks it before
     the run starts): its folder exists, it is no file of the run folder ``run``, and an existing file there
     is a cassette (written by ``--record`` or ``llm export``) unless ``force`` — another file is not
-    replaced. ConfigError in one line."""
+    replaced. ConfigError in one line naming the option ``what``."""
     inputs = [Path(run) / name for name in (RUN_FILE, RESULTS_FILE, REPORT_JSON)] if run is not None else []
-    target = check_output(output, inputs=inputs)
+    target = check_output(output, inputs=inputs, what=what)
     if target.exists() and not force and not is_stream_target(target) and not _is_cassette(target):
         raise ConfigError(
-            f"--output {str(target)!r} exists and is not a cassette (tkgqa did not write it); give another "
+            f"{what} {str(target)!r} exists and is not a cassette (tkgqa did not write it); give another "
             "file, or --force to replace it"
         )
     return target
