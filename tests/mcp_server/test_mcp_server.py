@@ -127,7 +127,7 @@ def test_kg_tools_and_the_summary_resource() -> None:
     [
         ("ask", {"question": "x" * 5000}, "at most 2000 characters"),
         ("ask", {"question": "   "}, "the question is empty"),
-        ("ask", {"question": QUESTION, "as_of": "yesterday-ish"}, "as_of 'yesterday-ish' is not a date"),
+        ("ask", {"question": QUESTION, "as_of": "yesterday-ish"}, "as_of 'yesterday-ish' is not a time"),
         ("ask", {"question": QUESTION, "method": "nosuch"}, "unknown method 'nosuch'"),
         (
             "ask",
