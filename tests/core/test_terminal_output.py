@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tkgqa.cli import main
+from cli_run import run_cli
 from tkgqa.errors import LLMError
 from tkgqa.llm.base import LLM_BACKENDS
 from tkgqa.sanitize import clean_json, terminal_json, terminal_text
@@ -80,16 +80,6 @@ def evil_llm(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[str]:
     monkeypatch.setattr(LLM_BACKENDS, "_order", dict(LLM_BACKENDS._order))
     LLM_BACKENDS.add("evil", functools.partial(FakeLLM, responses=lambda _request: EVIL_REPLY))
     yield "evil"
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_ask_prints_no_escape_sequence_from_the_model(

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from llm_http_fake import FakeServer, Reply, completion
 
+from cli_run import run_cli
 from extras_marks import requires_extra
-from tkgqa.cli import main
 from tkgqa.errors import ContextWindowError, LLMError
 from tkgqa.llm import (
     LLM_BACKENDS,
@@ -136,16 +136,6 @@ def quick_openai(monkeypatch: pytest.MonkeyPatch, fake_server: FakeServer, tkgqa
     factory = functools.partial(OpenAIBackend, max_retries=1, sleep=lambda _s: None)
     monkeypatch.setitem(LLM_BACKENDS._factories, "openai", factory)
     return fake_server
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_eval_against_a_failing_server(

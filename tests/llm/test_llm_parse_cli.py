@@ -9,17 +9,7 @@ from typing import Any
 
 import pytest
 
-from tkgqa.cli import main
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from cli_run import run_cli
 
 
 def write(path: Path, lines: list[Any]) -> Path:

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from llm_http_fake import FakeServer, Reply, completion
 
-from tkgqa.cli import main
+from cli_run import run_cli
 from tkgqa.errors import LLMError
 from tkgqa.llm.openai_backend import MAX_USAGE_TOKENS, OpenAIBackend, token_count
 
@@ -98,16 +98,6 @@ def openai_env(monkeypatch: pytest.MonkeyPatch, fake_server: FakeServer, tkgqa_h
     monkeypatch.setenv("OPENAI_BASE_URL", fake_server.url + "/v1")
     monkeypatch.setenv("TKGQA_LLM_RETRIES", "0")
     return fake_server
-
-
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        main(args)
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.mark.parametrize("usage", ["lots", {"prompt_tokens": "abc"}, {"completion_tokens": 1e308}])
