@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_run import run_cli
 
+from cli_run import run_cli
 from tkgqa.datasets.base import Question
 from tkgqa.errors import ConfigError
 from tkgqa.eval.reproduce import reproduce

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from cli_run import run_cli
 
 GOOD = "Barack_Obama\tMake_a_visit\tChina\t2014-11-10\n"

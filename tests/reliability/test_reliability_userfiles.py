@@ -10,8 +10,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from cli_run import run_cli
 
+from cli_run import run_cli
 from tkgqa.errors import ConfigError, DataError
 from tkgqa.userfiles import atomic_output, check_output, claim_folder, parse_json, read_input
 
