@@ -44,7 +44,30 @@ JOBS: dict[str, tuple[list[str], bool]] = {
     "mtq_cov_timer4": (["analyze", "coverage", *MTQ, "--method", "timer4", "--embedder", "hashing"], True),
     "mtq_cov_cik": (["analyze", "coverage", *MTQ, "--method", "cik"], True),
     "recipe_r3_offline": (["eval", *RECIPE, "--method", "r3:judge=embedding,embedder=hashing"], True),
+    "recipe_r3_fake": (["eval", *RECIPE, "--method", "r3:embedder=hashing", "--llm", "fake"], True),
 }
+#: every method that takes an LLM, on the demo questions with the scripted ``fake`` backend (issue #30: the
+#: same rows before and after moving a method into its package)
+FAKE_LLM_METHODS = [
+    "ari",
+    "timer4:embedder=hashing",
+    "cik",
+    "lpkg",
+    "llm_only",
+    "kg_rag:embedder=hashing",
+    "react_kb",
+    "cot_kb",
+    "hybrid",
+    "r3:embedder=hashing",
+    "kaping:embedder=hashing",
+    "cot0",
+    "cot2",
+]
+for _spec in FAKE_LLM_METHODS:
+    JOBS[f"demo_fake_{_spec.partition(':')[0]}"] = (
+        ["eval", *DEMO, "--method", _spec, "--llm", "fake"],
+        False,
+    )
 
 #: keys that change from run to run without a change in behaviour
 VOLATILE = {"latency_s", "elapsed_s", "seconds", "started", "finished", "version", "tkgqa_version", "timings"}
