@@ -23,7 +23,8 @@ from tkgqa.methods.lpkg.plan import (
     parse_plan,
 )
 from tkgqa.methods.lpkg.planner import SKELETONS, skeleton_plan
-from tkgqa.query.generate.patterns import PatternType, SetOperation
+from tkgqa.query.generate.patterns import PatternType
+from tkgqa.query.program.nodes import SetOperation
 from tkgqa.time import Extreme, TimePoint
 
 PAPER = """Sub_Question_1: str = "What is the birthplace of Drake Bell?"

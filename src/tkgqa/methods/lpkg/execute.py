@@ -42,7 +42,6 @@ from ...prompts.ask import UNPARSABLE, Parsed, Refused, ask, without_raw
 from ...prompts.base import PromptSpec
 from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
 from ...query import Executor, QuestionLinker, Reasoner
-from ...query.generate.patterns import SetOperation
 from ...query.program.answer_sets import (
     AnswerSet,
     CompareMode,
@@ -54,8 +53,20 @@ from ...query.program.answer_sets import (
     time_filter,
     union,
 )
+from ...query.program.nodes import (
+    Combine,
+    Fallback,
+    Filter,
+    Hop,
+    Match,
+    Program,
+    Rows,
+    Select,
+    SetOperation,
+    TimeOf,
+)
+from ...query.program.nodes import Compare as CompareRows
 from ...query.program.nodes import Exclude as ExcludeRows
-from ...query.program.nodes import Fallback, Filter, Match, Program, Rows, Select, TimeOf, Times
 from ...query.text.frame import asks_time
 from ...time import Interval, TemporalRelation, TimePoint, parse_time
 from ..base import StepEvent, StepKind, report_step
@@ -108,8 +119,12 @@ def _rows_matches(node: Rows | TimeOf) -> list[Match]:
         case Filter():
             extra = _rows_matches(node.time) if isinstance(node.time, TimeOf) else []
             return _rows_matches(node.rows) + extra
-        case Select() | ExcludeRows():
+        case Select() | ExcludeRows() | Hop():
             return _rows_matches(node.rows)
+        case Combine():
+            return [m for part in node.parts for m in _rows_matches(part)]
+        case CompareRows():
+            return [m for _, rows in node.candidates for m in _rows_matches(rows)]
         case Fallback():
             return _rows_matches(node.primary) + _rows_matches(node.alternative)
         case TimeOf():
@@ -185,18 +200,7 @@ class SymbolicReader:
         if program is None or not info.facts:
             kind = ValueKind.TIME if asks_time(text) else ValueKind.ENTITY
             return AnswerSet(kind), Usage()
-        rows = Executor(TemporalKG(info.facts, name="info")).rows(program.rows)
-        if isinstance(program, Times):
-            gran = program.granularity
-            pairs = []
-            for row in rows:
-                t = row.fact.end if program.use_end else row.fact.start
-                if t is not None:
-                    pairs.append(((t.coarsen(gran) if gran else t).iso(), row.fact))
-            return AnswerSet.group(ValueKind.TIME, pairs), Usage()
-        return AnswerSet.group(
-            ValueKind.ENTITY, ((r.value, r.fact) for r in rows if r.value is not None)
-        ), Usage()
+        return Executor(TemporalKG(info.facts, name="info")).answer_set(program), Usage()
 
 
 class LLMReader:
