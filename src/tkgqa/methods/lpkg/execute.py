@@ -9,7 +9,7 @@ operations.
 * **Get_Answer** (:class:`ReaderMode`): ``symbolic`` — offline, the shared reader's program executed over
   the retrieved facts only; ``llm`` — a QA prompt (the authors' Appendix C.3 prompt, or ours without its
   own-knowledge clauses) over the retrieved facts, optionally sampled several times with a majority vote
-  (:func:`vote`, the authors' self-consistency).
+  (:func:`~tkgqa.prompts.ask.vote`, the authors' self-consistency).
 * A sub-question holding ``{Ans_j}`` is asked once per answer of ``Ans_j`` (at most ``max_fanout``; the
   paper's executor does the same) and the answers are united.
 * ``Compare`` by the LLM (:class:`LLMComparer`, the authors' comparison prompt), or by the rule: link each
@@ -28,17 +28,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, assert_never
 
-from ...errors import ParseError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...kg.memory import TemporalKG
 from ...llm import LLMBackend, Usage
-from ...prompts.ask import UNPARSABLE, Parsed, Refused, ask, without_raw
+from ...prompts.ask import Refused, ask, vote
 from ...prompts.base import PromptSpec
 from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
 from ...query import Executor, QuestionLinker, Reasoner
@@ -207,7 +205,7 @@ class LLMReader:
     """``Get_Answer`` by an LLM over the retrieved facts: ``prompt`` (the authors' QA prompt, or ours
     without its own-knowledge clauses), read as a '#'-separated list. ``votes`` > 1: the reply is sampled
     ``votes`` times (``temperature``, sample ``i`` with seed ``i``) and the most frequent reply text wins,
-    as in the authors' executor (:func:`vote`)."""
+    as in the authors' executor (:func:`~tkgqa.prompts.ask.vote`)."""
 
     def __init__(
         self,
@@ -230,7 +228,9 @@ class LLMReader:
         timeish = asks_time(text)
         kind = ValueKind.TIME if timeish else ValueKind.ENTITY
         if self.votes > 1:
-            outcome = vote(self.llm, self.prompt, context, self.votes, self.temperature)
+            outcome = vote(
+                self.llm, self.prompt, context, self.votes, temperature=self.temperature, max_tokens=128
+            )
         else:
             outcome = ask(self.llm, self.prompt, context, max_tokens=128)
         if isinstance(outcome, Refused):  # an unusable reply: no answer to this step (an LLMError propagates)
@@ -250,29 +250,6 @@ class LLMReader:
         if missing:  # answers with no retrieved fact: kept, unsupported
             ans = union([ans, AnswerSet(kind, tuple(Support(v, ()) for v in missing))])
         return ans, usage
-
-
-def vote(
-    llm: LLMBackend, prompt: PromptSpec[list[str]], context: Mapping[str, Any], n: int, temperature: float
-) -> Parsed[list[str]] | Refused:
-    """The authors' self-consistency: ``n`` sampled replies, the most frequent reply text (stripped) wins —
-    the first to reach the top count on a tie — and is parsed (Refused when it cannot be, not re-asked; an
-    LLMError propagates)."""
-    messages = prompt.build(context)
-    usage = Usage()
-    counts: dict[str, int] = {}
-    for i in range(n):
-        resp = llm.chat(messages, temperature=temperature, seed=i, max_tokens=128)
-        usage = usage + resp.usage
-        reply = resp.text.strip()
-        counts[reply] = counts.get(reply, 0) + 1
-    top = max(counts.values())
-    winner = next(r for r, c in counts.items() if c == top)
-    try:
-        return Parsed(prompt.parse(winner), winner, usage, n)
-    except ParseError as exc:
-        failed = usage + Usage(parse_failures=1)
-        return Refused(UNPARSABLE, ParseError(without_raw(exc), raw=winner, usage=failed), failed)
 
 
 class LLMComparer:
@@ -559,5 +536,4 @@ __all__ = [
     "direct_plan",
     "final_labels",
     "match_facts",
-    "vote",
 ]
