@@ -32,26 +32,18 @@ from tkgqa.query.program.nodes import (
 from tkgqa.time import Extreme, TemporalRelation, TimePoint, parse_time
 
 
-def F(s: str, r: str, o: str, start: str, end: str | None = None) -> Fact:
-    return Fact(s, r, o, parse_time(start), parse_time(end or start))
+#: (subject, relation, object, day): state visits, birthplaces and a self-loop (never an answer of a hop from
+#: China)
+VISITS = """Obama visit China 2009-11-15 | Obama visit China 2014-11-10 | Merkel visit China 2014-07-06
+| Putin visit China 2014-05-20 | Merkel visit India 2015-10-04 | Obama visit India 2015-01-25
+| Obama born_in Honolulu 1961 | Merkel born_in Hamburg 1954 | Honolulu located_in USA 1959
+| China visit China 2014-01-01"""
 
 
 @pytest.fixture
 def kg() -> TemporalKG:
-    return TemporalKG(
-        [
-            F("Obama", "visit", "China", "2009-11-15"),
-            F("Obama", "visit", "China", "2014-11-10"),
-            F("Merkel", "visit", "China", "2014-07-06"),
-            F("Putin", "visit", "China", "2014-05-20"),
-            F("Merkel", "visit", "India", "2015-10-04"),
-            F("Obama", "visit", "India", "2015-01-25"),
-            F("Obama", "born_in", "Honolulu", "1961"),
-            F("Merkel", "born_in", "Hamburg", "1954"),
-            F("Honolulu", "located_in", "USA", "1959"),
-            F("China", "visit", "China", "2014-01-01"),  # a self-loop: never an answer of a hop from China
-        ]
-    )
+    rows = [row.split() for row in VISITS.replace("\n", " ").split("|")]
+    return TemporalKG([Fact(s, r, o, parse_time(t), parse_time(t)) for s, r, o, t in rows])
 
 
 def test_hop_reads_on_from_the_entities_of_its_rows(kg: TemporalKG) -> None:
