@@ -31,7 +31,6 @@ from tkgqa.query.program.nodes import (
 )
 from tkgqa.time import Extreme, TemporalRelation, TimePoint, parse_time
 
-
 #: (subject, relation, object, day): state visits, birthplaces and a self-loop (never an answer of a hop from
 #: China)
 VISITS = """Obama visit China 2009-11-15 | Obama visit China 2014-11-10 | Merkel visit China 2014-07-06
