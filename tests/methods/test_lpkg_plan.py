@@ -23,7 +23,8 @@ from tkgqa.methods.lpkg.plan import (
     parse_plan,
 )
 from tkgqa.methods.lpkg.planner import SKELETONS, skeleton_plan
-from tkgqa.query.generate.patterns import PatternType, SetOperation
+from tkgqa.query.generate.patterns import PatternType
+from tkgqa.query.program.nodes import SetOperation
 from tkgqa.time import Extreme, TimePoint
 
 PAPER = """Sub_Question_1: str = "What is the birthplace of Drake Bell?"
@@ -234,3 +235,25 @@ def test_fuzzed_arbitrary_text_only_ever_raises_parse_error(text: str) -> None:
         assert isinstance(exc.raw, str)
     else:
         assert isinstance(plan.steps[-1], FinishStep)
+
+
+def test_a_finetuned_planner_served_by_an_llm_asks_through_the_one_ask_path(tmp_path: Path) -> None:
+    """The llama.cpp path of a fine-tuned planner: one call with the fine-tuning prompt, the reply read by the
+    plan parser; an unreadable plan is refused with a reason (not re-asked), its parse failure counted."""
+    from tkgqa.methods.lpkg.planner import FinetunedPlanner, Inference
+    from tkgqa.prompts.lpkg import finetune_messages
+    from tkgqa.testing import FakeLLM
+
+    (tmp_path / "config.json").write_text("{}", encoding="utf-8")
+    planner = FinetunedPlanner(tmp_path, inference=Inference.TRANSFORMERS, max_tokens=99)
+    planner.inference = Inference.LLAMACPP
+    good = skeleton_plan(PatternType.P2, "Who did the visitors of China meet?").to_text()
+    planner._llm = llm = FakeLLM([good, "Final_Answer = Finish_The_Plan(Ans_9)"])
+    out = planner.plan("Who did the visitors of China meet?")
+    assert out.plan is not None and out.plan.to_text() == good and out.error == ""
+    request = llm.requests[0]
+    assert list(request.messages) == finetune_messages("Who did the visitors of China meet?")
+    assert request.max_tokens == 99
+    refused = planner.plan("Who?")
+    assert refused.plan is None and refused.error and refused.text.startswith("Final_Answer")
+    assert llm.calls == 2 and refused.usage.parse_failures == 1

@@ -35,6 +35,7 @@ from ...prompts.lpkg import Demo, finetune_messages, verbalize_parser
 from ...query.generate import patterns as pn
 from ...query.generate.grounding import Grounder, GroundingConfig
 from ...query.generate.patterns import LPKG_PATTERNS, Instance, PatternType
+from ...query.program.nodes import SetOperation
 from .plan import parse_plan
 from .verbalize import TemplateVerbalizer, Verbalized, gold_plan, plan_names
 
@@ -94,7 +95,7 @@ def describe_instance(inst: Instance, kg: KGStore) -> str:
                     f'"{lab(node.object)}") happen{gran}'
                 )
             case pn.SetOp():
-                word = "intersection" if node.op is pn.SetOperation.AND else "union"
+                word = "intersection" if node.op is SetOperation.AND else "union"
                 lines.append(f"{names[i]} = {word} of {', '.join(names[k] for k in node.inputs)}")
             case pn.TimeFilter():
                 if isinstance(node.time, int):

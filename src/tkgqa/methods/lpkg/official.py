@@ -18,7 +18,8 @@ from pathlib import Path
 
 from ...errors import ConfigError
 from ...prompts.lpkg import OFFICIAL_RULE, OFFICIAL_YOUR_TURN, Demo, official_question_line
-from ...query.generate.patterns import PatternType, SetOperation
+from ...query.generate.patterns import PatternType
+from ...query.program.nodes import SetOperation
 from ...time import Extreme, TimePoint
 from .plan import (
     AnswerStep,
