@@ -23,7 +23,7 @@ pytest.importorskip("duckdb", reason="needs the [store] extra (duckdb, pyarrow)"
 pytest.importorskip("pyarrow", reason="needs the [store] extra (duckdb, pyarrow)")
 
 from tkgqa.kg import Fact, TemporalKG, duckdb_core
-from tkgqa.kg.core_files import read_manifest
+from tkgqa.kg.core_files import is_mapped, read_manifest
 from tkgqa.kg.duckdb_core import snapshot_path
 from tkgqa.kg.duckdb_store import DuckDBStore
 from tkgqa.time import TimePoint
@@ -80,7 +80,7 @@ def test_reopened_store_reads_a_current_mapped_snapshot(db: Path) -> None:
     with DuckDBStore.open(db) as store:
         core = store._sh.core
         assert core is not None and core.n_delta == 0
-        assert isinstance(core.to_arrays()[3]["sr_ids"].base, np.memmap)
+        assert is_mapped(core.to_arrays()[3]["sr_ids"])
         manifest = read_manifest(snapshot_path(db))
         assert manifest is not None and manifest["n_rows"] == 400
         assert answers(store) == sql_answers(store) == answers(TemporalKG(facts(400)))

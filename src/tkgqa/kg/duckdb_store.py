@@ -52,7 +52,7 @@ from ..errors import ConfigError, DataError, NotFoundError
 from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, span_of
 from .base import FactQuery, Hop, HopQuery, KGStore, StoreBase, TimeArg, TimeQuery, clip_at, entity_names
 from .duckdb_core import adopt_core, ensure_core, refresh, refresh_in_background, wait_for_rebuild
-from .duckdb_schema import TxTime, connect, load_state, tx_datetime, tx_micros
+from .duckdb_schema import TxTime, connect, load_state, release_buffers, tx_datetime, tx_micros
 from .duckdb_write import append_facts, next_tx, retract_keys
 from .fact import Fact, label_of
 from .snapshot import KGSnapshot
@@ -124,6 +124,8 @@ class DuckDBStore(StoreBase):
         self._tx: int | None = None
         if snapshot:  # else every read is SQL (e.g. a file opened only to check or copy it)
             ensure_core(self._sh)
+            if self._sh.core is not None:
+                release_buffers(self._sh)
         if labels:
             self.set_labels(labels)
         if not read_only:
