@@ -14,6 +14,7 @@ from ..sanitize import shorten
 from ..time import TimePoint
 
 if TYPE_CHECKING:
+    from .duckdb_core import TxLog
     from .memory import TemporalKG
 
 SCHEMA_VERSION = "1"
@@ -103,6 +104,8 @@ class Shared:
     core: TemporalKG | None = None  # the read path: snapshot of the core + delta (tkgqa.kg.duckdb_core)
     rebuild: threading.Thread | None = None  # a snapshot rebuild in progress
     memory_limit: str | None = None  # DuckDB's buffer pool cap as given to ``connect`` (None: DuckDB's)
+    txlog: TxLog | None = None  # when rows were recorded/retracted, for known_at (tkgqa.kg.duckdb_core)
+    txlog_read: bool = False  # whether ``txlog`` was read (it stays None when ids do not follow time)
 
 
 def release_buffers(sh: Shared) -> None:
@@ -174,3 +177,4 @@ def load_state(sh: Shared) -> None:
         "coalesce(max(greatest(recorded_at, coalesce(retracted_at, 0))), 0) FROM facts"
     ).fetchone()
     sh.next_id, sh.last_tx = int(next_id), int(last)
+    sh.txlog, sh.txlog_read = None, False  # read again on the next known_at (rows may have been written)

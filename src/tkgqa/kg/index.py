@@ -167,10 +167,25 @@ class State:
     delta: list[tuple[int, ...]] = field(default_factory=list)
     delta_index: dict[str, dict[int, list[int]]] = field(default_factory=lambda: _delta_index())
     dead: IntArray = field(default_factory=lambda: _EMPTY)
+    upto: int | None = None  # only the ids below it are shown (a transaction-time view; None: all)
     cols: dict[str, AnyArray] = field(init=False)
 
     def __post_init__(self) -> None:
         self.cols = {c: self.core[f"col_{c}"] for c in COLUMNS}
+
+    @property
+    def n_total(self) -> int:
+        """How many fact ids this state shows at most (``upto`` applied; withdrawn ones included)."""
+        n = self.n_main + len(self.delta)
+        return n if self.upto is None else min(n, self.upto)
+
+    def visible(self, ids: AnyArray) -> AnyArray:
+        """``ids`` without those this state does not show (at or beyond ``upto``, withdrawn), order kept."""
+        if self.upto is not None and len(ids):
+            ids = ids[ids < self.upto]
+        if len(self.dead) and len(ids):
+            ids = ids[~np.isin(ids, self.dead)]
+        return ids
 
     # --- searches of the main part -------------------------------------------------------------------------
     def window(self, ids: AnyArray, t0: AnyArray, lo_t: int, hi_t: int) -> AnyArray:

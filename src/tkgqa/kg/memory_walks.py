@@ -61,9 +61,7 @@ class WalkMixin:
             extra = [i for e in wanted for i in by_s.get(e, ())]
             extra += [i for e in wanted for i in by_o.get(e, ()) if delta[i - n][0] not in wanted]
             parts.append(np.asarray(extra, dtype=np.int64))
-        ids = np.concatenate(parts) if parts else _EMPTY  # each fact once (see incident_main)
-        if len(st.dead) and len(ids):
-            ids = ids[~np.isin(ids, st.dead)]
+        ids = st.visible(np.concatenate(parts) if parts else _EMPTY)  # each fact once (incident_main)
         if len(ids) and (span is not None or cutoff is not None):
             lo_t, hi_t = span if span is not None else (NEG_INF, POS_INF)
             if cutoff is not None:
@@ -80,7 +78,7 @@ class WalkMixin:
         """Every fact id (those starting before day ``cutoff`` if given), in insertion order."""
         if cutoff is None:
             st = self._st
-            ids = np.arange(st.n_main + len(st.delta), dtype=np.int64)
+            ids = np.arange(st.n_total, dtype=np.int64)
             return ids[~np.isin(ids, st.dead)] if len(st.dead) else ids
         return np.sort(self._ids(None, None, None, None, cutoff))
 
