@@ -263,7 +263,8 @@ def tx_log(sh: Shared) -> TxLog | None:
                     "ORDER BY recorded_at"
                 ).fetchall()
                 gone = cur.execute(
-                    "SELECT retracted_at, id FROM facts WHERE retracted_at IS NOT NULL ORDER BY retracted_at, id"
+                    "SELECT retracted_at, id FROM facts WHERE retracted_at IS NOT NULL "
+                    "ORDER BY retracted_at, id"
                 ).fetchall()
             finally:
                 cur.close()
