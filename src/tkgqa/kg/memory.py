@@ -92,7 +92,8 @@ class TemporalKG(WalkMixin, StoreBase):
         self._span_cache: dict[str, tuple[int, int]] = {}
         self._fcache: dict[int, Fact] = {}  # Fact objects built so far, by fact id
         self._fcache_max: int | None = FACT_CACHE_MAX
-        self._rank: IntArray | None = None  # entity id → position in name order (ties of ``hop``)
+        # entity id → position in name order (ties of ``hop``), in a box shared with ``restricted`` views
+        self._rank: list[IntArray | None] = [None]
         self.add(facts)
         self.compact()
 

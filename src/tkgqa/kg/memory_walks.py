@@ -33,7 +33,7 @@ class WalkMixin:
         _ent: list[str]
         _rel: list[str]
         _ent_id: dict[str, int]
-        _rank: IntArray | None
+        _rank: list[IntArray | None]
         __len__: Callable[[], int]
         column: Callable[[str, IntArray], IntArray]
         _span: Callable[[TimePoint | Interval | str], tuple[int, int]]
@@ -84,12 +84,12 @@ class WalkMixin:
 
     def _name_rank(self) -> IntArray:
         """Entity id → its position in name order (built once per vocabulary size)."""
-        rank = self._rank
+        rank = self._rank[0]
         if rank is None or len(rank) != len(self._ent):
             order = np.asarray(sorted(range(len(self._ent)), key=self._ent.__getitem__), dtype=np.int64)
             rank = np.empty(len(order), dtype=np.int64)
             rank[order] = np.arange(len(order), dtype=np.int64)
-            self._rank = rank
+            self._rank[0] = rank
         return rank
 
     def incident(
