@@ -96,6 +96,24 @@ def test_reopened_store_reads_a_current_mapped_snapshot(db: Path) -> None:
         assert answers(reader) == answers(TemporalKG(facts(400)))
 
 
+def test_open_empties_duckdbs_buffer_pool_and_keeps_the_memory_limit(db: Path) -> None:
+    """The blocks read while opening are evicted once the snapshot serves the reads (issue #31: resident
+    bytes per fact); the memory limit is the one given, or DuckDB's default, afterwards."""
+    import duckdb
+
+    held_sql = "SELECT sum(memory_usage_bytes) FROM duckdb_memory()"
+    with DuckDBStore.open(db, read_only=True, snapshot=False) as sql:  # the same reads, nothing evicted
+        kept = sql._sh.con.execute(held_sql).fetchone()[0]
+    setting = "SELECT current_setting('memory_limit')"
+    for limit in (None, "300MB"):
+        expected = duckdb.connect(config={"memory_limit": limit} if limit else {}).execute(setting).fetchone()
+        with DuckDBStore.open(db, read_only=True, memory_limit=limit) as store:
+            con = store._sh.con
+            assert con.execute(held_sql).fetchone()[0] < kept
+            assert con.execute(setting).fetchone() == expected
+            assert answers(store) == answers(TemporalKG(facts(400)))  # and it still reads
+
+
 def test_appends_and_retractions_reach_the_core_at_once(db: Path) -> None:
     with DuckDBStore.open(db) as store:
         new = facts(30, seed=1, prefix="F")
