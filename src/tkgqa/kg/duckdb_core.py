@@ -217,9 +217,9 @@ def wait_for_rebuild(sh: Shared) -> None:
 
 class TxLog:
     """When the rows of a store were recorded and retracted, as ``known_at`` needs them (see the module
-    docstring): ``times[k]`` is a transaction time and ``firsts[k]`` the first id recorded at it (ascending
-    both); ``gone_at``/``gone`` the retractions in the order they were made (times ascending). Each is
-    replaced whole on a write, so a reader never sees a half-updated pair."""
+    docstring): ``runs = (times, firsts)``, ``firsts[k]`` the first id recorded at transaction time
+    ``times[k]`` (both ascending); ``gone = (times, ids)``, the retractions in the order they were made
+    (times ascending). Each pair is replaced whole on a write, so a reader never sees a half-updated one."""
 
     def __init__(self, runs: list[tuple[int, int]], gone: list[tuple[int, int]]) -> None:
         self.runs: tuple[list[int], list[int]] = ([t for t, _ in runs], [i for _, i in runs])
@@ -233,6 +233,7 @@ class TxLog:
             self.runs = ([*times, tx], [*firsts, first_id])
 
     def retracted(self, tx: int, ids: list[int]) -> None:
+        """The rows ``ids`` were retracted at ``tx``."""
         times, gone = self.gone
         self.gone = ([*times, *([tx] * len(ids))], [*gone, *ids])
 
