@@ -15,7 +15,7 @@ from tkgqa.datasets import Question, load_dataset
 from tkgqa.eval import evaluate
 from tkgqa.kg import TemporalKG
 from tkgqa.methods import METHODS, resolve_method
-from tkgqa.methods._builtin import BUILTIN_METHODS
+from tkgqa.methods.package import builtin_methods
 
 DIST = "tkgqa-method-example"
 SOURCE = "examples/method_plugin"  # conftest.py: the tests skip without the distribution
@@ -24,7 +24,7 @@ OURS = "order=latest: the entity's latest fact answers (paper: the entity's earl
 
 
 def test_the_method_comes_from_its_entry_point_alone() -> None:
-    assert METHODS.origin(NAME) == f"plugin {DIST}" and NAME not in BUILTIN_METHODS
+    assert METHODS.origin(NAME) == f"plugin {DIST}" and NAME not in builtin_methods()
 
 
 def test_presets_come_from_the_shared_mechanism(demo_kg: TemporalKG) -> None:

@@ -11,7 +11,7 @@ from tkgqa.datasets.base import Question
 from tkgqa.errors import ParseError
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.methods.ari import ARIMethod
-from tkgqa.prompts.ari import (
+from tkgqa.methods.ari.prompts import (
     ActionChoice,
     ActionRefusal,
     ActionRefused,

@@ -15,7 +15,7 @@ from tkgqa.methods.ari.actions import Action, AgentState
 from tkgqa.methods.ari.config import ARIConfig, EmbedderName, Preset
 from tkgqa.methods.ari.environment import ActionSpace, FilterMode
 from tkgqa.methods.ari.memory import ARIMemory, HistoryRecord, HistoryStep
-from tkgqa.prompts.ari import PAPER_EXAMPLES, ExampleSet, format_examples
+from tkgqa.methods.ari.prompts import PAPER_EXAMPLES, ExampleSet, format_examples
 from tkgqa.query import QuestionLinker
 from tkgqa.retrieval.similarity import Similarity
 from tkgqa.testing import FakeLLM

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tkgqa.errors import ParseError
-from tkgqa.prompts.ari import (
+from tkgqa.methods.ari.prompts import (
     ActionChoice,
     ActionRefusal,
     ActionRefused,

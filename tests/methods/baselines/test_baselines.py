@@ -8,7 +8,8 @@ from tkgqa.datasets.base import Question
 from tkgqa.errors import ConfigError, ParseError
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.methods import resolve_method
-from tkgqa.prompts.baselines import build_schema_block, parse_answer_list
+from tkgqa.methods.ari.prompts import build_schema_block
+from tkgqa.methods.baselines.prompts import parse_answer_list
 from tkgqa.testing import FakeLLM
 from tkgqa.time import parse_time
 

@@ -34,9 +34,9 @@ from tkgqa.methods.cik import (
     validate_path,
 )
 from tkgqa.methods.cik.obfuscate import entity_label_words
+from tkgqa.methods.cik.prompts import parse_relation_paths, parse_rog_answer
 from tkgqa.methods.cik.pruning import lifetime_window, longest_per_relation_tail
 from tkgqa.outcomes import ResultRow
-from tkgqa.prompts.cik import parse_relation_paths, parse_rog_answer
 from tkgqa.retrieval.temporal import TimeConstraint
 from tkgqa.testing import FakeLLM
 from tkgqa.time import parse_time

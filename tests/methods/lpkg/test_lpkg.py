@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import tkgqa.cli.lpkg_cmd  # noqa: F401  (registers the commands)
+import tkgqa.methods.lpkg.commands  # noqa: F401  (registers the commands)
 from tkgqa.cli import app
 from tkgqa.datasets import Question
 from tkgqa.errors import ConfigError
@@ -29,8 +29,8 @@ from tkgqa.methods.lpkg.data import (
 )
 from tkgqa.methods.lpkg.execute import KGSearch, PlanExecutor, SymbolicReader, compare_mode, final_labels
 from tkgqa.methods.lpkg.planner import load_demos
+from tkgqa.methods.lpkg.prompts import finetune_messages, parse_lpkg_answer
 from tkgqa.outcomes import ResultRow
-from tkgqa.prompts.lpkg import finetune_messages, parse_lpkg_answer
 from tkgqa.query import QuestionLinker, Reasoner
 from tkgqa.query.generate.grounding import GroundingConfig, ground
 from tkgqa.query.generate.patterns import PatternType

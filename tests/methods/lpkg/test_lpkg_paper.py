@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import tkgqa.cli.lpkg_cmd  # noqa: F401  (registers the commands)
+import tkgqa.methods.lpkg.commands  # noqa: F401  (registers the commands)
 from tkgqa.cli import app
 from tkgqa.datasets import Question
 from tkgqa.errors import ConfigError, LLMError
@@ -24,12 +24,12 @@ from tkgqa.methods import resolve_method
 from tkgqa.methods.lpkg import LPKGMethod, parse_plan
 from tkgqa.methods.lpkg.data import kg_demos
 from tkgqa.methods.lpkg.official import official_block, read_official, split_official
-from tkgqa.outcomes import ResultRow
-from tkgqa.prompts.lpkg import (
+from tkgqa.methods.lpkg.prompts import (
     AUTHORS_ANSWER_TEMPLATE,
     OFFICIAL_HEADER,
     official_planner_messages,
 )
+from tkgqa.outcomes import ResultRow
 from tkgqa.query.generate.patterns import LPKG_PATTERNS, PatternType
 from tkgqa.testing import FakeLLM
 
@@ -196,7 +196,7 @@ def test_ten_kg_derived_demonstrations_in_the_official_format(demo_kg: TemporalK
 
 
 def test_three_inputs_are_chained_as_binary_intersections() -> None:
-    from tkgqa.prompts.lpkg import Demo
+    from tkgqa.methods.lpkg.prompts import Demo
 
     plan = (
         'Sub_Question_1 = "A?"\nInfo_1 = Search(query=Sub_Question_1)\n'

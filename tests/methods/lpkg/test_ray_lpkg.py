@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import tkgqa.cli.lpkg_cmd  # noqa: F401  (registers the commands)
+import tkgqa.methods.lpkg.commands  # noqa: F401  (registers the commands)
 from tkgqa.cli import app
 from tkgqa.errors import ConfigError, TKGQAError
 from tkgqa.eval.executor import ExecutorConfig, ExecutorKind
-from tkgqa.eval.executor_lpkg import planning_data
+from tkgqa.methods.lpkg.planning_jobs import planning_data
 from tkgqa.query.generate.patterns import PatternType
 
 pytestmark = pytest.mark.slow

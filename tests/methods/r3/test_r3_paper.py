@@ -20,8 +20,8 @@ from tkgqa.errors import ConfigError, ParseError
 from tkgqa.eval import evaluate
 from tkgqa.methods import resolve_method
 from tkgqa.methods.r3 import R3Method
-from tkgqa.prompts import r3 as P
-from tkgqa.prompts import r3_paper as PP
+from tkgqa.methods.r3.prompts import ours as P
+from tkgqa.methods.r3.prompts import paper as PP
 from tkgqa.query import context_kg
 
 PAPER_AXIOM = (

@@ -11,8 +11,8 @@ from tkgqa.datasets import load_dataset
 from tkgqa.methods import resolve_method
 from tkgqa.methods.r3 import grounding_of
 from tkgqa.methods.r3.preference import OptionResult, choose
+from tkgqa.methods.r3.prompts.ours import PremiseCheck, PremiseStatus
 from tkgqa.methods.r3.task import Option
-from tkgqa.prompts.r3 import PremiseCheck, PremiseStatus
 from tkgqa.query import context_kg
 
 PREF_AXIOM = (

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tkgqa.errors import ParseError
-from tkgqa.prompts import r3 as P
-from tkgqa.prompts import r3_baselines as B
+from tkgqa.methods.r3.prompts import baselines as B
+from tkgqa.methods.r3.prompts import ours as P
 
 FACTS = {"F1", "F2", "F3"}
 RULES = {"R1"}

@@ -14,8 +14,8 @@ from r3_helpers import Script, question, small_kg
 from tkgqa.errors import ParseError
 from tkgqa.methods import resolve_method
 from tkgqa.methods.r3.demos import AUTHORS_SUBDIR, PromptFile, read_prompt_file
-from tkgqa.prompts import r3 as P
-from tkgqa.prompts import r3_paper as PP
+from tkgqa.methods.r3.prompts import ours as P
+from tkgqa.methods.r3.prompts import paper as PP
 
 pytest.importorskip("yaml", reason="reading the authors' YAML prompt files needs PyYAML")
 

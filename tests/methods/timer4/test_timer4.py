@@ -26,7 +26,7 @@ from tkgqa.methods.timer4 import (
     place_time,
     question_coverage,
 )
-from tkgqa.prompts.timer4 import parse_answers, parse_rewrite
+from tkgqa.methods.timer4.prompts import parse_answers, parse_rewrite
 from tkgqa.testing import FakeLLM
 from tkgqa.time import Interval, TemporalRelation, TimePoint, parse_time
 

@@ -16,13 +16,12 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from ..errors import ConfigError, NotFoundError
-from . import app
-from .terminal import TerminalConsole
+from ...cli.terminal import TerminalConsole
+from ...errors import ConfigError, NotFoundError
 
 console = TerminalConsole()
-ari_app = typer.Typer(help="ARI: build and inspect the history memory.", no_args_is_help=True)
-app.add_typer(ari_app, name="ari")
+#: ``tkgqa ari …`` (added to the command line by the package's descriptor, :mod:`.plugin`).
+ari_app = typer.Typer(name="ari", help="ARI: build and inspect the history memory.", no_args_is_help=True)
 
 VARIANTS = ("clustered", "global", "clustered-correct-only", "global-correct-only")
 NO_DEV_SPLIT = ("multitq",)  # shared copies without a dev split with gold answers
@@ -37,14 +36,14 @@ class HistorySource(StrEnum):
 def _load(
     dataset: str, data_dir: Path | None, questions: Path | None, kg: str | None, split: str
 ) -> tuple[Any, Any]:
-    from ..kg.loaders import load_demo_kg, load_kg
+    from ...kg.loaders import load_demo_kg, load_kg
 
     if dataset == "demo":
-        from ..datasets.demo import load_demo_questions
+        from ...datasets.demo import load_demo_questions
 
         qs = load_demo_questions()
         return qs, (load_kg(kg) if kg else load_demo_kg())
-    from ..datasets import load_dataset
+    from ...datasets import load_dataset
 
     try:
         ds = load_dataset(dataset, data_dir, questions, split=split)
@@ -62,13 +61,13 @@ def _load(
 
 def _dataset_kg(dataset: str, data_dir: Path | None, kg: str | None) -> Any:
     """The KG of ``dataset`` (its questions are not used)."""
-    from ..kg.loaders import load_demo_kg, load_kg
+    from ...kg.loaders import load_demo_kg, load_kg
 
     if kg:
         return load_kg(kg)
     if dataset == "demo":
         return load_demo_kg()
-    from ..datasets import load_dataset
+    from ...datasets import load_dataset
 
     ds = load_dataset(dataset, data_dir)
     if ds.kg_path is None:
@@ -115,9 +114,9 @@ def build_memory_cmd(
     output: Path = typer.Option(..., "--output", help="Memory JSON to write."),
 ) -> None:
     """Answer history questions with ARI (no guidance), cluster them and induce methodologies."""
-    from ..datasets.sampling import sample_questions
-    from ..llm import resolve_llm_arg
-    from ..methods.ari import ARIMethod, build_memory, check_history_split
+    from ...datasets.sampling import sample_questions
+    from ...llm import resolve_llm_arg
+    from . import ARIMethod, build_memory, check_history_split
 
     bad = [v for v in variant if v not in VARIANTS]
     if bad:
@@ -135,7 +134,7 @@ def build_memory_cmd(
         )
     meta: dict[str, Any] = {"dataset": dataset, "source": chosen.value}
     if chosen is HistorySource.GENERATED:
-        from ..query.generate.questions import generate_questions, parse_counts
+        from ...query.generate.questions import generate_questions, parse_counts
 
         store = _dataset_kg(dataset, data_dir, kg)
         counts = parse_counts(patterns if patterns is not None else n)
@@ -170,8 +169,8 @@ def build_memory_cmd(
         console.print("[yellow]no --llm: the memory is clustered but has no methodologies[/yellow]")
     pairs = [(not v.startswith("global"), not v.endswith("correct-only")) for v in variant]
 
-    from . import SLOW_WORK
-    from .terminal import StageProgress
+    from ...cli import SLOW_WORK
+    from ...cli.terminal import StageProgress
 
     progress = StageProgress(console)
     steps = "" if policy != "llm" else f" (ARI's agent: up to {method.config.t_max} LLM calls each)"
@@ -212,7 +211,7 @@ def show_memory(
     full: bool = typer.Option(False, "--full", help="Print whole methodologies."),
 ) -> None:
     """Clusters, their sizes and correctness, and the methodologies of a memory file."""
-    from ..methods.ari import ARIMemory
+    from . import ARIMemory
 
     memory = ARIMemory.load(path)
     console.print(

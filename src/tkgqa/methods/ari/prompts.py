@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..errors import ParseError
-from ..llm.base import Message
-from .base import Bound
+from ...errors import ParseError
+from ...llm.base import Message
+from ...prompts.base import Bound
 
 TASK_DEFINITION = """Please use the tool provided below to interact with the knowledge graph. \
 You will find a list of actions categorized into time-based queries, entity queries, and specific time \
@@ -558,3 +558,15 @@ def written_action_prompt(messages: Sequence[Message], actions: Sequence[str]) -
 def methodology_prompt(correct: Sequence[str], incorrect: Sequence[str] | None) -> Bound[str]:
     """The methodology induced from solved (and failed) examples (Figure 9)."""
     return Bound("ari.methodology", build_methodology_messages(correct, incorrect), parse_methodology)
+
+
+def build_schema_block(entities: Sequence[str], relations: Sequence[str], times: Sequence[str]) -> str:
+    """What CoT KB is told about the KB instead of a list of actions: the linked entities, relation names of
+    their 1-hop subgraph and the question's times."""
+    return (
+        f"Entities in the question: {', '.join(entities) or '(none)'}\n"
+        f"Relations around them: {', '.join(relations) or '(none)'}\n"
+        f"Times in the question: {', '.join(times) or '(none)'}\n"
+        "Write your next action with one of the functions above, using these names exactly; use {entities} "
+        "for the current entity list."
+    )

@@ -7,7 +7,16 @@
 :mod:`tkgqa.methods.ari.kb_baselines`: methods never import each other.
 """
 
-from .llm_only import LLMOnly, LLMOnlyConfig
-from .rag import KGRAG, KGRAGConfig
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..package import lazy_exports
+
+if TYPE_CHECKING:  # the public names, imported on first use (lazy_exports)
+    from .llm_only import LLMOnly, LLMOnlyConfig
+    from .rag import KGRAG, KGRAGConfig
 
 __all__ = ["KGRAG", "KGRAGConfig", "LLMOnly", "LLMOnlyConfig"]
+
+__getattr__, __dir__ = lazy_exports(__name__)

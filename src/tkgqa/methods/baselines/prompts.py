@@ -1,17 +1,17 @@
-"""Prompts of the paper's LLM baselines (ARI Appendix A.1): LLM only, KG-RAG, and the KB-interaction schema
-block of CoT KB. Answers are read by the shared list parser (:func:`tkgqa.llm.parsing.parse_answer_list`,
-re-exported here), never evaluated."""
+"""Prompts of the paper's LLM baselines (ARI Appendix A.1): LLM only and KG-RAG (the KB-interaction schema
+block of CoT KB is ARI's, in :mod:`tkgqa.methods.ari.prompts`). Answers are read by the shared list parser
+(:func:`tkgqa.llm.parsing.parse_answer_list`, re-exported here), never evaluated."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..llm.base import Message
-from ..llm.parsing import parse_answer_list
-from .base import Context, Prompt
+from ...llm.base import Message
+from ...llm.parsing import parse_answer_list
+from ...prompts.base import Context, Prompt
 
 __all__ = ["ANSWER_FORMAT", "KG_RAG_PROMPT", "LLM_ONLY_PROMPT", "build_kg_rag_messages",
-           "build_llm_only_messages", "build_schema_block", "parse_answer_list"]  # fmt: skip
+           "build_llm_only_messages", "parse_answer_list"]  # fmt: skip
 
 ANSWER_FORMAT = (
     'Reply with the answer as a JSON list of strings, e.g. ["Barack Obama"] or ["2014-11"], best answer '
@@ -38,18 +38,6 @@ def build_kg_rag_messages(question: str, facts: Sequence[str]) -> list[Message]:
             f"{ANSWER_FORMAT}\nAnswer:"
         ),
     ]
-
-
-def build_schema_block(entities: Sequence[str], relations: Sequence[str], times: Sequence[str]) -> str:
-    """What CoT KB is told about the KB instead of a list of actions: the linked entities, relation names of
-    their 1-hop subgraph and the question's times."""
-    return (
-        f"Entities in the question: {', '.join(entities) or '(none)'}\n"
-        f"Relations around them: {', '.join(relations) or '(none)'}\n"
-        f"Times in the question: {', '.join(times) or '(none)'}\n"
-        "Write your next action with one of the functions above, using these names exactly; use {entities} "
-        "for the current entity list."
-    )
 
 
 def _build_llm_only(context: Context) -> list[Message]:

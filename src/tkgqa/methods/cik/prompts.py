@@ -15,10 +15,10 @@ import json
 import re
 from collections.abc import Sequence
 
-from ..errors import ParseError
-from ..llm.base import Message
-from ..llm.parsing import parse_answer_list, parse_string_list
-from .base import Context, Prompt
+from ...errors import ParseError
+from ...llm.base import Message
+from ...llm.parsing import parse_answer_list, parse_string_list
+from ...prompts.base import Context, Prompt
 
 ESG_INTRO = """Given a structure of this type:
 

@@ -31,13 +31,13 @@ from typing import Any
 
 from pydantic import ConfigDict, Field
 
-from ..datasets.base import Question
-from ..errors import ConfigError
-from ..kg.base import KGStore
-from ..llm.base import LLMBackend
-from ..outcomes import AbstainReason
-from .base import METHODS, Answer, Method, MethodConfig, parse_options, resolve_method
-from .client import client_option
+from ...datasets.base import Question
+from ...errors import ConfigError
+from ...kg.base import KGStore
+from ...llm.base import LLMBackend
+from ...outcomes import AbstainReason
+from ..base import METHODS, Answer, Method, MethodConfig, parse_options, resolve_method
+from ..client import client_option
 
 
 class HybridConfig(MethodConfig):

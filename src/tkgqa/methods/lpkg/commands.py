@@ -20,24 +20,23 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from ..errors import ConfigError
-from ..eval.executor import ExecutorKind
-from ..eval.executor_lpkg import kg_slug as _slug
-from ..userfiles import claim_folder
-from . import app
-from .terminal import TerminalConsole
+from ...cli.terminal import TerminalConsole
+from ...errors import ConfigError
+from ...eval.executor import ExecutorKind
+from ...userfiles import claim_folder
+from .planning_jobs import kg_slug as _slug
 
 console = TerminalConsole()
+#: ``tkgqa lpkg …`` (added to the command line by the package's descriptor, :mod:`.plugin`).
 lpkg_app = typer.Typer(
-    help="LPKG: planning data from a KG, planner training, planning.", no_args_is_help=True
+    name="lpkg", help="LPKG: planning data from a KG, planner training, planning.", no_args_is_help=True
 )
-app.add_typer(lpkg_app, name="lpkg")
 
 
 def chosen_patterns(values: list[str] | None) -> tuple[Any, ...] | None:
     """``--patterns`` values: ``paper`` (LPKG's nine, Figure 3), ``temporal``, ``all`` or pattern names
     (repeatable or comma-separated); ``None`` when not given (all patterns)."""
-    from ..query.generate.patterns import LPKG_PATTERNS, TEMPORAL_PATTERNS, PatternType
+    from ...query.generate.patterns import LPKG_PATTERNS, TEMPORAL_PATTERNS, PatternType
 
     if not values:
         return None
@@ -62,8 +61,8 @@ def chosen_patterns(values: list[str] | None) -> tuple[Any, ...] | None:
 
 
 def _grounding(per_pattern: int, max_answers: int, seed: int, patterns: list[str] | None) -> Any:
-    from ..query.generate.grounding import GroundingConfig
-    from ..query.generate.patterns import PatternType
+    from ...query.generate.grounding import GroundingConfig
+    from ...query.generate.patterns import PatternType
 
     chosen = chosen_patterns(patterns) or tuple(PatternType)
     return GroundingConfig(patterns=chosen, per_pattern=per_pattern, max_answers=max_answers, seed=seed)
@@ -79,8 +78,8 @@ def ground_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
 ) -> None:
     """Ground the patterns in a KG and report how many instances each yields."""
-    from ..eval.resolve import open_kg
-    from ..query.generate.grounding import ground
+    from ...eval.resolve import open_kg
+    from ...query.generate.grounding import ground
 
     result = ground(open_kg(kg), _grounding(per_pattern, max_answers, seed, pattern))
     if as_json:
@@ -132,15 +131,15 @@ def data_cmd(
     """Planning data: ground, verbalise, gold plans; train/held-out split; SFT export. One shard per (KG,
     pattern), seeded from --seed and the pattern: --executor ray builds the shards on Ray workers and
     writes the same files as the local run. --out must be new, empty or a folder this command wrote."""
-    from ..eval.executor import ExecutorConfig
-    from ..eval.executor_lpkg import planning_data
-    from ..methods.lpkg.data import (
+    from ...eval.executor import ExecutorConfig
+    from .data import (
         SFTFormat,
         counts_by_pattern,
         export_sft,
         split_by_entities,
         write_examples,
     )
+    from .planning_jobs import planning_data
 
     try:
         fmt = SFTFormat(sft_format)
@@ -196,7 +195,7 @@ def export_data_cmd(
     sft_format: str = typer.Option("messages", "--format", help="messages, prompt_completion or alpaca."),
 ) -> None:
     """(Re-)write sft_train.jsonl / sft_heldout.jsonl from the folder's train/held-out examples."""
-    from ..methods.lpkg.data import SFTFormat, export_sft, read_examples
+    from .data import SFTFormat, export_sft, read_examples
 
     try:
         fmt = SFTFormat(sft_format)
@@ -229,8 +228,8 @@ def train_cmd(
     seed: int = typer.Option(0, "--seed"),
 ) -> None:
     """Fine-tune the planner on CPU (resumes a stopped run with the same data and settings)."""
-    from ..methods.lpkg.data import file_hash, read_examples
-    from ..methods.lpkg.train import TrainConfig, export_gguf, train_planner
+    from .data import file_hash, read_examples
+    from .train import TrainConfig, export_gguf, train_planner
 
     train = read_examples(data / "train.jsonl")[:limit]
     held = read_examples(data / "heldout.jsonl")
@@ -265,8 +264,8 @@ def export_cmd(
     llama_cpp_src: str | None = typer.Option(None, "--llama-cpp-src", help="llama-cpp-python sdist or tree."),
 ) -> None:
     """Convert a trained planner's LoRA adapter to GGUF (llama.cpp inference on the wheel's base GGUF)."""
-    from ..methods.lpkg.planner import resolve_planner_path
-    from ..methods.lpkg.train import export_gguf
+    from .planner import resolve_planner_path
+    from .train import export_gguf
 
     console.print(str(export_gguf(resolve_planner_path(planner), llama_cpp_src)))
 
@@ -288,12 +287,12 @@ def plan_cmd(
 ) -> None:
     """Plan one question (and run the plan with --kg). The paper preset's demonstrations are derived from
     --kg (the bundled demo KG without it) unless --demos names a file."""
-    from ..eval.resolve import open_kg
-    from ..llm import resolve_llm_arg
-    from ..methods.base import merge_config
-    from ..methods.lpkg.config import DemoSource, LPKGConfig, PlanFormat
-    from ..methods.lpkg.data import kg_demos
-    from ..methods.lpkg.planner import ICLPlanner, resolve_planner
+    from ...eval.resolve import open_kg
+    from ...llm import resolve_llm_arg
+    from ..base import merge_config
+    from .config import DemoSource, LPKGConfig, PlanFormat
+    from .data import kg_demos
+    from .planner import ICLPlanner, resolve_planner
 
     given = {"preset": preset, "planner": planner, "demos": demos, **({"k": k} if k is not None else {})}
     cfg = merge_config(LPKGConfig, None, given).effective()
@@ -312,9 +311,9 @@ def plan_cmd(
         "pattern": str(out.plan.pattern()) if out.plan else None, "seconds": out.seconds,
     }  # fmt: skip
     if kg is not None:
-        from ..datasets.base import Question
-        from ..eval.resolve import answer_payload
-        from ..methods import resolve_method
+        from ...datasets.base import Question
+        from ...eval.resolve import answer_payload
+        from .. import resolve_method
 
         method = resolve_method("lpkg", **given, llm=llm)
         data["answer"] = answer_payload(method.answer(Question(qid="adhoc", text=question), open_kg(kg)))

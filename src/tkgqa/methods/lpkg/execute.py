@@ -40,7 +40,6 @@ from ...kg.memory import TemporalKG
 from ...llm import LLMBackend, Usage
 from ...prompts.ask import UNPARSABLE, Parsed, Refused, ask, without_raw
 from ...prompts.base import PromptSpec
-from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
 from ...query import Executor, QuestionLinker, Reasoner
 from ...query.generate.patterns import SetOperation
 from ...query.program.answer_sets import (
@@ -72,6 +71,7 @@ from .plan import (
     Text,
     TimeStep,
 )
+from .prompts import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
 
 
 class SearchMode(StrEnum):

@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
-from .executor import LOCAL, ExecutorConfig, ExecutorKind, portable_kg_source
-from .ray_session import actor_options, cluster_cpus, ray_session, run_shards
+from ...eval.executor import LOCAL, ExecutorConfig, ExecutorKind, portable_kg_source
+from ...eval.ray_session import actor_options, cluster_cpus, ray_session, run_shards
 
 if TYPE_CHECKING:
-    from ..kg.base import KGStore
-    from ..methods.lpkg.data import PlanningExample, PlanningShard, ShardBuilder
-    from ..query.generate.patterns import PatternType
+    from ...kg.base import KGStore
+    from ...query.generate.patterns import PatternType
+    from .data import PlanningExample, PlanningShard, ShardBuilder
 
 
 def kg_slug(path: str) -> str:
@@ -56,23 +56,23 @@ class PlanningWorker:
         self._builders: dict[str, ShardBuilder] = {}
 
     def build(self, path: str, pattern: str) -> PlanningShard:
-        from ..query.generate.patterns import PatternType
+        from ...query.generate.patterns import PatternType
 
         if path not in self._builders:
-            from ..llm import resolve_llm_arg
+            from ...llm import resolve_llm_arg
 
             self._builders[path] = _builder(path, *self._args, resolve_llm_arg(self._llm))
         return self._builders[path].build(PatternType(pattern))
 
 
 def _open(path: str) -> KGStore:
-    from ..kg.loaders import load_kg
+    from ...kg.loaders import load_kg
 
     return load_kg(portable_kg_source(path))
 
 
 def _builder(path: str, per_pattern: int, max_answers: int, seed: int, llm: Any) -> ShardBuilder:
-    from ..methods.lpkg.data import ShardBuilder
+    from .data import ShardBuilder
 
     return ShardBuilder(_open(path), per_pattern=per_pattern, max_answers=max_answers, seed=seed, llm=llm)
 
@@ -90,8 +90,8 @@ def planning_data(
     """Ground, verbalise and merge the planning data of ``kgs`` (see the module docstring); ``llm`` is an
     LLM spec (each Ray worker resolves its own backend from it), ``None`` for templates; ``patterns``: only
     these (in :class:`~tkgqa.query.generate.patterns.PatternType` order; default all)."""
-    from ..llm import resolve_llm_arg
-    from ..query.generate.patterns import PatternType
+    from ...llm import resolve_llm_arg
+    from ...query.generate.patterns import PatternType
 
     start = time.perf_counter()
     paths = list(dict.fromkeys(kgs))  # a KG given twice counts once
@@ -125,7 +125,7 @@ def planning_data(
 def _merge(
     paths: list[str], tasks: list[tuple[str, str]], shards: dict[tuple[str, str], PlanningShard]
 ) -> tuple[list[PlanningExample], dict[str, dict[str, Any]], dict[str, int]]:
-    from ..methods.lpkg.data import VerbalizationStats
+    from .data import VerbalizationStats
 
     examples: list[PlanningExample] = []
     grounding: dict[str, dict[str, Any]] = {}

@@ -17,10 +17,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..errors import ParseError
-from ..llm.base import Message
-from ..llm.parsing import extract_json_object, parse_answer_list
-from .base import Context, Prompt
+from ...errors import ParseError
+from ...llm.base import Message
+from ...llm.parsing import extract_json_object, parse_answer_list
+from ...prompts.base import Context, Prompt
 
 PLANNER_SYSTEM = "You are a planner. You decompose complex questions into code-formatted plans."
 

@@ -21,13 +21,12 @@ from typing import Any
 
 import typer
 
-from ..errors import ConfigError
-from . import app
-from .terminal import TerminalConsole
+from ...cli.terminal import TerminalConsole
+from ...errors import ConfigError
 
 console = TerminalConsole()
-timer4_app = typer.Typer(help="TimeR4: train the time-aware retriever.", no_args_is_help=True)
-app.add_typer(timer4_app, name="timer4")
+#: ``tkgqa timer4 …`` (added to the command line by the package's descriptor, :mod:`.plugin`).
+timer4_app = typer.Typer(name="timer4", help="TimeR4: train the time-aware retriever.", no_args_is_help=True)
 
 NO_DEV_SPLIT = ("multitq",)  # shared copies without a train/dev split with gold answers
 
@@ -48,9 +47,9 @@ def _pairs(
     seed: int,
 ) -> tuple[list[Any], Any, dict[str, Any]]:
     """The mined pairs, the KG and a description of where they came from."""
-    from ..datasets import load_dataset
-    from ..kg.loaders import load_demo_kg, load_kg
-    from ..methods.timer4.training_data import generated_pairs, mine_dataset_pairs
+    from ...datasets import load_dataset
+    from ...kg.loaders import load_demo_kg, load_kg
+    from .training_data import generated_pairs, mine_dataset_pairs
 
     if source is PairSource.AUTO:
         source = PairSource.GENERATED if dataset in NO_DEV_SPLIT or dataset == "demo" else PairSource.DATASET
@@ -110,8 +109,8 @@ def train_retriever_cmd(
     ),
 ) -> None:
     """Mine (question, gold fact) pairs, build the three negative types, fine-tune and save the retriever."""
-    from ..retrieval import resolve_embedder
-    from ..retrieval.training import (
+    from ...retrieval import resolve_embedder
+    from ...retrieval.training import (
         ContrastiveConfig,
         build_training_examples,
         load_time_aware_embedder,

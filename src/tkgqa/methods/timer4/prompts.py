@@ -13,10 +13,10 @@ import json
 import re
 from collections.abc import Sequence
 
-from ..errors import ParseError
-from ..llm.base import Message
-from ..llm.parsing import parse_answer_list
-from .base import Context, Prompt
+from ...errors import ParseError
+from ...llm.base import Message
+from ...llm.parsing import parse_answer_list
+from ...prompts.base import Context, Prompt
 
 REWRITE_TEMPLATE = (
     "Replace the temporal fact in questions with explicit timestamps from the provided facts or your "

@@ -1,7 +1,7 @@
 """Prompts of the baselines in R3's tables: 0-shot and 2-shot chain-of-thought (Kojima et al.; Wei et al.) and
 KAPING (Baek et al.: the top retrieved triples, then the question). All end in a verdict parsed by
-:func:`~tkgqa.prompts.r3.parse_verdict`; KAPING may cite fact ids, which are collected but not enforced
-(that is R3's difference). The two CoT examples are ours.
+:func:`~tkgqa.methods.r3.prompts.ours.parse_verdict`; KAPING may cite fact ids, which are collected but not
+enforced (that is R3's difference). The two CoT examples are ours.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from ..llm.base import Message
-from ..llm.parsing import extract_choice
-from .base import Bound
-from .r3 import _FACT_ID, Verdict, listed, parse_verdict
+from ....llm.base import Message
+from ....llm.parsing import extract_choice
+from ....prompts.base import Bound
+from .ours import _FACT_ID, Verdict, listed, parse_verdict
 
 VERDICT_FORMAT = (
     "End your reply with one line: 'Final answer: Yes', 'Final answer: No' or 'Final answer: I dont know'."

@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from ..errors import ParseError
-from ..llm.base import Message
-from .r3_types import Axiom, GroundedAnswer, PremiseCheck, PremiseStatus, Step, Verdict
+from ....errors import ParseError
+from ....llm.base import Message
+from .replies import Axiom, GroundedAnswer, PremiseCheck, PremiseStatus, Step, Verdict
 
 # --- shared pieces ------------------------------------------------------------------------------------
 _FACT_ID = re.compile(r"\bF(\d+)\b")

@@ -4,7 +4,7 @@ parsers of the replies they ask for.
 * **Axiom**: the paper's instruction verbatim (the "<an explanation> Therefore, a helpful rule is:\\n Rule: …"
   format and its last sentence: "If you can't produce a helpful rule …, just try to make understanding the
   question easier by giving a hint or defining terms"), no Premises/Conclusion block: the reply is read by
-  :func:`~tkgqa.prompts.r3.parse_axiom` with ``hint_ok=True``.
+  :func:`~tkgqa.methods.r3.prompts.ours.parse_axiom` with ``hint_ok=True``.
 * **Pruning** (``LLM_T`` of Eq. 4): the LLM *copies the relevant triples* ("Just copy the selected facts and
   don't generate facts on your own"); :func:`parse_copied_facts` maps each copied triple to the listed one
   it reproduces (case, accents and punctuation aside) — a triple that is not listed is not picked.
@@ -27,10 +27,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..errors import ParseError
-from ..kg.linking import normalize
-from ..llm.base import Message
-from .r3 import GroundedAnswer, Step, Verdict, id_order, parse_verdict
+from ....errors import ParseError
+from ....kg.linking import normalize
+from ....llm.base import Message
+from .ours import GroundedAnswer, Step, Verdict, id_order, parse_verdict
 
 PAPER_AXIOM_SYSTEM = (
     "Task: You are a helpful assistant trying to give us some guidance about answering a question. A set "
@@ -391,7 +391,7 @@ def parse_paper_answer(
     fact_texts: Sequence[str] = (),
     require_fact: bool = False,
 ) -> GroundedAnswer:
-    """The paper's answer format, read: the verdict (:func:`~tkgqa.prompts.r3.parse_verdict`) and the
+    """The paper's answer format, read: the verdict (:func:`~.ours.parse_verdict`) and the
     reasoning as sentences with their citations. ``fact_ids``/``rule_ids`` are the ids of the facts/rules
     *in the order they were listed* ("Fact 4" is the fourth listed); ``fact_texts`` their texts (a quoted
     triple cites the listed fact it reproduces). ParseError when a citation is not listed (the mechanical

@@ -1,4 +1,4 @@
-"""What R3's parsers (:mod:`tkgqa.prompts.r3`, :mod:`tkgqa.prompts.r3_paper`) return: the verdict, a
+"""What R3's parsers (:mod:`.ours`, :mod:`.paper`) return: the verdict, a
 surfaced axiom, the grounded answer's cited steps and the premise checks."""
 
 from __future__ import annotations
