@@ -1,10 +1,11 @@
 """``tkgqa llm parse --task TASK INPUT.jsonl --output OUT.jsonl``: check that tkgqa reads a model's replies.
 
-Each input line is a JSON object with ``id``, ``response`` and what the task needs (``tkgqa llm parse
---list`` shows the tasks, each declared by its method package: :func:`tkgqa.methods.package.parse_tasks`),
-or a line of a recording in its own format that the task reads (ARI's authors' recording: one line per
-question, one record per step). Each record gives one output line ``{"id", "ok", "value", "reason"}``; a line that is not JSON or lacks a field is reported the same way with
-the reason. A summary goes to stderr (``--json``: one JSON object). Exit status 0 when every line was read,
+Each input line is a JSON object with ``id``, ``response`` and what the task needs (``tkgqa llm parse --list``
+shows the tasks, each declared by its method package: :func:`tkgqa.methods.package.parse_tasks`), or a line of
+a recording in its own format that the task reads (ARI's authors' recording: one line per question, one record
+per step). Each record gives one output line ``{"id", "ok", "value", "reason"}``; a line that is not JSON or
+lacks a field is reported the same way with the reason. A summary goes to stderr (``--json``: one JSON
+object). Exit status 0 when every line was read,
 1 when any was refused or bad.
 """
 

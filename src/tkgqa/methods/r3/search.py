@@ -4,9 +4,10 @@ facts and try again, up to ``max_depth`` expansions; a branch that ends without 
 with a new axiom, up to ``breadth`` branches.
 
 Every grounded answer passes the mechanical check of
-:func:`~tkgqa.methods.r3.prompts.ours.parse_grounded_answer` (cited ids must be among the facts listed in
-that prompt); a reply that fails it is rejected and re-asked with the reason, and the rejections are kept in the node. A node whose replies are all rejected counts as "I don't
-know" (the search goes on). LLM backend errors propagate.
+:func:`~tkgqa.methods.r3.prompts.ours.parse_grounded_answer` (cited ids must be among the facts listed in that
+prompt); a reply that fails it is rejected and re-asked with the reason, and the rejections are kept in the
+node. A node whose replies are all rejected counts as "I don't know" (the search goes on). LLM backend errors
+propagate.
 
 Each branch's axiom, each node's answer check and each expansion is reported as a
 :class:`~tkgqa.methods.base.StepEvent` to the step reporter of the context, if any (which may cancel the
