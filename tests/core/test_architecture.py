@@ -44,7 +44,8 @@ def _ignored(graph: Any, ignore_imports: list[str]) -> list[tuple[str, str]]:
         importer, imported = (_pattern(side) for side in line.partition("->")[::2])
         for module in graph.modules:
             if importer.match(module):
-                out += [(module, m) for m in graph.find_modules_directly_imported_by(module) if imported.match(m)]
+                found = graph.find_modules_directly_imported_by(module)
+                out += [(module, m) for m in found if imported.match(m)]
     return out
 
 
