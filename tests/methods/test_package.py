@@ -113,7 +113,7 @@ def test_a_package_namespace_imports_its_modules_on_first_use() -> None:
         before = "tkgqa.methods.ari.method" in sys.modules
         cls = ari.ARIMethod
         print(json.dumps({"before": before, "after": "tkgqa.methods.ari.method" in sys.modules,
-                          "listed": "ARIMethod" in dir(ari), "name": cls.__name__}))
+                          "listed": "ARIMethod" in ari.__all__, "name": cls.__name__}))
         """
     )
     assert out == {"before": False, "after": True, "listed": True, "name": "ARIMethod"}

@@ -25,20 +25,17 @@ Where descriptors come from:
   distribution, never a crash of ``tkgqa``), and it may not take a name built into tkgqa. The older form —
   an entry point of ``tkgqa.methods`` naming one Method class — keeps working.
 
-A package's ``__init__`` imports nothing eagerly (:func:`lazy_exports`), so reading the descriptors of every
-built-in package costs a few small modules, no method implementation.
+A package's ``__init__`` imports nothing eagerly (its public names are :func:`tkgqa.lazy.lazy_exports` of the
+imports in its ``if TYPE_CHECKING:`` block), so reading the descriptors of every built-in package costs a few
+small modules, no method implementation.
 """
 
 from __future__ import annotations
 
-import ast
-import importlib
-import sys
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
-from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -203,47 +200,3 @@ def parse_tasks() -> dict[str, ParseTask]:
                 continue
             out[task.name] = task
     return out
-
-
-# --- lazy package namespaces --------------------------------------------------------------------------------
-def _type_checking_imports(module_file: str) -> dict[str, tuple[str, str]]:
-    """``name → (relative module, attribute)`` of the ``from .x import a, b`` lines under the module's
-    ``if TYPE_CHECKING:`` block (the one list of the package's public names, read by mypy and here)."""
-    tree = ast.parse(Path(module_file).read_text(encoding="utf-8"))
-    out: dict[str, tuple[str, str]] = {}
-    for node in tree.body:
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
-            for stmt in node.body:
-                if isinstance(stmt, ast.ImportFrom):
-                    module = "." * stmt.level + (stmt.module or "")
-                    for alias in stmt.names:
-                        out[alias.asname or alias.name] = (module, alias.name)
-    return out
-
-
-def lazy_exports(package: str) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``__getattr__`` and ``__dir__`` of a method package whose public names are imported on first use.
-
-    The names are those the package's ``if TYPE_CHECKING:`` block imports, so ``from tkgqa.methods.ari
-    import ARIMethod`` works and type-checks while importing ``tkgqa.methods.ari`` (to read its
-    ``plugin.py``) imports none of its modules."""
-    table: dict[str, tuple[str, str]] = {}
-
-    def names() -> dict[str, tuple[str, str]]:
-        if not table:
-            table.update(_type_checking_imports(str(sys.modules[package].__file__)))
-        return table
-
-    def __getattr__(name: str) -> Any:
-        found = names().get(name)
-        if found is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        module, attr = found
-        value = getattr(importlib.import_module(module, package), attr)
-        setattr(sys.modules[package], name, value)
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted({*vars(sys.modules[package]), *names()})
-
-    return __getattr__, __dir__

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..package import lazy_exports
+from ...lazy import lazy_exports, type_checking_exports
 
-if TYPE_CHECKING:  # the public names, imported on first use (lazy_exports)
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
     from ...query.link import QuestionAnchors
     from ...retrieval.similarity import Similarity
     from .actions import Action, AgentState, Item
@@ -72,4 +72,4 @@ __all__ = [
     "variant_key",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__)
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..package import lazy_exports
+from ...lazy import lazy_exports, type_checking_exports
 
-if TYPE_CHECKING:  # the public names, imported on first use (lazy_exports)
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
     from ...query import QuestionLinker, answer_covered, normalize_answer
     from .config import CIKConfig, Delta2Rule, Preset, TimePruning
     from .evidence import (
@@ -81,4 +81,4 @@ __all__ = [
     "validate_path",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__)
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

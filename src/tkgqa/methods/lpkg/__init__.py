@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..package import lazy_exports
+from ...lazy import lazy_exports, type_checking_exports
 
-if TYPE_CHECKING:  # the public names, imported on first use (lazy_exports)
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
     from .config import CompareHow, DemoSource, LPKGConfig, PlanFormat, QAPrompt
     from .data import PlanningExample, SFTFormat, export_sft, read_examples, split_by_entities, write_examples
     from .execute import PlanExecutor, ReaderMode, SearchMode, direct_plan
@@ -57,4 +57,4 @@ __all__ = [
     "write_examples",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__)
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

@@ -216,8 +216,8 @@ ANSWER_PROMPT: Prompt[list[str]] = Prompt("lpkg.answer", build_answer, parse_lpk
 
 # --- the paper preset: the authors' prompts -------------------------------------------------------------
 #: The official code-completion planning prompt's opening (the authors' planning data, Appendix C.2): the
-#: function stubs the plan calls. Typed in here; ``tests/methods/test_lpkg_paper.py`` checks it against the
-#: authors' file (``tkgqa data fetch lpkg-prompt``: ``llm_recordings/`` under the data root) when present.
+#: function stubs the plan calls. Typed in here; ``tests/methods/lpkg/test_lpkg_paper.py`` checks it against
+#: the authors' file (``tkgqa data fetch lpkg-prompt``: ``llm_recordings/`` under the data root) when present.
 OFFICIAL_HEADER = '''###Complete the Code Below###
 
 from langchain import SerpAPIWrapper

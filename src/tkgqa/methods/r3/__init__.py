@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..package import lazy_exports
+from ...lazy import lazy_exports, type_checking_exports
 
-if TYPE_CHECKING:  # the public names, imported on first use (lazy_exports)
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
     from .baselines import KAPING, CoT0, CoT2
     from .config import BaselineConfig, EntitySource, LLMPick, PremiseJudge, R3Config
     from .facts import Direction, FactPool, Pruning, Ranker, render_fact, subgraph
@@ -36,4 +36,4 @@ __all__ = [
     "subgraph",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__)
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..package import lazy_exports
+from ...lazy import lazy_exports, type_checking_exports
 
-if TYPE_CHECKING:  # the public names, imported on first use (lazy_exports)
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
     from .method import SymbolicConfig, SymbolicReasoner, pretty
 
 __all__ = ["SymbolicConfig", "SymbolicReasoner", "pretty"]
 
-__getattr__, __dir__ = lazy_exports(__name__)
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..package import lazy_exports
+from ...lazy import lazy_exports, type_checking_exports
 
-if TYPE_CHECKING:  # the public names, imported on first use (lazy_exports)
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
     from .config import PRESETS, PhiNorm, Preset, RewritePolicy, Scope, deviations, unspecified
     from .coverage import COVERAGE_NS, QuestionCoverage, question_coverage
     from .export import ExportReport, export_instruction_data
@@ -59,4 +59,4 @@ __all__ = [
     "unspecified",
 ]
 
-__getattr__, __dir__ = lazy_exports(__name__)
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

@@ -27,7 +27,7 @@ from ...retrieval.verbalize import verbalize_facts
 from .prompts import parse_answers
 
 #: The answer prompt as the authors' code renders it (the recorded ``prompt`` fields): Figure 6's text with
-#: their spacing (``prompts.timer4.REASON_TEMPLATE`` is the figure's layout, with a JSON fact list).
+#: their spacing (``prompts.REASON_TEMPLATE`` is the figure's layout, with a JSON fact list).
 AUTHORS_REASON_TEMPLATE = (
     "Based on the historical facts, please answer the given question. Please keep the answer as simple as "
     "possible and return all the possible answers as a list.\n"
