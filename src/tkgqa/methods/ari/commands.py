@@ -9,70 +9,18 @@ The memory must come from questions other than those evaluated. History sources 
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 import typer
 from rich.table import Table
 
 from ...cli.terminal import TerminalConsole
-from ...errors import ConfigError, NotFoundError
+from ...errors import ConfigError
+from .build import VARIANTS, HistorySource
 
 console = TerminalConsole()
 #: ``tkgqa ari …`` (added to the command line by the package's descriptor, :mod:`.plugin`).
 ari_app = typer.Typer(name="ari", help="ARI: build and inspect the history memory.", no_args_is_help=True)
-
-VARIANTS = ("clustered", "global", "clustered-correct-only", "global-correct-only")
-NO_DEV_SPLIT = ("multitq",)  # shared copies without a dev split with gold answers
-
-
-class HistorySource(StrEnum):
-    AUTO = "auto"  # generated for MultiTQ, dataset otherwise
-    DATASET = "dataset"
-    GENERATED = "generated"
-
-
-def _load(
-    dataset: str, data_dir: Path | None, questions: Path | None, kg: str | None, split: str
-) -> tuple[Any, Any]:
-    from ...kg.loaders import load_demo_kg, load_kg
-
-    if dataset == "demo":
-        from ...datasets.demo import load_demo_questions
-
-        qs = load_demo_questions()
-        return qs, (load_kg(kg) if kg else load_demo_kg())
-    from ...datasets import load_dataset
-
-    try:
-        ds = load_dataset(dataset, data_dir, questions, split=split)
-    except NotFoundError as exc:
-        raise NotFoundError(
-            f"{exc}. The shared MultiTQ copy has only test questions: use --source generated (questions "
-            "generated from the KG), another question file (--questions; never the questions you evaluate "
-            "on), or --dataset demo"
-        ) from None
-    kg_path = kg or (str(ds.kg_path) if ds.kg_path else None)
-    if kg_path is None:
-        raise ConfigError("no KG file found for this dataset; pass --kg PATH")
-    return ds.questions, load_kg(kg_path)
-
-
-def _dataset_kg(dataset: str, data_dir: Path | None, kg: str | None) -> Any:
-    """The KG of ``dataset`` (its questions are not used)."""
-    from ...kg.loaders import load_demo_kg, load_kg
-
-    if kg:
-        return load_kg(kg)
-    if dataset == "demo":
-        return load_demo_kg()
-    from ...datasets import load_dataset
-
-    ds = load_dataset(dataset, data_dir)
-    if ds.kg_path is None:
-        raise ConfigError("no KG file found for this dataset; pass --kg PATH")
-    return load_kg(str(ds.kg_path))
 
 
 @ari_app.command("build-memory")
@@ -114,47 +62,29 @@ def build_memory_cmd(
     output: Path = typer.Option(..., "--output", help="Memory JSON to write."),
 ) -> None:
     """Answer history questions with ARI (no guidance), cluster them and induce methodologies."""
-    from ...datasets.sampling import sample_questions
     from ...llm import resolve_llm_arg
-    from . import ARIMethod, build_memory, check_history_split
+    from .build import build_memory, history_questions, variant_pairs
+    from .method import ARIMethod
 
-    bad = [v for v in variant if v not in VARIANTS]
-    if bad:
-        raise ConfigError(f"--variant must be among {', '.join(VARIANTS)}; got {bad}")
+    pairs = variant_pairs(variant)
     if policy == "llm" and llm is None:
         raise ConfigError(
             "--policy llm needs --llm SPEC (or use --policy symbolic/oracle with --llm for induction)"
         )
-    chosen = source
-    if chosen is HistorySource.AUTO:
-        chosen = (
-            HistorySource.GENERATED
-            if dataset in NO_DEV_SPLIT and questions is None
-            else HistorySource.DATASET
-        )
-    meta: dict[str, Any] = {"dataset": dataset, "source": chosen.value}
-    if chosen is HistorySource.GENERATED:
-        from ...query.generate.questions import generate_questions, parse_counts
-
-        store = _dataset_kg(dataset, data_dir, kg)
-        counts = parse_counts(patterns if patterns is not None else n)
-        generated = generate_questions(store, counts, seed=seed, max_answers=max_answers)
-        history = [g.question for g in generated]
-        meta.update(
-            kg=getattr(store, "name", ""),
-            patterns={p.value: c for p, c in counts.items()},
-            generated={p.value: sum(g.pattern is p for g in generated) for p in counts},
-            max_answers=max_answers,
-            seed=seed,
-        )
-        if not history:
-            raise ConfigError("the generator found no question with a small non-empty answer set in this KG")
-    else:
-        check_history_split(split)
-        qs, store = _load(dataset, data_dir, questions, kg, split)
-        history = sample_questions([q for q in qs if q.answers], n, seed=seed)
-        meta.update(split=split, questions=str(questions or data_dir or "demo"))
-    meta["n"] = len(history)
+    chosen = HistorySource(source)
+    found = history_questions(
+        dataset,
+        data_dir=data_dir,
+        questions=questions,
+        kg=kg,
+        source=chosen,
+        patterns=patterns,
+        n=n,
+        max_answers=max_answers,
+        split=split,
+        seed=seed,
+    )
+    history, store, meta = found.questions, found.kg, found.meta
     method = ARIMethod(
         policy=policy,
         llm=llm,
@@ -167,8 +97,6 @@ def build_memory_cmd(
     inducer = method.llm if method.llm is not None else resolve_llm_arg(llm)
     if inducer is None:
         console.print("[yellow]no --llm: the memory is clustered but has no methodologies[/yellow]")
-    pairs = [(not v.startswith("global"), not v.endswith("correct-only")) for v in variant]
-
     from ...cli import SLOW_WORK
     from ...cli.terminal import StageProgress
 
@@ -191,13 +119,13 @@ def build_memory_cmd(
         variants=pairs,
         meta=meta,
         progress=progress,
-        split=split if chosen is HistorySource.DATASET else None,
+        split=found.split,
     )
     SLOW_WORK.calls = False
     path = memory.save(output)
     correct = sum(1 for r in memory.records if r.correct)
     console.print(
-        f"memory ({chosen.value} questions): {len(memory)} records ({correct} correct), "
+        f"memory ({found.source.value} questions): {len(memory)} records ({correct} correct), "
         f"{len(set(memory.labels or []))} clusters, "
         f"methodologies {{{', '.join(f'{k}: {len(v)}' for k, v in memory.methodologies.items())}}}, "
         f"induction calls {usage.calls} → {path}",
