@@ -12,7 +12,9 @@ Members come from three places, all visible to :meth:`Registry.names` as soon as
   :class:`ConfigError` naming the extra to install; an error inside a built-in module (a typo) is raised;
 * third-party plugins through the entry-point group of the registry's kind (:data:`ENTRY_POINT_GROUPS`,
   e.g. ``tkgqa.methods``), discovered when the registry is first queried and imported when first resolved;
-  a plugin that fails to import is a :class:`ConfigError` naming its distribution.
+  a plugin that fails to import is a :class:`ConfigError` naming its distribution. ``plugin_sources`` adds
+  more plugin references read at the same time (the methods of third-party method packages,
+  :mod:`tkgqa.methods.package`).
 
 A plugin is foreign code, so everything it runs through the registry is guarded: its import (anything it
 raises, ``SystemExit`` included; only ``KeyboardInterrupt`` passes) and its factory or constructor (any
