@@ -40,7 +40,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from ..registry import Reference
+from ..registry import Reference, Registry
 
 if TYPE_CHECKING:
     from ..llm.parse_tasks import ParseTask
@@ -115,11 +115,11 @@ def builtin_packages() -> list[Declared]:
 _PLUGINS: list[Declared] | None = None
 
 
-def plugin_packages() -> list[Declared]:
-    """The third-party packages of the :data:`PACKAGE_GROUP` entry points (read once; one that fails to
-    load is skipped with a warning naming its distribution)."""
+def plugin_packages(*, reread: bool = False) -> list[Declared]:
+    """The third-party packages of the :data:`PACKAGE_GROUP` entry points (read once, or again with
+    ``reread``; one that fails to load is skipped with a warning naming its distribution)."""
     global _PLUGINS
-    if _PLUGINS is None:
+    if _PLUGINS is None or reread:
         found: list[Declared] = []
         for ep in metadata.entry_points(group=PACKAGE_GROUP):
             dist = ep.dist.name if ep.dist is not None else "?"
@@ -142,7 +142,7 @@ def builtin_methods() -> dict[str, str]:
     return {name: target for d in builtin_packages() for name, target in d.package.methods.items()}
 
 
-def register_builtin_methods(registry: Any) -> None:
+def register_builtin_methods(registry: Registry[Any]) -> None:
     """Add every built-in package's methods to ``registry`` as lazy built-in references."""
     for declared in builtin_packages():
         for name, target in declared.package.methods.items():
@@ -150,8 +150,9 @@ def register_builtin_methods(registry: Any) -> None:
 
 
 def plugin_method_references() -> Iterator[Reference]:
-    """The methods of the third-party packages, as plugin references (for the registry's discovery)."""
-    for declared in plugin_packages():
+    """The methods of the third-party packages, as plugin references (the registry's discovery: read when it
+    is first queried, and again by ``reload_plugins``)."""
+    for declared in plugin_packages(reread=True):
         for name, target in declared.package.methods.items():
             yield Reference(
                 name,
