@@ -38,7 +38,6 @@ from ...kg.memory import TemporalKG
 from ...llm import LLMBackend, Usage
 from ...prompts.ask import Refused, ask, vote
 from ...prompts.base import PromptSpec
-from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
 from ...query import Executor, QuestionLinker, Reasoner
 from ...query.program.answer_sets import (
     AnswerSet,
@@ -81,6 +80,7 @@ from .plan import (
     Text,
     TimeStep,
 )
+from .prompts import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
 
 
 class SearchMode(StrEnum):

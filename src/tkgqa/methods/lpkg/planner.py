@@ -29,17 +29,17 @@ from ...llm import LLMBackend, Usage, resolve_llm, tkgqa_home
 from ...llm.base import Message
 from ...prompts.ask import Parsed, Refused, ask, without_raw
 from ...prompts.base import Bound
-from ...prompts.lpkg import (
+from ...query.generate.patterns import SKELETONS, Instance, PatternType, Projection, WhenQ
+from ...query.program.answer_sets import ValueKind
+from .official import is_official_file, official_block, read_official
+from .plan import Plan, parse_plan
+from .prompts import (
     BUILTIN_DEMOS,
     Demo,
     finetune_messages,
     official_planner_messages,
     planner_messages,
 )
-from ...query.generate.patterns import SKELETONS, Instance, PatternType, Projection, WhenQ
-from ...query.program.answer_sets import ValueKind
-from .official import is_official_file, official_block, read_official
-from .plan import Plan, parse_plan
 from .verbalize import gold_plan
 
 
