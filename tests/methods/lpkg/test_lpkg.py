@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import tkgqa.methods.lpkg.commands  # noqa: F401  (registers the commands)
-from tkgqa.cli import app
+from tkgqa.cli import _load_commands, app
 from tkgqa.datasets import Question
 from tkgqa.errors import ConfigError
 from tkgqa.kg import TemporalKG
@@ -36,6 +35,8 @@ from tkgqa.query.generate.grounding import GroundingConfig, ground
 from tkgqa.query.generate.patterns import PatternType
 from tkgqa.query.program.answer_sets import CompareMode
 from tkgqa.testing import FakeLLM
+
+_load_commands()  # the method packages' command groups (`tkgqa lpkg …`)
 
 IN_PLAN = """Sub_Question_1 = "Who visited China?"
 Info_1 = Search(query=Sub_Question_1)

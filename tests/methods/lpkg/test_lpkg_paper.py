@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import tkgqa.methods.lpkg.commands  # noqa: F401  (registers the commands)
-from tkgqa.cli import app
+from tkgqa.cli import _load_commands, app
 from tkgqa.datasets import Question
 from tkgqa.errors import ConfigError, LLMError
 from tkgqa.eval.scoring import breakdown
@@ -32,6 +31,8 @@ from tkgqa.methods.lpkg.prompts import (
 from tkgqa.outcomes import ResultRow
 from tkgqa.query.generate.patterns import LPKG_PATTERNS, PatternType
 from tkgqa.testing import FakeLLM
+
+_load_commands()  # the method packages' command groups (`tkgqa lpkg …`)
 
 CHAIN_PLAN = """Sub_Question_1: str = "Who visited China in November 2014?"
 Info_1: str = Search(query = Sub_Question_1, thought = Thought1)

@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import tkgqa.methods.lpkg.commands  # noqa: F401  (registers the commands)
-from tkgqa.cli import app
+from tkgqa.cli import _load_commands, app
 from tkgqa.errors import ConfigError, TKGQAError
 from tkgqa.eval.executor import ExecutorConfig, ExecutorKind
 from tkgqa.methods.lpkg.planning_jobs import planning_data
 from tkgqa.query.generate.patterns import PatternType
+
+_load_commands()  # the method packages' command groups (`tkgqa lpkg …`)
 
 pytestmark = pytest.mark.slow
 
