@@ -80,7 +80,7 @@ def test_no_import_cycles() -> None:
 
 
 def test_only_tkgqa_serve_imports_the_service(graph: object) -> None:
-    """The CLI shares what it needs with the service through the layers below (``tkgqa.eval.resolve``);
+    """The CLI shares what it needs with the service through the layers below (``tkgqa.api.resolve``);
     only ``tkgqa serve`` builds the app."""
     cli = graph.find_children("tkgqa.cli")  # type: ignore[attr-defined]
     importers = {

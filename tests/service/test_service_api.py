@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from stubs import llm_stub, make_run
 
 from tkgqa.errors import DataError
-from tkgqa.eval.views import program_tree
+from tkgqa.api.views import program_tree
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.query.program.executor import Executor
 from tkgqa.query.program.nodes import Entities, Match, from_dict, to_dict

@@ -212,7 +212,7 @@ def eval_command(
     from ..datasets import DATASETS, load_dataset
     from ..eval.executor import ExecutorConfig
     from ..eval.record import check_cassette_target
-    from ..eval.resolve import build_method
+    from ..api.resolve import build_method
     from ..eval.runner import evaluate
     from ..time import parse_as_of
     from .run_config import cli_method_options, effective_config, read_config_file

@@ -79,7 +79,7 @@ def ground_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
 ) -> None:
     """Ground the patterns in a KG and report how many instances each yields."""
-    from ..eval.resolve import open_kg
+    from ..api.resolve import open_kg
     from ..query.generate.grounding import ground
 
     result = ground(open_kg(kg), _grounding(per_pattern, max_answers, seed, pattern))
@@ -288,7 +288,7 @@ def plan_cmd(
 ) -> None:
     """Plan one question (and run the plan with --kg). The paper preset's demonstrations are derived from
     --kg (the bundled demo KG without it) unless --demos names a file."""
-    from ..eval.resolve import open_kg
+    from ..api.resolve import open_kg
     from ..llm import resolve_llm_arg
     from ..methods.base import merge_config
     from ..methods.lpkg.config import DemoSource, LPKGConfig, PlanFormat
@@ -313,7 +313,7 @@ def plan_cmd(
     }  # fmt: skip
     if kg is not None:
         from ..datasets.base import Question
-        from ..eval.resolve import answer_payload
+        from ..api.resolve import answer_payload
         from ..methods import resolve_method
 
         method = resolve_method("lpkg", **given, llm=llm)

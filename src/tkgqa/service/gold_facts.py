@@ -17,7 +17,7 @@ from typing import Any
 
 from ..datasets.base import Question
 from ..errors import NotFoundError
-from ..eval.views import labelled_fact
+from ..api.views import labelled_fact
 from ..kg.base import KGStore
 from ..kg.fact import Fact
 from ..query.link import QuestionLinker

@@ -9,7 +9,7 @@ from collections import Counter
 from typing import Any
 
 from ..errors import ConfigError
-from ..eval.views import labelled_fact
+from ..api.views import labelled_fact
 from ..kg.fact import Fact
 from ..kg.neighborhood import entity_lifetime, subgraph
 from .errors import NotAllowedError

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, NotFoundError, TKGQAError
-from ..eval.views import labelled_fact, program_tree
+from ..api.views import labelled_fact, program_tree
 from ..kg.fact import Fact
 from ..outcomes import Outcome as RowOutcome
 from ..outcomes import ResultRow

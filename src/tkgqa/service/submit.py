@@ -16,7 +16,7 @@ from typing import Any
 from ..credentials import redact
 from ..datasets.base import Question
 from ..errors import ConfigError
-from ..eval.resolve import answer_payload, takes_llm
+from ..api.resolve import answer_payload, takes_llm
 from ..methods.base import Answer, Method, step_reporter
 from .errors import DeadlineError, ShuttingDownError
 from .jobs import MethodPool
