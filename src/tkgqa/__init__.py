@@ -25,8 +25,8 @@ from .errors import (
 from .lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .datasets import load_dataset
     from .api.ask import ask
+    from .datasets import load_dataset
     from .eval.runner import evaluate
     from .kg.loaders import load_kg
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tkgqa.errors import ConfigError
 from tkgqa.api.resolve import build_method, takes_llm
+from tkgqa.errors import ConfigError
 from tkgqa.methods._builtin import BUILTIN_METHODS
 from tkgqa.methods.base import METHODS, Method, MethodConfig, PresetConfig, resolve_method
 from tkgqa.testing import FakeLLM

@@ -22,9 +22,9 @@ pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx: install t
 
 from fastapi.testclient import TestClient
 
+from tkgqa.api.resolve import answer_payload
 from tkgqa.cli import app as cli_app
 from tkgqa.credentials import redact
-from tkgqa.api.resolve import answer_payload
 from tkgqa.service import create_app
 
 QUESTION = "Who visited China in November 2014?"

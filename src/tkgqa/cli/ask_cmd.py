@@ -8,11 +8,11 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from ..api.resolve import answer_payload, build_method, open_kg
+from ..api.views import program_tree
 from ..credentials import redact
 from ..datasets.base import Question
 from ..errors import ConfigError
-from ..api.resolve import answer_payload, build_method, open_kg
-from ..api.views import program_tree
 from ..kg.base import KGStore
 from ..kg.loaders import load_warnings
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings

@@ -208,11 +208,11 @@ def eval_command(
     abstention: the run goes on, the report counts the errors, the command says so on stderr and exits with
     status 1; running it again retries them. Missing optional inputs that change results are warnings on
     stderr and in report.json ("warnings"); --strict makes them errors."""
+    from ..api.resolve import build_method
     from ..credentials import redact
     from ..datasets import DATASETS, load_dataset
     from ..eval.executor import ExecutorConfig
     from ..eval.record import check_cassette_target
-    from ..api.resolve import build_method
     from ..eval.runner import evaluate
     from ..time import parse_as_of
     from .run_config import cli_method_options, effective_config, read_config_file

@@ -291,14 +291,14 @@ def plan_cmd(
     from ..api.resolve import open_kg
     from ..llm import resolve_llm_arg
     from ..methods.base import merge_config
-    from ..methods.lpkg.config import DemoSource, LPKGConfig, PlanFormat
+    from ..methods.lpkg.config import LPKGConfig, PlanDemoSource, PlanFormat
     from ..methods.lpkg.data import kg_demos
     from ..methods.lpkg.planner import ICLPlanner, resolve_planner
 
     given = {"preset": preset, "planner": planner, "demos": demos, **({"k": k} if k is not None else {})}
     cfg = merge_config(LPKGConfig, None, given).effective()
     n = int(cfg.preset_value("k"))
-    from_kg = demos is None and DemoSource(cfg.preset_value("demo_source")) is DemoSource.KG
+    from_kg = demos is None and PlanDemoSource(cfg.preset_value("demo_source")) is PlanDemoSource.KG
     official = PlanFormat(cfg.preset_value("plan_format")) is PlanFormat.OFFICIAL
     p = resolve_planner(
         planner, llm=resolve_llm_arg(llm), demos=demos, k=n, official=official, demos_later=from_kg
@@ -312,8 +312,8 @@ def plan_cmd(
         "pattern": str(out.plan.pattern()) if out.plan else None, "seconds": out.seconds,
     }  # fmt: skip
     if kg is not None:
-        from ..datasets.base import Question
         from ..api.resolve import answer_payload
+        from ..datasets.base import Question
         from ..methods import resolve_method
 
         method = resolve_method("lpkg", **given, llm=llm)

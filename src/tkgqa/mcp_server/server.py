@@ -21,9 +21,9 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from .. import __version__
-from ..errors import ConfigError, TKGQAError
 from ..api.resolve import OptionValue
 from ..api.views import labelled_fact
+from ..errors import ConfigError, TKGQAError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
 from ..kg.neighborhood import entity_lifetime

@@ -27,7 +27,7 @@ from .environment import ActionSpace, ARIEnvironment, FilterMode, FilterSettings
 from .kb_baselines import CoTKB, ReActKB
 from .memory import ARIMemory, HistoryRecord, HistoryStep, kmeans
 from .method import ARIMethod
-from .policies import Decision, LLMPolicy, OraclePolicy, Policy, PromptStyle, StepView
+from .policies import ActionPromptStyle, Decision, LLMPolicy, OraclePolicy, Policy, StepView
 
 __all__ = [
     "ARIConfig",
@@ -35,6 +35,7 @@ __all__ = [
     "ARIMemory",
     "ARIMethod",
     "Action",
+    "ActionPromptStyle",
     "ActionSpace",
     "AgentState",
     "CoTKB",
@@ -51,7 +52,6 @@ __all__ = [
     "OraclePolicy",
     "Policy",
     "Preset",
-    "PromptStyle",
     "QuestionAnchors",
     "ReActKB",
     "Similarity",

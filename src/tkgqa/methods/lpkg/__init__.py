@@ -11,7 +11,7 @@
 Importing this package never imports torch, transformers or peft.
 """
 
-from .config import CompareHow, DemoSource, LPKGConfig, PlanFormat, QAPrompt
+from .config import CompareHow, LPKGConfig, PlanDemoSource, PlanFormat, QAPrompt
 from .data import PlanningExample, SFTFormat, export_sft, read_examples, split_by_entities, write_examples
 from .execute import PlanExecutor, ReaderMode, SearchMode, direct_plan
 from .method import LPKGMethod
@@ -23,13 +23,13 @@ from .verbalize import TemplateVerbalizer, gold_plan
 __all__ = [
     "Call",
     "CompareHow",
-    "DemoSource",
     "FinetunedPlanner",
     "ICLPlanner",
     "Inference",
     "LPKGConfig",
     "LPKGMethod",
     "Plan",
+    "PlanDemoSource",
     "PlanExecutor",
     "PlanFormat",
     "PlanningExample",
