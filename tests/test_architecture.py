@@ -34,7 +34,7 @@ def graph() -> object:
 
 def _contract(kind: str) -> dict[str, Any]:
     """The import-linter contract of type ``kind`` in pyproject.toml (the one statement of the layers)."""
-    config = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    config = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
     return next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == kind)
 
 
