@@ -63,7 +63,7 @@ test: install-test
 # Also the budgets of pyproject.toml: function complexity/branches/statements (ruff C901, PLR0912, PLR0915)
 # and the stricter mypy settings.
 lint: install-lint
-	$(LBIN)/ruff check src tests bench
+	$(LBIN)/ruff check --no-cache src tests bench  # no cache: a stale one once hid what a clean CI clone found
 	$(LBIN)/ruff format --check src tests bench
 	$(LBIN)/mypy
 	$(LBIN)/lint-imports

@@ -22,7 +22,8 @@ from tkgqa.kg.loaders import load_kg
 from tkgqa.methods.lpkg.execute import KGSearch, PlanExecutor, SymbolicReader, final_labels
 from tkgqa.methods.lpkg.verbalize import TemplateVerbalizer
 from tkgqa.query import QuestionLinker, Reasoner
-from tkgqa.query.generate.patterns import GroundingConfig, PatternType, ground
+from tkgqa.query.generate.grounding import GroundingConfig, ground
+from tkgqa.query.generate.patterns import PatternType
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 KGS = {

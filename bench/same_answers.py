@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -86,7 +87,11 @@ def run(out: Path, only: list[str], limit: int | None) -> int:
         if limit is not None and name.startswith("mtq_"):
             cmd += ["--limit", str(limit)]
         t0 = time.monotonic()
-        env = {**os.environ, "PYTHONHASHSEED": "0"}  # pinned, so a diff is fair
+        # pinned, so a diff is fair: hash seed, ARI's embedder (else the shell's TKGQA_ARI_EMBEDDER decides),
+        # and a fresh home per job (else an LLM-cache hit from an earlier run changes `cached_calls`)
+        home = out / ".home" / name
+        shutil.rmtree(home, ignore_errors=True)
+        env = {**os.environ, "PYTHONHASHSEED": "0", "TKGQA_ARI_EMBEDDER": "hashing", "TKGQA_HOME": str(home)}
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
         status = "ok" if proc.returncode == 0 else f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}"
         failed += proc.returncode != 0

@@ -13,6 +13,11 @@ TCP endpoint that accepts and never answers) as a subprocess, then:
 
     .venv/bin/python bench/service_load.py [--requests 3000] [--concurrency 16] [--rounds 3] [--pending 64]
     .venv/bin/python bench/service_load.py --kg demo.duckdb --rounds-only   # the demo KG as a DuckDB store
+    .venv/bin/python bench/service_load.py --rounds-only --kg ../shared/data/multitq/kg/full_partial.txt \
+        --questions ../shared/data/multitq/questions/test_gold_sample.json     # MultiTQ's KG and questions
+
+``--kg`` may be repeated (e.g. a text KG and the same KG as a ``.duckdb``): each round is then run on every
+KG in turn, one server at a time, so the req/s of the KGs are measured side by side under the same load.
 """
 
 from __future__ import annotations
@@ -61,6 +66,16 @@ def stalled_endpoint() -> tuple[str, socket.socket]:
 
     threading.Thread(target=accept, daemon=True).start()
     return f"http://127.0.0.1:{server.getsockname()[1]}", server
+
+
+def load_questions(path: Path) -> list[str]:
+    """The questions of a JSON list (strings, or objects with a ``question``, e.g. MultiTQ's files)."""
+    items = json.loads(path.read_text(encoding="utf-8"))
+    out = [q if isinstance(q, str) else q.get("question") for q in items] if isinstance(items, list) else []
+    questions = [q for q in out if isinstance(q, str) and q.strip()]
+    if not questions:
+        raise SystemExit(f"{path}: expected a JSON list of questions (strings or objects with 'question')")
+    return questions
 
 
 def free_port() -> int:
@@ -126,40 +141,64 @@ def main() -> None:
     ap.add_argument("--pending", type=int, default=64)
     ap.add_argument("--queue-limit", type=int, default=64)
     ap.add_argument("--json", action="store_true", help="Print one JSON object at the end.")
-    ap.add_argument("--kg", help="KG the server loads (default: the demo KG); e.g. the demo KG as a .duckdb")
+    ap.add_argument(
+        "--kg",
+        action="append",
+        help="KG the server loads (default: the demo KG), e.g. a .duckdb; repeat it to compare KGs per round",
+    )
+    ap.add_argument(
+        "--questions",
+        type=Path,
+        help="JSON list of questions (strings or objects with 'question') asked instead of the demo's",
+    )
     ap.add_argument("--rounds-only", action="store_true", help="Skip the starvation and SIGTERM checks.")
     args = ap.parse_args()
 
-    questions = [e["question"] for e in demo_examples()]
+    questions = load_questions(args.questions) if args.questions else [e["question"] for e in demo_examples()]
+    kgs: list[str | None] = list(args.kg) if args.kg else [None]
     llm_url, listener = stalled_endpoint()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    proc = start_server(port, llm_url, args.queue_limit, args.kg)
+    servers: list[tuple[str | None, int, subprocess.Popen[bytes]]] = []
     out: dict[str, Any] = {
         "rounds": [],
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
     }
     try:
-        run_load(base, request_mix(200, questions, seed=99), args.concurrency)  # warm-up
+        for kg in kgs:  # every server up (idle ones cost no CPU), then the rounds alternate between them
+            port = free_port()
+            t0 = time.monotonic()
+            servers.append((kg, port, start_server(port, llm_url, args.queue_limit, kg)))
+            print(f"server on {kg or 'the demo KG'} up in {time.monotonic() - t0:.1f} s", flush=True)
+            run_load(
+                f"http://127.0.0.1:{port}", request_mix(200, questions, seed=99), args.concurrency
+            )  # warm-up
         for i in range(args.rounds):
-            before = rss_mib(proc.pid)
-            result = run_load(base, request_mix(args.requests, questions, seed=i), args.concurrency)
-            row = {
-                **result.to_dict(),
-                "rss_before_mib": round(before, 1),
-                "rss_after_mib": round(rss_mib(proc.pid), 1),
-            }
-            out["rounds"].append(row)
-            print(
-                f"round {i + 1}: {row['requests']} requests at concurrency {row['concurrency']}: "
-                f"{row['req_per_s']} req/s, p50 {row['p50_ms']} ms, p99 {row['p99_ms']} ms, "
-                f"max {row['max_ms']} ms, "
-                f"statuses {row['statuses']}, transport errors {row['transport_errors']}, "
-                f"RSS {row['rss_before_mib']} → {row['rss_after_mib']} MiB",
-                flush=True,
-            )
-        if args.rounds_only:
+            for kg, port, proc in servers:
+                before = rss_mib(proc.pid)
+                base = f"http://127.0.0.1:{port}"
+                result = run_load(base, request_mix(args.requests, questions, seed=i), args.concurrency)
+                row = {
+                    "kg": kg,
+                    **result.to_dict(),
+                    "rss_before_mib": round(before, 1),
+                    "rss_after_mib": round(rss_mib(proc.pid), 1),
+                }
+                out["rounds"].append(row)
+                print(
+                    f"round {i + 1}{f' ({kg})' if len(kgs) > 1 else ''}: {row['requests']} requests at "
+                    f"concurrency {row['concurrency']}: {row['req_per_s']} req/s, p50 {row['p50_ms']} ms, "
+                    f"p99 {row['p99_ms']} ms, max {row['max_ms']} ms, "
+                    f"statuses {row['statuses']}, transport errors {row['transport_errors']}, "
+                    f"RSS {row['rss_before_mib']} → {row['rss_after_mib']} MiB",
+                    flush=True,
+                )
+        if len(kgs) > 1:
+            for kg in kgs:
+                rates = [r["req_per_s"] for r in out["rounds"] if r["kg"] == kg]
+                print(f"{kg}: req/s per round {rates}, sum {sum(rates):.1f}", flush=True)
+        if args.rounds_only or len(kgs) > 1:  # the checks below run on a single server
             return
+        _, port, proc = servers[0]
+        base = f"http://127.0.0.1:{port}"
         llm_body = {"question": questions[0], "method": "llm_only"}
         starving = starvation_check(
             base, llm_body, questions[0], n_pending=args.pending, probes=50, queue_limit=args.queue_limit
@@ -179,9 +218,10 @@ def main() -> None:
             flush=True,
         )
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        for _, _, proc in servers:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
         listener.close()
     if args.json:
         print(json.dumps(out))

@@ -188,6 +188,7 @@ OPEN_ONLY = ("memory-build", "duckdb-build")  # cold opens: timed, no queries
 
 def probe(backend: str, source: Path, kind: str, queries_file: Path, reps: int) -> dict[str, Any]:
     import duckdb  # noqa: F401  imported before the baseline: RSS growth is the store's own
+    import kg_ops  # noqa: F401  (the query runner; it imports pandas)
     import pyarrow  # noqa: F401
 
     import tkgqa.kg.duckdb_store

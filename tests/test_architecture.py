@@ -6,6 +6,7 @@ the contract was written — is listed, and that no layer reaches a layer above 
 from __future__ import annotations
 
 import pkgutil
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import tkgqa.methods
 
 grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter: run `make install-test`")
 
-_SHARED = {"base", "_builtin", "client"}  # what every method may use inside tkgqa.methods
+_SHARED = {"base", "_builtin", "client", "package"}  # what every method may use inside tkgqa.methods
 
 
 def _method_packages() -> list[str]:
@@ -27,9 +28,37 @@ def _method_packages() -> list[str]:
     )
 
 
+def _pattern(expression: str) -> re.Pattern[str]:
+    """An import-linter module expression (``*``: one segment, ``**``: one or more) as a regex."""
+    parts = [
+        r"[^.]+(?:\.[^.]+)*" if part == "**" else r"[^.]+" if part == "*" else re.escape(part)
+        for part in expression.strip().split(".")
+    ]
+    return re.compile(r"\.".join(parts) + "$")
+
+
+def _ignored(graph: Any, ignore_imports: list[str]) -> list[tuple[str, str]]:
+    """The direct imports of ``graph`` that the contract's ``ignore_imports`` lines name."""
+    out = []
+    for line in ignore_imports:
+        importer, imported = (_pattern(side) for side in line.partition("->")[::2])
+        for module in graph.modules:
+            if importer.match(module):
+                found = graph.find_modules_directly_imported_by(module)
+                out += [(module, m) for m in found if imported.match(m)]
+    return out
+
+
 @pytest.fixture(scope="module")
 def graph() -> object:
-    return grimp.build_graph("tkgqa", exclude_type_checking_imports=True)
+    """The import graph without the imports the layers contract ignores (a method package's upper-layer
+    pieces: its ``commands`` and LPKG's ``planning_jobs``)."""
+    built = grimp.build_graph("tkgqa", exclude_type_checking_imports=True)
+    ignored = _ignored(built, _contract("layers").get("ignore_imports", []))
+    assert ignored, "the contract's ignore_imports match no import: drop or fix them"
+    for importer, imported in ignored:
+        built.remove_import(importer=importer, imported=imported)
+    return built
 
 
 def _contract(kind: str) -> dict[str, Any]:
@@ -70,6 +99,23 @@ def test_no_layer_reaches_a_layer_above_it(graph: object, lower: str) -> None:
         for upper in above
     }
     assert {upper: chain for upper, chain in chains.items() if chain} == {}
+
+
+def test_upper_layer_pieces_of_a_method_package_are_imported_by_nothing_below_the_cli(graph: Any) -> None:
+    """A package's ``commands`` (and LPKG's ``planning_jobs``) may import upward only because no module
+    below the CLI imports them: the CLI loads them from the package's descriptor."""
+    forbidden = _contract("forbidden")
+    assert "tkgqa.methods.*.commands" in forbidden["forbidden_modules"]
+    pieces = [m for m in graph.modules if any(_pattern(e).match(m) for e in forbidden["forbidden_modules"])]
+    assert {"tkgqa.methods.ari.commands", "tkgqa.methods.lpkg.planning_jobs"} <= set(pieces)
+    allowed = {tuple(s.strip() for s in line.split("->")) for line in forbidden.get("ignore_imports", [])}
+    importers = {
+        (importer, piece)
+        for piece in pieces
+        for importer in graph.find_modules_that_directly_import(piece)
+        if not importer.startswith("tkgqa.cli")
+    }
+    assert importers <= allowed
 
 
 def test_no_import_cycles() -> None:

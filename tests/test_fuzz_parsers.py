@@ -27,8 +27,12 @@ from tkgqa.errors import ConfigError, DataError, NotFoundError, ParseError
 from tkgqa.kg.crlt import read_entries
 from tkgqa.llm import extract_json, extract_json_list, extract_json_object, parse_string_list
 from tkgqa.llm.lists import says_no_answer
+from tkgqa.methods.ari import prompts as ari
 from tkgqa.methods.base import parse_option_pairs
-from tkgqa.prompts import ari, baselines, cik, lpkg, timer4
+from tkgqa.methods.baselines import prompts as baselines
+from tkgqa.methods.cik import prompts as cik
+from tkgqa.methods.lpkg import prompts as lpkg
+from tkgqa.methods.timer4 import prompts as timer4
 from tkgqa.time import Granularity, TimePoint, parse_bound, parse_time, split_range, try_parse_time
 
 FAST = settings(max_examples=150, deadline=None, database=None)

@@ -16,7 +16,7 @@ import pytest
 
 from tkgqa.errors import ConfigError
 from tkgqa.methods import METHODS, Method
-from tkgqa.methods._builtin import BUILTIN_METHODS
+from tkgqa.methods.package import builtin_methods, register_builtin_methods
 from tkgqa.registry import ENTRY_POINT_GROUPS, Registry
 
 BUILTIN_METHOD_NAMES = {
@@ -47,7 +47,7 @@ def test_registries_are_complete_in_a_fresh_interpreter() -> None:
         from tkgqa.methods import METHODS
         from tkgqa.datasets import DATASETS
         from tkgqa.kg.formats import format_names
-        imported = sorted(m for m in sys.modules if m.startswith("tkgqa.methods.") and m.count(".") == 2)
+        imported = sorted(m for m in sys.modules if m.startswith("tkgqa.methods."))
         print(json.dumps({"methods": METHODS.names(), "datasets": DATASETS.names(),
                           "formats": format_names(), "imported": imported}))
         """
@@ -55,8 +55,12 @@ def test_registries_are_complete_in_a_fresh_interpreter() -> None:
     assert set(out["methods"]) >= BUILTIN_METHOD_NAMES
     assert set(out["datasets"]) >= BUILTIN_DATASET_NAMES
     assert set(out["formats"]) >= BUILTIN_KG_FORMATS
-    # listing imports no method implementation (only the registry and the table)
-    assert set(out["imported"]) <= {"tkgqa.methods.base", "tkgqa.methods._builtin"}
+    # listing imports no method implementation: the registry, the table of packages, and each package's
+    # (lazy) namespace and descriptor
+    shared = {"tkgqa.methods.base", "tkgqa.methods._builtin", "tkgqa.methods.package"}
+    packages = {m for m in out["imported"] if m.count(".") == 2} - shared
+    descriptors = {f"{p}.plugin" for p in packages}
+    assert len(packages) >= 8 and set(out["imported"]) == shared | packages | descriptors
 
 
 def test_every_builtin_imports_without_the_optional_dependencies() -> None:
@@ -82,7 +86,7 @@ def test_every_builtin_imports_without_the_optional_dependencies() -> None:
 
 
 def test_builtin_table_matches_the_registered_names() -> None:
-    assert set(BUILTIN_METHODS) == BUILTIN_METHOD_NAMES
+    assert set(builtin_methods()) == BUILTIN_METHOD_NAMES
     for name in BUILTIN_METHOD_NAMES:
         assert METHODS.origin(name) == "built-in"
         factory = METHODS.factory(name)
@@ -176,8 +180,7 @@ def test_a_plugin_cannot_shadow_a_builtin(module_dir: Path) -> None:
         module_dir, "tkgqa-regtest-shadow", ENTRY_POINT_GROUPS["method"], {"symbolic": "tkgqa_regtest_x:Y"}
     )
     reg: Registry[Method] = Registry("method", Method)
-    for name, (target, extra) in BUILTIN_METHODS.items():
-        reg.add_lazy(name, target, extra=extra)
+    register_builtin_methods(reg)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert reg.origin("symbolic") == "built-in"
@@ -196,8 +199,7 @@ def scratch_methods(module_dir: Path) -> Registry[Method]:
     """A method registry with the built-ins (as references) that plugin modules reach as
     ``tkgqa_regtest_reg.REG``."""
     reg: Registry[Method] = Registry("method", Method)
-    for name, (target, extra) in BUILTIN_METHODS.items():
-        reg.add_lazy(name, target, extra=extra)
+    register_builtin_methods(reg)
     sys.modules["tkgqa_regtest_reg"] = type(sys)("tkgqa_regtest_reg")
     sys.modules["tkgqa_regtest_reg"].REG = reg  # type: ignore[attr-defined]
     return reg

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 from tkgqa.cli.llm_parse_cmd import parse_file
 from tkgqa.errors import ConfigError, DataError
-from tkgqa.eval.parse_tasks import task_names
 from tkgqa.eval.report import build_report, render_markdown
 from tkgqa.eval.reproduce.render import render_estimates
 from tkgqa.llm.replay_backend import read_cassette
 from tkgqa.markdown import md_cell, md_row
+from tkgqa.methods.package import parse_tasks
 from tkgqa.outcomes import ResultRow
 from tkgqa.userfiles import bounded_lines
 
@@ -39,7 +39,7 @@ HOSTILE = st.lists(
 
 
 @FAST
-@given(data=_BYTES, task=st.sampled_from(task_names()))
+@given(data=_BYTES, task=st.sampled_from(sorted(parse_tasks())))
 def test_llm_parse_answers_every_line_and_raises_nothing(data: bytes, task: str) -> None:
     out = io.StringIO()
     summary = parse_file(task, bounded_lines(io.BytesIO(data)), out)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 
@@ -24,3 +26,21 @@ def lazy_exports(
         return value
 
     return __getattr__
+
+
+def type_checking_exports(module_file: str) -> dict[str, str]:
+    """Name → module of the ``from … import …`` lines in the ``if TYPE_CHECKING:`` block of ``module_file``
+    (a package's ``__file__``): the table of :func:`lazy_exports` written once, as the imports mypy reads.
+    An ``import … as …`` alias there is an error (the exported name must be the defining module's)."""
+    tree = ast.parse(Path(module_file).read_text(encoding="utf-8"))
+    out: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for stmt in node.body:
+                if not isinstance(stmt, ast.ImportFrom):
+                    continue
+                for alias in stmt.names:
+                    if alias.asname is not None:
+                        raise ValueError(f"{module_file}: a lazy export is not renamed ({alias.name} as …)")
+                    out[alias.name] = "." * stmt.level + (stmt.module or "")
+    return out

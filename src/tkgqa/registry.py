@@ -12,7 +12,9 @@ Members come from three places, all visible to :meth:`Registry.names` as soon as
   :class:`ConfigError` naming the extra to install; an error inside a built-in module (a typo) is raised;
 * third-party plugins through the entry-point group of the registry's kind (:data:`ENTRY_POINT_GROUPS`,
   e.g. ``tkgqa.methods``), discovered when the registry is first queried and imported when first resolved;
-  a plugin that fails to import is a :class:`ConfigError` naming its distribution.
+  a plugin that fails to import is a :class:`ConfigError` naming its distribution. ``plugin_sources`` adds
+  more plugin references read at the same time (the methods of third-party method packages,
+  :mod:`tkgqa.methods.package`).
 
 A plugin is foreign code, so everything it runs through the registry is guarded: its import (anything it
 raises, ``SystemExit`` included; only ``KeyboardInterrupt`` passes) and its factory or constructor (any
@@ -29,7 +31,7 @@ import importlib
 import sys
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 from importlib import metadata
@@ -160,10 +162,19 @@ class Registry(Generic[T]):
     ``group``: the entry-point group read for plugins; by default the one of ``kind`` in
     :data:`ENTRY_POINT_GROUPS` (none for other kinds)."""
 
-    def __init__(self, kind: str, base: type | None = None, *, group: str | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        base: type | None = None,
+        *,
+        group: str | None = None,
+        plugin_sources: Callable[[], Iterable[Reference]] | None = None,
+    ) -> None:
         self.kind = kind
         self.base = base
         self.group = group if group is not None else ENTRY_POINT_GROUPS.get(kind)
+        #: More plugin members, read with the entry points (the methods of third-party method packages).
+        self.plugin_sources = plugin_sources
         self._factories: dict[str, Callable[..., T]] = {}
         self._lazy: dict[str, Reference] = {}
         self._order: dict[str, None] = {}
@@ -226,23 +237,28 @@ class Registry(Generic[T]):
             if self._plugins_loaded:
                 return
             self._plugins_loaded = True
-            if not self.group:
-                return
-            for ep in metadata.entry_points(group=self.group):
-                dist = ep.dist.name if ep.dist is not None else "?"
-                key = ep.name.strip().lower()
-                if key in self._factories or key in self._lazy:
-                    taken = self._lazy[key].origin if key in self._lazy else "built-in"
-                    if taken == f"plugin {dist}":
-                        continue  # the same distribution seen twice on sys.path
-                    warnings.warn(
-                        f"{self.kind} plugin {ep.name!r} of distribution {dist!r} ignored: the name is "
-                        f"already taken ({taken})",
-                        stacklevel=3,
-                    )
-                    continue
-                self._lazy[key] = Reference(ep.name, ep.value, distribution=dist, group=self.group)
-                self._order.setdefault(key, None)
+            if self.group:
+                for ep in metadata.entry_points(group=self.group):
+                    dist = ep.dist.name if ep.dist is not None else "?"
+                    self._add_plugin(Reference(ep.name, ep.value, distribution=dist, group=self.group))
+            for ref in self.plugin_sources() if self.plugin_sources is not None else ():
+                self._add_plugin(ref)
+
+    def _add_plugin(self, ref: Reference) -> None:
+        """A plugin's member as a reference, unless its name is taken (a warning then)."""
+        key = ref.name.strip().lower()
+        if key in self._factories or key in self._lazy:
+            taken = self._lazy[key].origin if key in self._lazy else "built-in"
+            if taken == ref.origin:
+                return  # the same distribution seen twice on sys.path
+            warnings.warn(
+                f"{self.kind} plugin {ref.name!r} of distribution {ref.distribution!r} ignored: the name is "
+                f"already taken ({taken})",
+                stacklevel=4,
+            )
+            return
+        self._lazy[key] = ref
+        self._order.setdefault(key, None)
 
     def reload_plugins(self) -> None:
         """Forget the plugin references not imported yet and read the entry points again."""

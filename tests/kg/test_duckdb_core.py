@@ -1,8 +1,8 @@
 """The DuckDB store's read path (issue #31): the memory-mapped snapshot of the compact core plus the delta
 of appends — current on open, stale or partial snapshots rebuilt (never used), appends and retractions
 visible at once, rebuilds under concurrent readers, a rebuild killed with SIGKILL (nothing lost, no stale
-answer). The oracle is the SQL path of the same database (a ``known_at`` view reads DuckDB directly) and
-the in-memory store on the same facts."""
+answer), ``known_at`` views from the core. The oracle is the SQL path of the same database (the store with
+its core set aside) and the in-memory store on the same facts."""
 
 from __future__ import annotations
 
@@ -23,12 +23,12 @@ pytest.importorskip("duckdb", reason="needs the [store] extra (duckdb, pyarrow)"
 pytest.importorskip("pyarrow", reason="needs the [store] extra (duckdb, pyarrow)")
 
 from tkgqa.kg import Fact, TemporalKG, duckdb_core
-from tkgqa.kg.core_files import read_manifest
+from tkgqa.kg.core_files import is_mapped, read_manifest
 from tkgqa.kg.duckdb_core import snapshot_path
 from tkgqa.kg.duckdb_store import DuckDBStore
 from tkgqa.time import TimePoint
 
-FAR = datetime(9000, 1, 1, tzinfo=UTC)  # a known_at view this late shows the live rows, read with SQL
+FAR = datetime(9000, 1, 1, tzinfo=UTC)  # a known_at view this late shows the live rows
 
 
 def facts(n: int, seed: int = 0, prefix: str = "E") -> list[Fact]:
@@ -62,10 +62,18 @@ def answers(store: DuckDBStore | TemporalKG) -> list[object]:
     return out
 
 
-def sql_answers(store: DuckDBStore) -> list[object]:
-    view = store.known_at(FAR)
-    assert view._reader() is None  # the SQL path
-    return answers(view)
+def sql_answers(store: DuckDBStore, tx: datetime | None = None) -> list[object]:
+    """The battery on the SQL path of the same database (of its ``known_at(tx)`` view if given): the
+    store's core is set aside while it runs (under the writer lock: no write or snapshot swap meanwhile)."""
+    sh = store._sh
+    with sh.lock:
+        core, sh.core = sh.core, None
+        try:
+            view = store if tx is None else store.known_at(tx)
+            assert view._reader() is None  # the SQL path
+            return answers(view)
+        finally:
+            sh.core = core
 
 
 @pytest.fixture
@@ -80,12 +88,30 @@ def test_reopened_store_reads_a_current_mapped_snapshot(db: Path) -> None:
     with DuckDBStore.open(db) as store:
         core = store._sh.core
         assert core is not None and core.n_delta == 0
-        assert isinstance(core.to_arrays()[3]["sr_ids"].base, np.memmap)
+        assert is_mapped(core.to_arrays()[3]["sr_ids"])
         manifest = read_manifest(snapshot_path(db))
         assert manifest is not None and manifest["n_rows"] == 400
         assert answers(store) == sql_answers(store) == answers(TemporalKG(facts(400)))
     with DuckDBStore.open(db, read_only=True) as reader:  # a reader process maps the same files
         assert answers(reader) == answers(TemporalKG(facts(400)))
+
+
+def test_open_empties_duckdbs_buffer_pool_and_keeps_the_memory_limit(db: Path) -> None:
+    """The blocks read while opening are evicted once the snapshot serves the reads (issue #31: resident
+    bytes per fact); the memory limit is the one given, or DuckDB's default, afterwards."""
+    import duckdb
+
+    held_sql = "SELECT sum(memory_usage_bytes) FROM duckdb_memory()"
+    with DuckDBStore.open(db, read_only=True, snapshot=False) as sql:  # the same reads, nothing evicted
+        kept = sql._sh.con.execute(held_sql).fetchone()[0]
+    setting = "SELECT current_setting('memory_limit')"
+    for limit in (None, "300MB"):
+        expected = duckdb.connect(config={"memory_limit": limit} if limit else {}).execute(setting).fetchone()
+        with DuckDBStore.open(db, read_only=True, memory_limit=limit) as store:
+            con = store._sh.con
+            assert con.execute(held_sql).fetchone()[0] < kept
+            assert con.execute(setting).fetchone() == expected
+            assert answers(store) == answers(TemporalKG(facts(400)))  # and it still reads
 
 
 def test_appends_and_retractions_reach_the_core_at_once(db: Path) -> None:
@@ -200,6 +226,67 @@ def test_kill_9_during_rebuilds_loses_nothing_and_serves_nothing_stale(db: Path)
         assert {f"Z{i}" for i in range(committed + 1)} <= names  # every committed append is there
         assert answers(store) == sql_answers(store)  # and the snapshot answers as the database
         assert len(store) == 400 + len(names)
+
+
+def at(minute: int) -> datetime:
+    return datetime(2026, 1, 1, 12, minute, tzinfo=UTC)
+
+
+def test_known_at_views_are_served_from_the_core_as_the_database_says(tmp_path: Path) -> None:
+    """Appends at several transaction times (two at the same time), retractions, a retracted fact added
+    again: every ``known_at`` view (and its ``as_of`` view, and ``as_of`` then ``known_at``) answers from
+    the core exactly as SQL does, and as the in-memory store holding what the store said then."""
+    fs = facts(400)
+    path = tmp_path / "h.duckdb"
+    with DuckDBStore.open(path) as store:
+        store.append(fs[:150], at=at(0))
+        store.append(fs[150:300], at=at(10))
+        store.retract(fs[100:130], at=at(20))
+        store.append(fs[300:350], at=at(30))
+        store.append([*fs[350:], *fs[110:120]], at=at(30))  # same time; ten retracted facts added again
+        store.retract(fs[0:5] + fs[310:320], at=at(40))
+    live = [f for f in fs[:100] + fs[130:] if f not in fs[0:5] + fs[310:320]]
+    said = {  # what the store said at each time, in the order it recorded the facts
+        -1: [],
+        0: fs[:150],
+        5: fs[:150],
+        10: fs[:300],
+        20: fs[:100] + fs[130:300],
+        30: fs[:100] + fs[130:] + fs[110:120],
+        40: fs[5:100] + fs[130:310] + fs[320:] + fs[110:120],
+    }
+    assert live == [f for f in said[40] if f not in fs[110:120]]
+    for reopen in (False, True):  # the log read from the database, or kept current by the writes
+        with DuckDBStore.open(path) as store:
+            if reopen:
+                store.known_at(at(0)).facts()  # read the log, then write through it
+                store.append(fs[:2], at=at(50))  # two retracted facts again: new rows
+                store.retract(fs[200:210], at=at(51))
+                said[50] = said[40] + fs[:2]
+                said[51] = [f for f in said[50] if f not in fs[200:210]]
+            for minute, expected in said.items():
+                tx = at(minute) if minute >= 0 else datetime(2025, 1, 1, tzinfo=UTC)
+                view = store.known_at(tx)
+                assert view._reader() is not None  # served from the core
+                assert list(view) == expected, minute
+                assert answers(view) == sql_answers(store, tx) == answers(TemporalKG(expected)), minute
+                assert list(view.as_of("2010")) == list(store.as_of("2010").known_at(tx))
+            assert answers(store.known_at(FAR)) == answers(store)
+
+
+def test_known_at_falls_back_to_sql_when_ids_do_not_follow_time(tmp_path: Path) -> None:
+    path = tmp_path / "odd.duckdb"
+    with DuckDBStore.open(path) as store:
+        store.append(facts(20), at=at(0))
+        store.append(facts(20, seed=1, prefix="F"), at=at(10))
+        rows = list(store)  # in id order
+        sh = store._sh
+        sh.con.execute("UPDATE facts SET recorded_at = recorded_at + 3600000000 * (id % 2)")  # interleaved
+        sh.con.execute("UPDATE facts_by_o SET recorded_at = recorded_at + 3600000000 * (id % 2)")
+        sh.txlog, sh.txlog_read = None, False
+        view = store.known_at(at(10))
+        assert view._reader() is None  # read with SQL
+        assert list(view) == rows[::2]  # the odd ids were recorded an hour later
 
 
 def test_kg_index_command_builds_the_snapshot(db: Path) -> None:

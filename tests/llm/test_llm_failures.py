@@ -33,8 +33,8 @@ from tkgqa.llm import (
 )
 from tkgqa.llm.base import BUILTIN_BACKENDS
 from tkgqa.llm.openai_backend import OpenAIBackend
+from tkgqa.llm.parsing import parse_answer_list
 from tkgqa.methods import resolve_method
-from tkgqa.prompts.baselines import parse_answer_list
 from tkgqa.testing import FakeLLM
 
 DOWN = Reply(status=500, body={"error": {"message": "kaboom"}})

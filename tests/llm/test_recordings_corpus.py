@@ -16,10 +16,12 @@ from typing import Any
 
 import pytest
 
-from tkgqa.eval.parse_tasks import TASKS, ParseOutcome, run_task
+from tkgqa.llm.parse_tasks import ParseOutcome, run_task
+from tkgqa.methods.ari.prompts import TIME_PLACEHOLDER, ActionRefusal, ActionRefused, parse_action_choice
 from tkgqa.methods.lpkg.plan import parse_plan
-from tkgqa.prompts.ari import TIME_PLACEHOLDER, ActionRefusal, ActionRefused, parse_action_choice
+from tkgqa.methods.package import parse_tasks
 
+TASKS = parse_tasks()
 WORDS = re.compile(r"\w")
 
 

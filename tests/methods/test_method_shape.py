@@ -11,8 +11,8 @@ import pytest
 
 from tkgqa.api.resolve import build_method, takes_llm
 from tkgqa.errors import ConfigError
-from tkgqa.methods._builtin import BUILTIN_METHODS
 from tkgqa.methods.base import METHODS, Method, MethodConfig, PresetConfig, resolve_method
+from tkgqa.methods.package import builtin_methods
 from tkgqa.testing import FakeLLM
 
 #: options that make each method buildable offline (an LLM-free preset where one exists)
@@ -28,7 +28,7 @@ OFFLINE: dict[str, dict[str, Any]] = {
 
 
 def built_in() -> list[str]:
-    return list(BUILTIN_METHODS)
+    return list(builtin_methods())
 
 
 def build(name: str, **extra: Any) -> Method:

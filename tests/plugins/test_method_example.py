@@ -15,7 +15,7 @@ from tkgqa.datasets import Question, load_dataset
 from tkgqa.eval import evaluate
 from tkgqa.kg import TemporalKG
 from tkgqa.methods import METHODS, resolve_method
-from tkgqa.methods._builtin import BUILTIN_METHODS
+from tkgqa.methods.package import builtin_methods
 
 DIST = "tkgqa-method-example"
 SOURCE = "examples/method_plugin"  # conftest.py: the tests skip without the distribution
@@ -24,7 +24,7 @@ OURS = "order=latest: the entity's latest fact answers (paper: the entity's earl
 
 
 def test_the_method_comes_from_its_entry_point_alone() -> None:
-    assert METHODS.origin(NAME) == f"plugin {DIST}" and NAME not in BUILTIN_METHODS
+    assert METHODS.origin(NAME) == f"plugin {DIST}" and NAME not in builtin_methods()
 
 
 def test_presets_come_from_the_shared_mechanism(demo_kg: TemporalKG) -> None:
@@ -80,3 +80,22 @@ def test_the_service_takes_exactly_the_marked_option() -> None:
         assert "allowed options: max_evidence" in res.json()["error"]
         res = client.post("/api/ask", json={**ask, "options": {"max_evidence": 51}})  # the field's le=50
         assert res.status_code == 400 and res.json()["type"] == "ConfigError", res.text
+
+
+def test_its_descriptor_adds_a_command_group(capsys: pytest.CaptureFixture[str]) -> None:
+    """The package's one descriptor (``plugin.py``, entry point ``tkgqa.method_packages``) also declares a
+    command group: ``tkgqa example-timeline facts ENTITY`` lists the timeline the method reads."""
+    from cli_run import run_cli
+    from tkgqa.methods.package import plugin_packages
+
+    declared = next(d for d in plugin_packages() if d.distribution == DIST)
+    assert set(declared.package.methods) == {NAME} and declared.package.commands
+    code, out, err = run_cli(["--help"], capsys)
+    assert code == 0 and "example-timeline" in out, err
+    code, out, err = run_cli(["example-timeline", "facts", "Barack Obama"], capsys)
+    lines = out.splitlines()
+    assert code == 0, err
+    assert lines[0].endswith("educated at Columbia University (paper)")  # the paper preset's answer
+    assert lines[-1].endswith("(ours)") and "Joe Biden" in lines[-1]  # the ours preset's answer
+    code, out, err = run_cli(["example-timeline", "facts", "Nobody Known"], capsys)
+    assert code == 2 and err.strip().startswith("error: no entity labelled 'Nobody Known'")

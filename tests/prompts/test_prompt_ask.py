@@ -133,3 +133,30 @@ def test_a_refusal_becomes_an_abstention_with_its_reason_raw_text_and_trace_entr
     assert empty.abstained and empty.reason == "the model listed no answer" and empty.raw_output == "none"
     found = listed_answer(["Paris"], "Paris", [], Usage(calls=1), None, empty="unused")
     assert not found.abstained and found.answers == ["Paris"] and found.usage["llm_calls"] == 1
+
+
+def test_a_vote_samples_n_replies_and_reads_the_most_frequent() -> None:
+    from tkgqa.prompts.ask import vote
+
+    llm = FakeLLM(["7", " 8 ", "8", "7"])
+    out = vote(llm, NUMBER, {"what": "days"}, 4, temperature=0.7, max_tokens=5)
+    assert isinstance(out, Parsed)
+    assert (out.value, out.text, out.attempts) == (7, "7", 4)  # a tie: the first reply to reach the top count
+    assert out.usage.calls == 4 and out.usage.parse_failures == 0
+    assert [r.seed for r in llm.requests] == [0, 1, 2, 3]
+    assert {(r.temperature, r.max_tokens) for r in llm.requests} == {(0.7, 5)}
+
+
+def test_an_unreadable_winning_vote_is_a_refusal_not_a_re_ask() -> None:
+    from tkgqa.prompts.ask import vote
+
+    llm = FakeLLM(["many", "many", "3"])
+    out = vote(llm, NUMBER, {"what": "days"}, 3, temperature=1.0, reason="no count")
+    assert isinstance(out, Refused) and out.reason == "no count" and out.raw == "many"
+    assert llm.calls == 3 and out.usage.calls == 3 and out.usage.parse_failures == 1
+    with pytest.raises(LLMError):
+        vote(FakeLLM(_raising(LLMError("down"))), NUMBER, {"what": "days"}, 2, temperature=1.0)
+    from tkgqa.errors import ConfigError
+
+    with pytest.raises(ConfigError):
+        vote(FakeLLM(["1"]), NUMBER, {"what": "days"}, 0, temperature=1.0)

@@ -1,4 +1,5 @@
-"""Pattern grounding (tkgqa.query.generate.patterns) and answer sets (tkgqa.query.program.answer_sets)."""
+"""Pattern grounding (tkgqa.query.generate.patterns): every pattern built as the one typed program and
+computed by its executor; answer sets (tkgqa.query.program.answer_sets)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from tkgqa.kg import Fact, TemporalKG
 from tkgqa.query.generate import patterns as pt
 from tkgqa.query.generate.grounding import GroundingConfig, ground
 from tkgqa.query.generate.patterns import Instance, PatternType, asks_time
+from tkgqa.query.program import nodes as pn
 from tkgqa.query.program.answer_sets import (
     AnswerSet,
     CompareMode,
@@ -21,6 +23,11 @@ from tkgqa.query.program.answer_sets import (
 )
 from tkgqa.query.program.executor import Executor
 from tkgqa.time import Extreme, Interval, TemporalRelation, TimePoint, parse_time
+
+
+def evaluate(kg: TemporalKG, steps: tuple[pt.Node, ...]) -> list[AnswerSet]:
+    """Every step's answers: its typed program run by the executor."""
+    return [Executor(kg).answer_set(p) for p in pt.programs(steps)]
 
 
 def F(s: str, r: str, o: str, start: str, end: str | None = None) -> Fact:
@@ -50,9 +57,9 @@ def test_hop_and_set_operations(kg: TemporalKG) -> None:
     nodes = (
         pt.Projection("China", "visit", inverse=True),
         pt.Projection("India", "visit", inverse=True),
-        pt.SetOp(pt.SetOperation.AND, (0, 1)),
+        pt.SetOp(pn.SetOperation.AND, (0, 1)),
     )
-    china, india, both = pt.evaluate(kg, nodes)
+    china, india, both = evaluate(kg, nodes)
     assert set(china.values()) == {"Obama", "Merkel", "Putin"}
     assert china.values()[0] == "Obama"  # most supporting facts first
     assert set(both.values()) == {"Obama", "Merkel"}
@@ -68,21 +75,21 @@ def test_temporal_nodes_use_the_one_time_semantics(kg: TemporalKG) -> None:
         pt.Projection("Baggio", "member_of"),
         pt.TimeFilter(1, TemporalRelation.BEFORE, 0),
     )
-    assert set(pt.evaluate(kg, nodes)[-1].values()) == {"Fiorentina", "Juventus"}
+    assert set(evaluate(kg, nodes)[-1].values()) == {"Fiorentina", "Juventus"}
     in_nov = (
         pt.Projection("China", "visit", True),
         pt.TimeFilter(0, TemporalRelation.IN, TimePoint(2014, 11)),
     )
-    assert pt.evaluate(kg, in_nov)[-1].values() == ["Obama"]
-    first = pt.evaluate(kg, (pt.Projection("China", "visit", True), pt.Pick(0, Extreme.FIRST)))[-1]
+    assert evaluate(kg, in_nov)[-1].values() == ["Obama"]
+    first = evaluate(kg, (pt.Projection("China", "visit", True), pt.Pick(0, Extreme.FIRST)))[-1]
     assert first.values() == ["Obama"]  # 2009
-    last_time = pt.evaluate(kg, (pt.WhenQ("Obama", "visit", "China"), pt.Pick(0, Extreme.LAST)))[-1]
+    last_time = evaluate(kg, (pt.WhenQ("Obama", "visit", "China"), pt.Pick(0, Extreme.LAST)))[-1]
     assert last_time.kind is ValueKind.TIME and last_time.values() == ["2014-11-10"]
     between = (
         pt.Projection("China", "visit", True),
         pt.TimeFilter(0, TemporalRelation.IN, TimePoint(2014, 5), TimePoint(2014, 7)),
     )
-    assert set(pt.evaluate(kg, between)[-1].values()) == {"Putin", "Merkel"}
+    assert set(evaluate(kg, between)[-1].values()) == {"Putin", "Merkel"}
 
 
 def test_compare_picks_the_earlier_or_later_candidate(kg: TemporalKG) -> None:
@@ -91,9 +98,9 @@ def test_compare_picks_the_earlier_or_later_candidate(kg: TemporalKG) -> None:
         pt.WhenQ("Putin", "visit", "China"),
         pt.Compare((0, 1), ("Merkel", "Putin"), CompareMode.EARLIER),
     )
-    assert pt.evaluate(kg, nodes)[-1].values() == ["Putin"]
+    assert evaluate(kg, nodes)[-1].values() == ["Putin"]
     later = (*nodes[:2], pt.Compare((0, 1), ("Merkel", "Putin"), CompareMode.LATER))
-    assert pt.evaluate(kg, later)[-1].values() == ["Merkel"]
+    assert evaluate(kg, later)[-1].values() == ["Merkel"]
     numbers = [
         ("a", AnswerSet(ValueKind.ENTITY, (Support("12,000,000 USD", ()),))),
         ("b", AnswerSet(ValueKind.ENTITY, (Support("3,500", ()),))),
@@ -126,31 +133,33 @@ def test_grounding_is_seeded_deduplicated_and_answers_are_correct(demo_kg: Tempo
     assert sum(a.counts.values()) >= 3 * len(PatternType)  # the demo KG grounds (nearly) every pattern
     for inst in a.instances:
         assert 1 <= len(inst.answers) <= 6
-        assert pt.evaluate(demo_kg, inst.nodes)[-1].values() == list(inst.answers)
+        assert evaluate(demo_kg, inst.nodes)[-1].values() == list(inst.answers)
         assert Instance.from_dict(inst.to_dict()) == inst
         assert inst.entities()
 
 
-_PROGRAM_PATTERNS = (
-    PatternType.P1, PatternType.TIME, PatternType.IN, PatternType.FIRST, PatternType.LAST, PatternType.BEFORE,
-    PatternType.AFTER, PatternType.AFTER_FIRST, PatternType.BEFORE_LAST,
-)  # fmt: skip
-
-
-def test_pattern_gold_agrees_with_the_typed_program(demo_kg: TemporalKG) -> None:
-    """Where the typed program's grammar covers a pattern, the executor's answers are the gold answer set."""
+def test_every_pattern_is_one_typed_program(demo_kg: TemporalKG) -> None:
+    """All 18 patterns are built as typed programs; the executor's ranked, labelled answers are the gold
+    answers, and the program survives its JSON form."""
     res = ground(demo_kg, GroundingConfig(per_pattern=8, seed=1))
-    covered = 0
+    assert {inst.pattern for inst in res.instances} == set(PatternType)
     for inst in res.instances:
-        program = pt.as_program(inst)
-        if inst.pattern not in _PROGRAM_PATTERNS:
-            assert program is None
-            continue
-        assert program is not None, inst
+        program = inst.program()
         gold = {a if inst.kind is ValueKind.TIME else demo_kg.label(a) for a in inst.answers}
         assert set(Executor(demo_kg).run(program).answers) == gold, (inst, program)
-        covered += 1
-    assert covered >= len(_PROGRAM_PATTERNS)
+        assert pn.from_dict(pn.to_dict(program)) == program
+
+
+def test_pattern_programs_read_as_the_pattern() -> None:
+    first, chain = pt.programs(pt.SKELETONS[PatternType.P2])
+    assert str(first) == "entities(exclude(match(a, r, ?), a))"
+    assert str(chain) == "entities(hop(exclude(match(a, r, ?), a), r))"
+    union = pt.programs(pt.SKELETONS[PatternType.U2])[-1]
+    assert str(union).startswith("entities(or(exclude(match(a, r, ?), a), exclude(match(b, r, ?), b)")
+    between = pt.programs(pt.SKELETONS[PatternType.BETWEEN])[-1]
+    assert "in(exclude(match(a, r, ?), a), 2000..2001)" in str(between)
+    compare_ = pt.programs(pt.SKELETONS[PatternType.COMPARE])[-1]
+    assert str(compare_) == "entities(compare(earlier, a: match(a, r, o), b: match(b, r, o)))"
 
 
 def test_grounding_config_limits(demo_kg: TemporalKG) -> None:
@@ -158,7 +167,7 @@ def test_grounding_config_limits(demo_kg: TemporalKG) -> None:
     res = ground(demo_kg, cfg)
     assert set(res.counts) == {"2p"}
     for inst in res.instances:
-        sets = pt.evaluate(demo_kg, inst.nodes)
+        sets = evaluate(demo_kg, inst.nodes)
         assert len(sets[0]) == 1 and len(sets[-1]) == 1
 
 
@@ -166,7 +175,7 @@ def test_node_dicts_round_trip_and_bad_nodes_are_data_errors() -> None:
     from tkgqa.errors import DataError
 
     nodes: list[pt.Node] = [
-        pt.Projection(0, "r", True), pt.WhenQ("a", "r", "b"), pt.SetOp(pt.SetOperation.OR, (0, 1)),
+        pt.Projection(0, "r", True), pt.WhenQ("a", "r", "b"), pt.SetOp(pn.SetOperation.OR, (0, 1)),
         pt.TimeFilter(0, TemporalRelation.IN, TimePoint(2012, 5), TimePoint(2012, 8)),
         pt.Pick(1, Extreme.LAST),
         pt.Compare((0, 1), ("a", "b"), CompareMode.LATER),

@@ -133,6 +133,12 @@ def _view_args(node: nodes.Node) -> tuple[str, list[str]]:
             return "exclude", list(node.entities)
         case nodes.Fallback():
             return "??", []
+        case nodes.Hop():
+            return "hop", [("~" if node.inverse else "") + node.relation]
+        case nodes.Combine():
+            return str(node.op), []
+        case nodes.Compare():
+            return "compare", [str(node.mode), *(name for name, _ in node.candidates)]
         case nodes.Const():
             return "value", []
         case _:

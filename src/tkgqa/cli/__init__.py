@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from ..errors import TKGQAError
+from ..errors import ConfigError, TKGQAError
 from .terminal import SHOWN_WARNINGS, SlowWorkNotices, TerminalConsole, warn_once
 
 app = typer.Typer(
@@ -58,15 +58,14 @@ _COMMAND_MODULES = (
     "llm_cmd",
     "llm_parse_cmd",
     "analyze_cmd",
-    "ari_cmd",
-    "timer4_cmd",
     "serve_cmd",
     "mcp_cmd",
-    "lpkg_cmd",
     "embed_cmd",
     "reproduce_cmd",
     "data_cmd",
 )
+#: The command groups a method package added (``ari``, ``lpkg``…): each once.
+_METHOD_GROUPS: set[str] = set()
 
 
 def _load_commands() -> None:
@@ -76,6 +75,40 @@ def _load_commands() -> None:
         except ModuleNotFoundError as exc:
             if exc.name != f"tkgqa.cli.{name}":
                 raise
+    _add_method_commands()
+
+
+def _add_method_commands() -> None:
+    """The command group each method package declares (its ``MethodPackage.commands``, a named
+    ``typer.Typer``), built-in packages first. A plugin's group that fails to load, is not a named Typer or
+    takes a command name already used is left out with a warning; a built-in one that fails raises."""
+    from ..methods.package import load_declared, method_packages
+
+    taken = {c.name for c in app.registered_commands} | {g.name for g in app.registered_groups}
+    for declared in method_packages():
+        target = declared.package.commands
+        if target is None:
+            continue
+        try:
+            group = load_declared(declared, "commands", target)
+            name = group.info.name if isinstance(group, typer.Typer) else None
+            if not isinstance(name, str) or not name:
+                raise ConfigError(f"{target!r} of {declared.origin} is not a typer.Typer with a name")
+        except ConfigError as exc:
+            if declared.distribution is None:
+                raise
+            warn_once(f"commands of {declared.origin} left out: {exc}")
+            continue
+        if name in _METHOD_GROUPS:
+            continue
+        if name in taken:
+            if declared.distribution is None:
+                raise ConfigError(f"built-in command group {name!r} of {declared.package.name!r} is taken")
+            warn_once(f"commands of {declared.origin} left out: the command name {name!r} is already used")
+            continue
+        app.add_typer(group, name=name)
+        _METHOD_GROUPS.add(name)
+        taken.add(name)
 
 
 def print_error(exc: BaseException) -> None:

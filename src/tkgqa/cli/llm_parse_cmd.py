@@ -1,11 +1,11 @@
 """``tkgqa llm parse --task TASK INPUT.jsonl --output OUT.jsonl``: check that tkgqa reads a model's replies.
 
-Each input line is a JSON object with ``id``, ``response`` and what the task needs (``tkgqa llm parse
---list`` shows the tasks; the registry is :mod:`tkgqa.eval.parse_tasks`), or a line of a recording in its own
-format that the task reads (ARI's authors' recording: one line per question, one record per step). Each
-record gives one output line
-``{"id", "ok", "value", "reason"}``; a line that is not JSON or lacks a field is reported the same way with
-the reason. A summary goes to stderr (``--json``: one JSON object). Exit status 0 when every line was read,
+Each input line is a JSON object with ``id``, ``response`` and what the task needs (``tkgqa llm parse --list``
+shows the tasks, each declared by its method package: :func:`tkgqa.methods.package.parse_tasks`), or a line of
+a recording in its own format that the task reads (ARI's authors' recording: one line per question, one record
+per step). Each record gives one output line ``{"id", "ok", "value", "reason"}``; a line that is not JSON or
+lacks a field is reported the same way with the reason. A summary goes to stderr (``--json``: one JSON
+object). Exit status 0 when every line was read,
 1 when any was refused or bad.
 """
 
@@ -16,7 +16,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import typer
 
@@ -24,6 +24,9 @@ from ..errors import ConfigError
 from ..sanitize import clean_json
 from ..userfiles import MAX_LINE_BYTES, atomic_output, bounded_lines, check_output, open_input, parse_json
 from .llm_cmd import llm_app
+
+if TYPE_CHECKING:
+    from ..llm.parse_tasks import ParseTask
 
 
 def _read_line(line: bytes | str | None, number: int) -> tuple[Any, str]:
@@ -36,21 +39,26 @@ def _read_line(line: bytes | str | None, number: int) -> tuple[Any, str]:
         return None, f"bad input: line {number} is {exc}"
 
 
-def _check_task(task_name: str) -> None:
-    from ..eval.parse_tasks import TASKS, task_names
+def _tasks() -> dict[str, ParseTask]:
+    from ..methods.package import parse_tasks
 
-    if task_name not in TASKS:
-        raise ConfigError(f"--task: unknown task {task_name!r}; use one of: {', '.join(task_names())}")
+    return parse_tasks()
+
+
+def _check_task(task_name: str, tasks: dict[str, ParseTask]) -> None:
+    if task_name not in tasks:
+        raise ConfigError(f"--task: unknown task {task_name!r}; use one of: {', '.join(sorted(tasks))}")
 
 
 def parse_file(task_name: str, lines: Iterable[bytes | str | None], out: IO[str]) -> dict[str, Any]:
     """Run ``task_name`` over the JSONL ``lines`` (text or bytes; ``None`` for a line too long to read),
     writing one result per line to ``out``; the summary. A line that is not UTF-8, not JSON or nested too
     deep is a ``bad_input`` row, never an exception."""
-    from ..eval.parse_tasks import BAD_INPUT, TASKS, ParseOutcome, run_task
+    from ..llm.parse_tasks import BAD_INPUT, ParseOutcome, run_task
 
-    _check_task(task_name)
-    task = TASKS[task_name]
+    tasks = _tasks()
+    _check_task(task_name, tasks)
+    task = tasks[task_name]
     categories: Counter[str] = Counter()
     total = 0
     for number, line in enumerate(lines, start=1):
@@ -99,10 +107,9 @@ def parse_cmd(
     list_tasks: bool = typer.Option(False, "--list", help="List the tasks and the fields they need."),
 ) -> None:
     """Read model replies the way tkgqa's methods do: one {id, ok, value, reason} line per input line."""
-    from ..eval.parse_tasks import TASKS
-
+    tasks = _tasks()
     if list_tasks:
-        for name, spec in sorted(TASKS.items()):
+        for name, spec in sorted(tasks.items()):
             fields = ", ".join(["id", "response", *spec.fields])
             typer.echo(f"{name:15} {spec.help} — fields: {fields}")
         return
@@ -110,7 +117,7 @@ def parse_cmd(
         raise ConfigError("--task is required (tkgqa llm parse --list shows the tasks)")
     if input_path is None:
         raise ConfigError("give the input JSONL file (or '-' for stdin)")
-    _check_task(task)  # every option checked before any file is opened or written
+    _check_task(task, tasks)  # every option checked before any file is opened or written
     target = check_output(output, inputs=[input_path]) if output is not None else None
     source = open_input(input_path, what="the input file", stream=True)
     try:

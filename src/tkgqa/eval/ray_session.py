@@ -2,7 +2,7 @@
 stopping them at the end, and handing tasks to actors so that a dead actor's task is retried once.
 
 Used by the evaluation executor (:mod:`.executor_ray`), KG embedding (:mod:`.executor_jobs`) and LPKG
-planning data (:mod:`.executor_lpkg`)."""
+planning data (:mod:`tkgqa.methods.lpkg.planning_jobs`)."""
 
 from __future__ import annotations
 

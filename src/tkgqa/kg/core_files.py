@@ -4,14 +4,18 @@
 **last** (after the arrays are flushed), then swaps the folder in by renames; ``open_core`` refuses a folder
 without a readable manifest, of another format, or whose arrays disagree with it (a missing file, another
 length). So a write interrupted anywhere (kill -9 included) leaves either the previous folder or none, never
-one that opens: the caller rebuilds. Opening maps the files (``np.load(mmap_mode="r")``): nothing is read
-until a query touches it, and processes opening the same folder share its pages.
+one that opens: the caller rebuilds. Opening maps the files read-only (:func:`map_npy`): nothing is read
+until a query touches it, and processes opening the same folder share its pages. The mappings are advised
+``MADV_RANDOM``: a lookup touches a few pages here and there, and the kernel's default read-ahead (which
+grows with ascending faults, up to the device's window: 8 MiB here) would otherwise read and map whole
+arrays into the process for a few dozen lookups (measured: 72 gathers mapped all 19 MiB of a 5M-fact column).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import mmap
 import os
 import shutil
 import tempfile
@@ -37,6 +41,16 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
+def _drop_cached_pages(fd: int) -> None:
+    """Let the kernel drop the (flushed) pages of a file just written: written pages sit in the page cache in
+    large folios, and a mapping of such a file maps whole folios on each fault whatever the advice, so 72
+    lookups in a 5M-fact column mapped all of it (19 MiB); read back on demand, a lookup maps the pages it
+    touches."""
+    if hasattr(os, "posix_fadvise"):
+        with contextlib.suppress(OSError):
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+
+
 def save_core(
     folder: str | os.PathLike[str], arrays: Mapping[str, AnyArray], meta: Mapping[str, Any]
 ) -> Path:
@@ -51,6 +65,7 @@ def save_core(
                 np.save(fh, np.ascontiguousarray(array), allow_pickle=False)
                 fh.flush()
                 os.fsync(fh.fileno())
+                _drop_cached_pages(fh.fileno())
             lengths[name] = len(array)
         manifest = {"format": FORMAT, "lengths": lengths, **meta}
         with (tmp / MANIFEST).open("w", encoding="utf-8") as fh:  # last: its presence means complete
@@ -97,13 +112,44 @@ def open_core(folder: str | os.PathLike[str]) -> tuple[dict[str, AnyArray], dict
     arrays: dict[str, AnyArray] = {}
     try:
         for name, length in lengths.items():
-            array = np.load(p / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+            array = map_npy(p / f"{name}.npy")
             if len(array) != length:
                 raise DataError(f"core array {name} has {len(array)} entries, not {length}", path=str(p))
             arrays[name] = array
     except (OSError, ValueError) as exc:
         raise DataError(f"unreadable core ({type(exc).__name__}: {exc})", path=str(p)) from None
     return arrays, manifest
+
+
+def map_npy(path: Path) -> AnyArray:
+    """The 1-D array of the ``.npy`` file at ``path``, memory-mapped read-only and advised ``MADV_RANDOM``
+    (see the module docstring); ``ValueError`` for a file that is not such an array or is truncated."""
+    with path.open("rb") as fh:
+        version = np.lib.format.read_magic(fh)
+        read_header = (
+            np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        )
+        shape, _, dtype = read_header(fh)
+        if len(shape) != 1 or dtype.hasobject:
+            raise ValueError(f"{path.name} is not a 1-D array of numbers")
+        offset, n = fh.tell(), int(shape[0])
+        if n == 0:
+            return np.zeros(0, dtype=dtype)
+        buffer = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    if hasattr(mmap, "MADV_RANDOM"):  # Linux, macOS; elsewhere the default read-ahead
+        buffer.madvise(mmap.MADV_RANDOM)
+    array: AnyArray = np.frombuffer(buffer, dtype=dtype, count=n, offset=offset)  # ValueError if truncated
+    return array
+
+
+def is_mapped(array: AnyArray) -> bool:
+    """Whether ``array`` reads a file mapping of :func:`map_npy` (directly or as a view of one)."""
+    base: Any = array
+    while base is not None:
+        if isinstance(base, mmap.mmap):
+            return True
+        base = getattr(base, "base", None) if isinstance(base, np.ndarray) else getattr(base, "obj", None)
+    return False
 
 
 def remove_stale_temporaries(target: str | os.PathLike[str], older_than_s: float = 600.0) -> int:

@@ -17,10 +17,20 @@ builds and writes the new core to a temporary folder and renames it into place; 
 it applies the rows appended and retracted meanwhile and swaps the store's reference. Readers keep using
 the previous core (its mapped pages stay valid after the rename) until the swap. It runs when the delta
 outgrows a quarter of the core (in a background thread), on open when needed, and by ``tkgqa kg index``.
+
+**Transaction-time views from the core too.** ``known_at(t)`` shows the rows recorded at or before ``t``
+and not retracted by then. Rows get ids in the order they are written and transaction times never go
+back, so the rows recorded by ``t`` are the ids below a bound, and the view is the core restricted to
+those ids minus the rows retracted by ``t`` (:meth:`~tkgqa.kg.memory.TemporalKG.restricted`). The
+:class:`TxLog` holding the bounds (one entry per transaction time) and the retractions is read from the
+database on the first ``known_at`` (a ``GROUP BY``, no row is kept) and kept current by every write after
+it, under the writer lock. A store whose ids do not follow its transaction times (possible only for rows
+imported with their own ``recorded_at``) answers ``known_at`` with SQL, as before.
 """
 
 from __future__ import annotations
 
+import bisect
 import threading
 import warnings
 from pathlib import Path
@@ -30,7 +40,7 @@ import numpy as np
 
 from ..errors import DataError
 from .core_files import open_core, read_manifest, remove_stale_temporaries, save_core
-from .index import COLUMNS, AnyArray, build_core, core_bounds
+from .index import COLUMNS, AnyArray, IntArray, build_core, core_bounds
 
 if TYPE_CHECKING:
     from .duckdb_schema import Shared
@@ -203,3 +213,65 @@ def wait_for_rebuild(sh: Shared) -> None:
     thread = sh.rebuild
     if thread is not None and thread is not threading.current_thread():
         thread.join()
+
+
+class TxLog:
+    """When the rows of a store were recorded and retracted, as ``known_at`` needs them (see the module
+    docstring): ``runs = (times, firsts)``, ``firsts[k]`` the first id recorded at transaction time
+    ``times[k]`` (both ascending); ``gone = (times, ids)``, the retractions in the order they were made
+    (times ascending). Each pair is replaced whole on a write, so a reader never sees a half-updated one."""
+
+    def __init__(self, runs: list[tuple[int, int]], gone: list[tuple[int, int]]) -> None:
+        self.runs: tuple[list[int], list[int]] = ([t for t, _ in runs], [i for _, i in runs])
+        self.gone: tuple[list[int], list[int]] = ([t for t, _ in gone], [i for _, i in gone])
+        self._dead: tuple[int, IntArray] = (0, np.zeros(0, dtype=np.int64))  # (k, sorted ids) last asked
+
+    def recorded(self, tx: int, first_id: int) -> None:
+        """Rows from ``first_id`` on were appended at ``tx`` (not before the last transaction time)."""
+        times, firsts = self.runs
+        if not times or tx > times[-1]:
+            self.runs = ([*times, tx], [*firsts, first_id])
+
+    def retracted(self, tx: int, ids: list[int]) -> None:
+        """The rows ``ids`` were retracted at ``tx``."""
+        times, gone = self.gone
+        self.gone = ([*times, *([tx] * len(ids))], [*gone, *ids])
+
+    def view(self, core: TemporalKG, tx: int) -> TemporalKG:
+        """``core`` as the database was at transaction time ``tx``."""
+        times, firsts = self.runs
+        k = bisect.bisect_right(times, tx)
+        upto = firsts[k] if k < len(firsts) else None  # None: every row written so far
+        gone_at, gone = self.gone
+        j = bisect.bisect_right(gone_at, tx)
+        cached = self._dead
+        if cached[0] != j:
+            cached = self._dead = (j, np.sort(np.asarray(gone[:j], dtype=np.int64)))
+        return core.restricted(upto, cached[1])
+
+
+def tx_log(sh: Shared) -> TxLog | None:
+    """The store's :class:`TxLog`, read on first use; ``None`` when its ids do not follow its transaction
+    times (its ``known_at`` views are then answered with SQL)."""
+    if sh.txlog_read:
+        return sh.txlog
+    with sh.lock:  # no write between the read and the log taking over
+        if not sh.txlog_read:
+            cur = sh.con.cursor()
+            try:
+                runs = cur.execute(
+                    "SELECT recorded_at, min(id), max(id), count(*) FROM facts GROUP BY recorded_at "
+                    "ORDER BY recorded_at"
+                ).fetchall()
+                gone = cur.execute(
+                    "SELECT retracted_at, id FROM facts WHERE retracted_at IS NOT NULL "
+                    "ORDER BY retracted_at, id"
+                ).fetchall()
+            finally:
+                cur.close()
+            follows = all(hi - lo + 1 == n for _, lo, hi, n in runs) and all(
+                lo == (runs[k - 1][2] + 1 if k else 0) for k, (_, lo, _, _) in enumerate(runs)
+            )
+            sh.txlog = TxLog([(t, lo) for t, lo, _, _ in runs], gone) if follows else None
+            sh.txlog_read = True
+    return sh.txlog

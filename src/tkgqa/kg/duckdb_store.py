@@ -13,8 +13,8 @@ so a 20M-fact store answers with a resident set far below its data size (``bench
 **Reads at in-memory speed (issue #31).** The live store and its ``as_of`` views answer from a memory-mapped
 snapshot of the compact core (:mod:`tkgqa.kg.duckdb_core`: ``<file>.duckdb.core/`` beside the database,
 rebuilt when stale, never blocking readers) plus the rows appended since, held in memory: the same code as
-the in-memory store, so the same answers. ``known_at`` views (transaction time) and ``history`` read DuckDB
-with SQL, as below.
+the in-memory store, so the same answers; ``known_at`` views (transaction time) too, as the core restricted
+to the rows recorded by then less those retracted by then. ``history`` reads DuckDB with SQL, as below.
 
 **One meaning, one place.** SQL only selects candidate rows — the day-window overlap and the ``as_of`` window
 of :func:`~tkgqa.kg.memory_walks._clipped_window` — and aggregates them; the rules of :mod:`tkgqa.kg.base` are
@@ -51,8 +51,8 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError, DataError, NotFoundError
 from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, span_of
 from .base import FactQuery, Hop, HopQuery, KGStore, StoreBase, TimeArg, TimeQuery, clip_at, entity_names
-from .duckdb_core import adopt_core, ensure_core, refresh, refresh_in_background, wait_for_rebuild
-from .duckdb_schema import TxTime, connect, load_state, tx_datetime, tx_micros
+from .duckdb_core import adopt_core, ensure_core, refresh, refresh_in_background, tx_log, wait_for_rebuild
+from .duckdb_schema import TxTime, connect, load_state, release_buffers, tx_datetime, tx_micros
 from .duckdb_write import append_facts, next_tx, retract_keys
 from .fact import Fact, label_of
 from .snapshot import KGSnapshot
@@ -124,6 +124,8 @@ class DuckDBStore(StoreBase):
         self._tx: int | None = None
         if snapshot:  # else every read is SQL (e.g. a file opened only to check or copy it)
             ensure_core(self._sh)
+            if self._sh.core is not None:
+                release_buffers(self._sh)
         if labels:
             self.set_labels(labels)
         if not read_only:
@@ -226,11 +228,16 @@ class DuckDBStore(StoreBase):
             )
 
     def _reader(self) -> KGStore | None:
-        """The core store answering this view (the live store, or its ``as_of`` view), or ``None`` for a
-        ``known_at`` view (answered with SQL)."""
+        """The core store answering this view (the live store, its ``known_at`` and ``as_of`` views), or
+        ``None`` when the store has no core or no transaction log (answered with SQL)."""
         core = self._sh.core
-        if self._tx is not None or core is None:
+        if core is None:
             return None
+        if self._tx is not None:
+            log = tx_log(self._sh)
+            if log is None:
+                return None
+            core = log.view(core, self._tx)
         return core if self._cutoff is None else KGSnapshot(core, self._cutoff)
 
     def __enter__(self) -> DuckDBStore:
@@ -539,9 +546,12 @@ class DuckDBStore(StoreBase):
         sh = self._sh
         with sh.lock:  # the rows reach the core before another write (or a rebuild's swap) can
             rows: list[tuple[int, ...]] = []
+            first = sh.next_id
             added = append_facts(sh, self._cur(), facts, micros, sink=rows)
             if sh.core is not None and rows:
                 sh.core.append_rows(rows)  # type: ignore[arg-type]
+            if sh.txlog is not None and rows:
+                sh.txlog.recorded(sh.last_tx, first)
         refresh_in_background(sh)
         return added
 
@@ -567,6 +577,8 @@ class DuckDBStore(StoreBase):
             n = retract_keys(sh, self._cur(), keys, micros, sink=gone)
             if sh.core is not None and gone:
                 sh.core.withdraw(gone)
+            if sh.txlog is not None and gone:
+                sh.txlog.retracted(sh.last_tx, gone)
         return n
 
     def history(

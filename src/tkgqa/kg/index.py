@@ -22,8 +22,10 @@ start order, ties in insertion order, the rule of :mod:`tkgqa.kg.base`.
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +56,7 @@ CORE_ARRAYS = tuple(f"col_{c}" for c in COLUMNS) + PERM_ARRAYS
 R_BITS, E_BITS = 18, 22
 MAX_ENTITIES, MAX_RELATIONS = 1 << E_BITS, 1 << R_BITS
 _EMPTY = np.zeros(0, dtype=np.int64)
+_PARALLEL_MIN = 1 << 20  # cores built in two threads from this many facts on
 
 
 def index_key(kind: str, s: Any, r: Any, o: Any) -> Any:
@@ -80,24 +83,24 @@ def _offsets(keys: AnyArray, size: int) -> IntArray:
     return out
 
 
-def _then_by(order: IntArray, key: AnyArray, rank: IntArray | None = None) -> IntArray:
-    """``order`` re-sorted stably by ``key`` (so equal keys keep ``order``'s order). With ``rank`` (each
-    fact's position in ``order``) and when key and position fit in 62 bits, one sort of the packed values
-    ``key << bits | position`` (all distinct, so no stable sort is needed): the same order, 2-3x faster."""
-    n = len(order)
-    if rank is not None and n:
-        k = key.astype(np.int64)
-        low = int(k.min())
-        bits = (n - 1).bit_length()
-        if (int(k.max()) - low).bit_length() + bits <= 62:
-            if low:
-                k -= low
-            k <<= bits
-            k |= rank
-            k.sort()
-            k &= (1 << bits) - 1
-            return order[k]
-    return order[np.argsort(key[order], kind="stable")]
+def _then_by(order: IntArray, key: AnyArray) -> IntArray:
+    """``order`` re-sorted stably by ``key`` (equal keys keep ``order``'s order): ``order[np.argsort(
+    key[order], kind="stable")]``, computed as a least-significant-digit radix sort, one stable pass per
+    16 bits of the key's range (numpy's stable argsort of 16-bit values is a radix sort: ~8x faster than
+    its stable sort of wider ones, and a pass is stable, so the passes compose)."""
+    if not len(order):
+        return order
+    k = key[order].astype(np.int64)
+    low = int(k.min())
+    if low:
+        k -= low
+    bits = max(1, int(k.max()).bit_length())
+    for shift in range(0, bits, 16):
+        step = np.argsort((k >> shift).astype(np.uint16), kind="stable")  # the cast keeps the low 16 bits
+        order = order[step]
+        if shift + 16 < bits:
+            k = k[step]
+    return order
 
 
 def build_core(
@@ -120,19 +123,31 @@ def build_core(
     n_entities = max(n_entities, int(out["col_s"].max(initial=-1)) + 1, int(out["col_o"].max(initial=-1)) + 1)
     n_relations = max(n_relations, int(out["col_r"].max(initial=-1)) + 1)
     s, r, o, t0 = (out[f"col_{c}"] for c in ("s", "r", "o", "t0"))
-    ids = np.arange(n, dtype=np.int64)
-    by_t = _then_by(ids, t0, ids)  # ties by id
-    rank = np.empty(n, dtype=np.int64)  # each fact's position in by_t
-    rank[by_t] = ids
-    del ids
-    for side, key in (("s", s), ("o", o)):
-        out[f"{side}_ids"] = _then_by(by_t, key, rank).astype(np.int32)
-        pair = _then_by(by_t, (key.astype(np.int64) << R_BITS) | r, rank)
-        out[f"{side}r_ids"] = pair.astype(np.int32)
-        out[f"{side}r_r"] = r[pair]
-        out[f"{side}_off"] = _offsets(key, n_entities)
-    by_r = _then_by(by_t, r, rank)
-    out["r_ids"], out["r_t0"], out["r_off"] = by_r.astype(np.int32), t0[by_r], _offsets(r, n_relations)
+    by_t = _then_by(np.arange(n, dtype=np.int64), t0)  # (first day, id)
+    by_r = _then_by(by_t, r)  # (relation, first day, id)
+
+    def side(name: str, key: AnyArray) -> dict[str, AnyArray]:
+        pair = _then_by(by_r, key)  # (key, relation, first day, id): by_r re-sorted stably by key
+        return {
+            f"{name}_ids": _then_by(by_t, key).astype(np.int32),
+            f"{name}r_ids": pair.astype(np.int32),
+            f"{name}r_r": r[pair],
+            f"{name}_off": _offsets(key, n_entities),
+        }
+
+    def by_relation() -> dict[str, AnyArray]:
+        return {"r_ids": by_r.astype(np.int32), "r_t0": t0[by_r], "r_off": _offsets(r, n_relations)}
+
+    # independent families of sorts; numpy releases the GIL while it sorts and gathers, so on a large
+    # store they run on two cores (2 workers: each holds a few n-sized temporaries)
+    tasks: list[Callable[[], dict[str, AnyArray]]] = [lambda: side("s", s), lambda: side("o", o), by_relation]
+    if n >= _PARALLEL_MIN and (os.cpu_count() or 1) > 1:
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="tkgqa-core") as pool:
+            for part in pool.map(lambda task: task(), tasks):
+                out.update(part)
+    else:
+        for task in tasks:
+            out.update(task())
     out["t_ids"], out["t_t0"] = by_t.astype(np.int32), t0[by_t]
     return out
 
@@ -167,10 +182,25 @@ class State:
     delta: list[tuple[int, ...]] = field(default_factory=list)
     delta_index: dict[str, dict[int, list[int]]] = field(default_factory=lambda: _delta_index())
     dead: IntArray = field(default_factory=lambda: _EMPTY)
+    upto: int | None = None  # only the ids below it are shown (a transaction-time view; None: all)
     cols: dict[str, AnyArray] = field(init=False)
 
     def __post_init__(self) -> None:
         self.cols = {c: self.core[f"col_{c}"] for c in COLUMNS}
+
+    @property
+    def n_total(self) -> int:
+        """How many fact ids this state shows at most (``upto`` applied; withdrawn ones included)."""
+        n = self.n_main + len(self.delta)
+        return n if self.upto is None else min(n, self.upto)
+
+    def visible(self, ids: AnyArray) -> AnyArray:
+        """``ids`` without those this state does not show (at or beyond ``upto``, withdrawn), order kept."""
+        if self.upto is not None and len(ids):
+            ids = ids[ids < self.upto]
+        if len(self.dead) and len(ids):
+            ids = ids[~np.isin(ids, self.dead)]
+        return ids
 
     # --- searches of the main part -------------------------------------------------------------------------
     def window(self, ids: AnyArray, t0: AnyArray, lo_t: int, hi_t: int) -> AnyArray:

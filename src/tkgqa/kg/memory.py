@@ -26,6 +26,7 @@ snapshot of the core plus the rows appended since, :meth:`TemporalKG.append_rows
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -91,7 +92,8 @@ class TemporalKG(WalkMixin, StoreBase):
         self._span_cache: dict[str, tuple[int, int]] = {}
         self._fcache: dict[int, Fact] = {}  # Fact objects built so far, by fact id
         self._fcache_max: int | None = FACT_CACHE_MAX
-        self._rank: IntArray | None = None  # entity id → position in name order (ties of ``hop``)
+        # entity id → position in name order (ties of ``hop``), in a box shared with ``restricted`` views
+        self._rank: list[IntArray | None] = [None]
         self.add(facts)
         self.compact()
 
@@ -146,7 +148,8 @@ class TemporalKG(WalkMixin, StoreBase):
     # --- vocabulary ---------------------------------------------------------------------------------
     def __len__(self) -> int:
         st = self._st
-        return st.n_main + len(st.delta) - len(st.dead)
+        dead = len(st.dead) if st.upto is None else int(np.count_nonzero(st.dead < st.upto))
+        return st.n_total - dead
 
     @property
     def entities(self) -> Sequence[str]:
@@ -252,6 +255,16 @@ class TemporalKG(WalkMixin, StoreBase):
             dead = np.union1d(st.dead, np.asarray(list(ids), dtype=np.int64)).astype(np.int64)
             self._st = State(st.core, st.n_main, st.max_dur, st.ordered, st.delta, st.delta_index, dead)
 
+    def restricted(self, upto: int | None, dead: IntArray) -> TemporalKG:
+        """A read-only view of this store showing only the facts with ids below ``upto`` (``None``: any) that
+        are not in ``dead`` (sorted ids) — the DuckDB store's transaction-time (``known_at``) views. It shares
+        everything else (vocabulary, core, delta, fact cache); take a new one after the store changes."""
+        view = copy.copy(self)
+        st = self._st
+        view._st = State(st.core, st.n_main, st.max_dur, st.ordered, st.delta, st.delta_index, dead, upto)
+        view._auto_compact = False
+        return view
+
     @property
     def n_delta(self) -> int:
         """How many rows were appended since the core was last built."""
@@ -346,9 +359,7 @@ class TemporalKG(WalkMixin, StoreBase):
                 kind = "o" if o >= 0 else "t"
             key = index_key(kind, s, r, o)
             result = self._with_delta(st, result, kind, key, o if kind == "s" else -1, lo_t, hi_t)
-        if len(st.dead) and len(result):
-            result = result[~np.isin(result, st.dead)]
-        return result
+        return st.visible(result)
 
     def _with_delta(
         self, st: State, result: IntArray, kind: str, key: int, o: int, lo_t: int, hi_t: int

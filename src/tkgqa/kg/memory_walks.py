@@ -33,7 +33,7 @@ class WalkMixin:
         _ent: list[str]
         _rel: list[str]
         _ent_id: dict[str, int]
-        _rank: IntArray | None
+        _rank: list[IntArray | None]
         __len__: Callable[[], int]
         column: Callable[[str, IntArray], IntArray]
         _span: Callable[[TimePoint | Interval | str], tuple[int, int]]
@@ -61,9 +61,7 @@ class WalkMixin:
             extra = [i for e in wanted for i in by_s.get(e, ())]
             extra += [i for e in wanted for i in by_o.get(e, ()) if delta[i - n][0] not in wanted]
             parts.append(np.asarray(extra, dtype=np.int64))
-        ids = np.concatenate(parts) if parts else _EMPTY  # each fact once (see incident_main)
-        if len(st.dead) and len(ids):
-            ids = ids[~np.isin(ids, st.dead)]
+        ids = st.visible(np.concatenate(parts) if parts else _EMPTY)  # each fact once (incident_main)
         if len(ids) and (span is not None or cutoff is not None):
             lo_t, hi_t = span if span is not None else (NEG_INF, POS_INF)
             if cutoff is not None:
@@ -80,18 +78,18 @@ class WalkMixin:
         """Every fact id (those starting before day ``cutoff`` if given), in insertion order."""
         if cutoff is None:
             st = self._st
-            ids = np.arange(st.n_main + len(st.delta), dtype=np.int64)
+            ids = np.arange(st.n_total, dtype=np.int64)
             return ids[~np.isin(ids, st.dead)] if len(st.dead) else ids
         return np.sort(self._ids(None, None, None, None, cutoff))
 
     def _name_rank(self) -> IntArray:
         """Entity id → its position in name order (built once per vocabulary size)."""
-        rank = self._rank
+        rank = self._rank[0]
         if rank is None or len(rank) != len(self._ent):
             order = np.asarray(sorted(range(len(self._ent)), key=self._ent.__getitem__), dtype=np.int64)
             rank = np.empty(len(order), dtype=np.int64)
             rank[order] = np.arange(len(order), dtype=np.int64)
-            self._rank = rank
+            self._rank[0] = rank
         return rank
 
     def incident(

@@ -19,6 +19,7 @@ per-line path's id order with numpy.
 from __future__ import annotations
 
 import unicodedata
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -176,11 +177,12 @@ def _bounds(b: FactBuilder, texts: list[str]) -> tuple[list[int], list[int], lis
 def _encode(b: FactBuilder, table: Any, width: int) -> tuple[list[str], list[str], dict[str, I64]] | None:
     """Entity names, relation names and the seven encoded columns, or ``None`` when a name or time is not
     one the per-line path would take unchanged."""
-    s, r, o = (_codes(table.column(i)) for i in range(3))
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="tkgqa-read") as pool:  # Arrow frees the GIL
+        codes = list(pool.map(lambda i: _codes(table.column(i)), range(width)))
+    s, r, o, t_start = codes[:4]
     if not (_names_ok(s[0]) and _names_ok(r[0]) and _names_ok(o[0])):
         return None
     ent, s_ids, o_ids = _entity_ids(s, o)
-    t_start = _codes(table.column(3))
     b0 = _bounds(b, t_start[0])
     if b0 is None:
         return None
@@ -192,7 +194,7 @@ def _encode(b: FactBuilder, table: Any, width: int) -> tuple[list[str], list[str
         t1 = last0[t_start[1]]
         g0 = g1 = gran0[t_start[1]]
     else:
-        t_end = _codes(table.column(4))
+        t_end = codes[4]
         b1 = _bounds(b, t_end[0])
         if b1 is None:
             return None

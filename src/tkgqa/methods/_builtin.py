@@ -1,30 +1,20 @@
-"""The built-in methods: name → ``"module:attr"`` of the implementation (and the extra, if any, that its
-optional dependencies come from).
+"""tkgqa's own method packages: the ``"module:attr"`` of each package's descriptor (its ``plugin.py``).
 
-:data:`tkgqa.methods.base.METHODS` registers every entry at import as a lazy reference, so
-``METHODS.names()`` is complete in a fresh interpreter while no method module is imported until a method is
-resolved. An error inside a method module (a typo, a missing ``tkgqa`` module) is raised when it is
-resolved; a missing optional third-party dependency is a ConfigError naming the extra to install.
-Third-party methods register through the ``tkgqa.methods`` entry-point group instead (see
-:mod:`tkgqa.registry`).
+Each built-in package registers through its :class:`~tkgqa.methods.package.MethodPackage`, the same
+descriptor a third-party distribution points its ``tkgqa.method_packages`` entry point at; this list is
+all tkgqa adds. :mod:`tkgqa.methods` reads them when it is imported, so ``METHODS.names()`` is complete
+in a fresh interpreter while no method module is imported until a method is resolved.
 """
 
 from __future__ import annotations
 
-#: name → (target ``"package.module:attr"``, extra providing its optional dependencies or ``None``)
-BUILTIN_METHODS: dict[str, tuple[str, str | None]] = {
-    "symbolic": ("tkgqa.methods.symbolic:SymbolicReasoner", None),
-    "ari": ("tkgqa.methods.ari:ARIMethod", None),
-    "llm_only": ("tkgqa.methods.baselines:LLMOnly", None),
-    "kg_rag": ("tkgqa.methods.baselines:KGRAG", "retrieval"),
-    "react_kb": ("tkgqa.methods.ari.kb_baselines:ReActKB", None),
-    "cot_kb": ("tkgqa.methods.ari.kb_baselines:CoTKB", None),
-    "timer4": ("tkgqa.methods.timer4:TimeR4Method", "retrieval"),
-    "cik": ("tkgqa.methods.cik:CIKMethod", None),
-    "hybrid": ("tkgqa.methods.hybrid:HybridMethod", None),
-    "lpkg": ("tkgqa.methods.lpkg:LPKGMethod", None),
-    "r3": ("tkgqa.methods.r3:R3Method", None),
-    "kaping": ("tkgqa.methods.r3:KAPING", None),
-    "cot0": ("tkgqa.methods.r3:CoT0", None),
-    "cot2": ("tkgqa.methods.r3:CoT2", None),
-}
+BUILTIN_PACKAGES: tuple[str, ...] = (
+    "tkgqa.methods.symbolic.plugin:PLUGIN",
+    "tkgqa.methods.ari.plugin:PLUGIN",
+    "tkgqa.methods.baselines.plugin:PLUGIN",
+    "tkgqa.methods.timer4.plugin:PLUGIN",
+    "tkgqa.methods.cik.plugin:PLUGIN",
+    "tkgqa.methods.hybrid.plugin:PLUGIN",
+    "tkgqa.methods.lpkg.plugin:PLUGIN",
+    "tkgqa.methods.r3.plugin:PLUGIN",
+)

@@ -24,7 +24,7 @@ from ..llm import LLMBackend, Usage, resolve_llm_arg, usage_dict
 from ..outcomes import ResultRow
 from ..prompts.ask import Refused
 from ..registry import Registry
-from ._builtin import BUILTIN_METHODS
+from .package import plugin_method_references
 
 
 def empty_usage() -> dict[str, float]:
@@ -493,9 +493,10 @@ class Method(ABC):
         return {}
 
 
-METHODS: Registry[Method] = Registry("method", Method)
-for _name, (_target, _extra) in BUILTIN_METHODS.items():
-    METHODS.add_lazy(_name, _target, extra=_extra)
+#: Every method by name: the built-in packages' methods are lazy references added by :mod:`tkgqa.methods`
+#: when it is imported (each package's ``plugin.py``); third-party ones come from entry points, the
+#: ``tkgqa.methods`` group (one Method class each) and :data:`~tkgqa.methods.package.PACKAGE_GROUP`.
+METHODS: Registry[Method] = Registry("method", Method, plugin_sources=plugin_method_references)
 
 
 def resolve_method(spec: str | type | Method, /, **options: Any) -> Method:

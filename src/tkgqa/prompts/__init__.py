@@ -1,5 +1,6 @@
-"""Prompt templates shared by the methods; see :mod:`tkgqa.prompts.base` for the convention and
-:mod:`tkgqa.prompts.ask` for the one way to ask an LLM with a prompt."""
+"""What every method's prompts share: the shape of a prompt (:mod:`tkgqa.prompts.base`: ``PromptSpec``,
+``Prompt``, ``Bound``) and the one way to ask an LLM with one (:mod:`tkgqa.prompts.ask`: call, parse, re-ask).
+The prompts themselves are their method's, in its package (``tkgqa/methods/<name>/prompts.py``)."""
 
 from .ask import Asker, Parsed, Refusal, Refused, ask, run_prompt
 from .base import Bound, Context, Prompt, PromptSpec

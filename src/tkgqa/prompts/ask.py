@@ -22,7 +22,8 @@ The ladder, written once here:
    The one exception, when ``window=True``: a :class:`~tkgqa.errors.ContextWindowError` (a property of this
    question's prompt, not of the infrastructure) is :class:`Refused` too.
 
-:class:`Asker` is the same with a running usage total (the LLM calls of one question).
+:class:`Asker` is the same with a running usage total (the LLM calls of one question). :func:`vote` is the
+self-consistency variant: several sampled replies, the most frequent one read.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
-from ..errors import ContextWindowError, LLMError, ParseError
+from ..errors import ConfigError, ContextWindowError, LLMError, ParseError
 from ..llm import LLMBackend, Usage, charge, complete_parsed, error_usage
 from ..llm.parsing import error_reason
 from ..outcomes import AbstainReason
@@ -147,6 +148,45 @@ def ask(
             charge(exc, spent)
         raise
     return Parsed(got.value, got.text, got.usage, got.attempts)
+
+
+def vote(
+    llm: LLMBackend,
+    prompt: PromptSpec[T],
+    context: Context,
+    n: int,
+    *,
+    temperature: float,
+    reason: str = UNPARSABLE,
+    **request_kw: Any,
+) -> Parsed[T] | Refused:
+    """Self-consistency: ``n`` sampled replies to ``prompt`` (sample ``i`` with seed ``i`` at
+    ``temperature``); the most frequent reply text (stripped) wins — the first to reach the top count on a
+    tie — and is read by ``prompt.parse``: :class:`Parsed` (``attempts`` = ``n``, the usage of every
+    sample), or :class:`Refused` with ``reason`` when the winner cannot be read (not re-asked: re-asking one
+    sample would break the vote). An :class:`~tkgqa.errors.LLMError` propagates."""
+    if n < 1:
+        raise ConfigError(f"a vote needs at least one sample, got {n}")
+    messages = prompt.build(context)
+    usage = Usage()
+    counts: dict[str, int] = {}
+    for i in range(n):
+        try:
+            got = complete_parsed(
+                llm, messages, str.strip, retries=0, temperature=temperature, seed=i, **request_kw
+            )
+        except ParseError as exc:  # the backend refused its own reply (e.g. outside ``choices``)
+            spent = usage + error_usage(exc)
+            return Refused(reason, ParseError(without_raw(exc), raw=exc.raw, usage=spent), spent)
+        usage = usage + got.usage
+        counts[got.value] = counts.get(got.value, 0) + 1
+    top = max(counts.values())
+    winner = next(reply for reply, c in counts.items() if c == top)
+    try:
+        return Parsed(prompt.parse(winner), winner, usage, n)
+    except ParseError as exc:
+        failed = usage + Usage(parse_failures=1)
+        return Refused(reason, ParseError(without_raw(exc), raw=winner, usage=failed), failed)
 
 
 def run_prompt(

@@ -107,7 +107,6 @@ def method_catalog() -> list[dict[str, Any]]:
     """The registered methods: name, a one-line description, whether they accept an ``llm`` and whether
     they need one (by their bare name: every method that accepts one does; see ``preset_catalog``)."""
     from ..api.resolve import takes_llm
-    from ..methods import _builtin  # noqa: F401  (registers the built-in methods)
     from ..methods.base import METHODS
 
     rows = []

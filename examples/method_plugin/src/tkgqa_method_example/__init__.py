@@ -5,8 +5,10 @@
 * ``method.py``: the ``Method`` subclass: ``config_class``, ``answer`` (one question) and ``report_metrics``
   (aggregates of a run, in ``report.json``'s ``method_metrics``); the constructor, option parsing, presets
   and ``describe`` (what ``report.json`` records) come from the base class.
-* ``pyproject.toml``: the ``tkgqa.methods`` entry point that registers it by name.
+* ``commands.py``: a command group, ``tkgqa example-timeline facts ENTITY``.
+* ``plugin.py``: the one descriptor (:class:`tkgqa.methods.package.MethodPackage`) naming all of the above
+  as ``"module:attr"`` strings; ``pyproject.toml``'s ``tkgqa.method_packages`` entry point points at it.
 
-Importing this package imports nothing heavy: tkgqa lists the method without importing it, and imports it
-when a run or the server first uses it.
+Importing this package imports nothing heavy: tkgqa reads the descriptor, lists the method without
+importing it, and imports it when a run or the server first uses it.
 """

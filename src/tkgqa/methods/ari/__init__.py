@@ -17,17 +17,24 @@ Question linking (:class:`~tkgqa.query.QuestionLinker`) and the offline reasoner
 policy come from the shared query layer; similarity from :mod:`tkgqa.retrieval.similarity`.
 """
 
-from ...query.link import QuestionAnchors
-from ...retrieval.similarity import Similarity
-from .actions import Action, AgentState, Item
-from .agent import Episode, StepRecord, run_episode
-from .build import build_memory, check_history_split
-from .config import ARIConfig, EmbedderName, ExampleSet, Preset, deviations, variant_key
-from .environment import ActionSpace, ARIEnvironment, FilterMode, FilterSettings
-from .kb_baselines import CoTKB, ReActKB
-from .memory import ARIMemory, HistoryRecord, HistoryStep, kmeans
-from .method import ARIMethod
-from .policies import ActionPromptStyle, Decision, LLMPolicy, OraclePolicy, Policy, StepView
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...lazy import lazy_exports, type_checking_exports
+
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
+    from ...query.link import QuestionAnchors
+    from ...retrieval.similarity import Similarity
+    from .actions import Action, AgentState, Item
+    from .agent import Episode, StepRecord, run_episode
+    from .build import build_memory, check_history_split
+    from .config import ARIConfig, EmbedderName, ExampleSet, Preset, deviations, variant_key
+    from .environment import ActionSpace, ARIEnvironment, FilterMode, FilterSettings
+    from .kb_baselines import CoTKB, ReActKB
+    from .memory import ARIMemory, HistoryRecord, HistoryStep, kmeans
+    from .method import ARIMethod
+    from .policies import ActionPromptStyle, Decision, LLMPolicy, OraclePolicy, Policy, StepView
 
 __all__ = [
     "ARIConfig",
@@ -64,3 +71,5 @@ __all__ = [
     "run_episode",
     "variant_key",
 ]
+
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

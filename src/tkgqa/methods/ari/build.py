@@ -11,14 +11,19 @@ question whose id and text are in its memory (unless ``allow_memory_overlap``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ...datasets.base import Question
-from ...errors import ConfigError
+from ...errors import ConfigError, NotFoundError
 from ...kg.base import KGStore
 from ...llm.base import LLMBackend
 from ...usage import Usage
-from .memory import ARIMemory
+
+if TYPE_CHECKING:
+    from .memory import ARIMemory
 
 Progress = Callable[[str, int, int], None]
 
@@ -59,6 +64,8 @@ def build_memory(
         raise ConfigError(
             "history questions need gold answers (the memory stores correct/incorrect processes)"
         )
+    from .memory import ARIMemory  # numpy, the embedders: imported when a memory is built
+
     memory = ARIMemory(n_clusters=n_clusters, meta=dict(meta or {}) | ({"split": split} if split else {}))
     for i, q in enumerate(questions, 1):
         record, _ = method.record(q, kg)
@@ -92,3 +99,128 @@ def build_memory(
             )
             usage = usage + used
     return memory, usage
+
+
+#: The methodology sets a memory may hold: clustered or global, from all or only the correct processes.
+VARIANTS = ("clustered", "global", "clustered-correct-only", "global-correct-only")
+NO_DEV_SPLIT = ("multitq",)  # shared copies without a dev split with gold answers
+
+
+class HistorySource(StrEnum):
+    """Where a memory's history questions come from."""
+
+    AUTO = "auto"  # generated for MultiTQ, dataset otherwise
+    DATASET = "dataset"
+    GENERATED = "generated"
+
+
+def variant_pairs(names: Sequence[str]) -> list[tuple[bool, bool]]:
+    """Methodology-set names (:data:`VARIANTS`) → ``(clustered, all_processes)`` pairs for
+    :func:`build_memory`; an unknown name is a ConfigError."""
+    bad = [v for v in names if v not in VARIANTS]
+    if bad:
+        raise ConfigError(f"--variant must be among {', '.join(VARIANTS)}; got {bad}")
+    return [(not v.startswith("global"), not v.endswith("correct-only")) for v in names]
+
+
+@dataclass(frozen=True)
+class History:
+    """The history questions of a memory, the KG they are answered over, what the memory's ``meta`` records
+    about them, and the split they come from (``None``: generated from the KG)."""
+
+    questions: list[Question]
+    kg: KGStore
+    meta: dict[str, Any]
+    source: HistorySource
+    split: str | None
+
+
+def history_questions(
+    dataset: str,
+    *,
+    data_dir: Path | None = None,
+    questions: Path | None = None,
+    kg: str | None = None,
+    source: HistorySource = HistorySource.AUTO,
+    patterns: str | None = None,
+    n: int = 200,
+    max_answers: int = 5,
+    split: str = "dev",
+    seed: int = 0,
+) -> History:
+    """The history questions of a memory: ``generated`` from the KG (``patterns`` or ``n`` questions over
+    all patterns, gold computed by the executor; the default for MultiTQ, whose shared copy has only test
+    questions) or a ``dataset`` split or file with gold (``n`` sampled by question type; never the test
+    split)."""
+    chosen = source
+    if chosen is HistorySource.AUTO:
+        no_dev = dataset in NO_DEV_SPLIT and questions is None
+        chosen = HistorySource.GENERATED if no_dev else HistorySource.DATASET
+    meta: dict[str, Any] = {"dataset": dataset, "source": chosen.value}
+    if chosen is HistorySource.GENERATED:
+        from ...query.generate.questions import generate_questions, parse_counts
+
+        store = _dataset_kg(dataset, data_dir, kg)
+        counts = parse_counts(patterns if patterns is not None else n)
+        generated = generate_questions(store, counts, seed=seed, max_answers=max_answers)
+        history = [g.question for g in generated]
+        meta.update(
+            kg=getattr(store, "name", ""),
+            patterns={p.value: c for p, c in counts.items()},
+            generated={p.value: sum(g.pattern is p for g in generated) for p in counts},
+            max_answers=max_answers,
+            seed=seed,
+        )
+        if not history:
+            raise ConfigError("the generator found no question with a small non-empty answer set in this KG")
+    else:
+        from ...datasets.sampling import sample_questions
+
+        check_history_split(split)
+        qs, store = _load(dataset, data_dir, questions, kg, split)
+        history = sample_questions([q for q in qs if q.answers], n, seed=seed)
+        meta.update(split=split, questions=str(questions or data_dir or "demo"))
+    meta["n"] = len(history)
+    return History(history, store, meta, chosen, split if chosen is HistorySource.DATASET else None)
+
+
+def _load(
+    dataset: str, data_dir: Path | None, questions: Path | None, kg: str | None, split: str
+) -> tuple[Any, Any]:
+    from ...kg.loaders import load_demo_kg, load_kg
+
+    if dataset == "demo":
+        from ...datasets.demo import load_demo_questions
+
+        qs = load_demo_questions()
+        return qs, (load_kg(kg) if kg else load_demo_kg())
+    from ...datasets import load_dataset
+
+    try:
+        ds = load_dataset(dataset, data_dir, questions, split=split)
+    except NotFoundError as exc:
+        raise NotFoundError(
+            f"{exc}. The shared MultiTQ copy has only test questions: use --source generated (questions "
+            "generated from the KG), another question file (--questions; never the questions you evaluate "
+            "on), or --dataset demo"
+        ) from None
+    kg_path = kg or (str(ds.kg_path) if ds.kg_path else None)
+    if kg_path is None:
+        raise ConfigError("no KG file found for this dataset; pass --kg PATH")
+    return ds.questions, load_kg(kg_path)
+
+
+def _dataset_kg(dataset: str, data_dir: Path | None, kg: str | None) -> Any:
+    """The KG of ``dataset`` (its questions are not used)."""
+    from ...kg.loaders import load_demo_kg, load_kg
+
+    if kg:
+        return load_kg(kg)
+    if dataset == "demo":
+        return load_demo_kg()
+    from ...datasets import load_dataset
+
+    ds = load_dataset(dataset, data_dir)
+    if ds.kg_path is None:
+        raise ConfigError("no KG file found for this dataset; pass --kg PATH")
+    return load_kg(str(ds.kg_path))

@@ -19,10 +19,10 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field, field_validator
 
 from ...errors import ConfigError
-from ...prompts.ari import ExampleSet
 from ..base import Preset, PresetConfig
 from ..client import client_option
 from .environment import ActionSpace, FilterMode
+from .prompts import ExampleSet
 
 PolicyName = Literal["llm", "symbolic", "oracle"]
 ChoiceMode = Literal["auto", "constrained", "free"]

@@ -14,18 +14,18 @@ from typing import Any
 
 from ...errors import ConfigError
 from ...llm import Message
-from ...prompts.ari import (
-    build_action_messages,
-    format_examples,
-    format_history,
-    written_action_prompt,
-)
 from ...prompts.ask import Refused, ask
-from ...prompts.baselines import build_schema_block
 from ..base import METHODS
 from .actions import ANSWER, Action
 from .method import ARIMethod
 from .policies import ActionPromptStyle, Decision, LLMPolicy, Policy, StepView, refused_decision
+from .prompts import (
+    build_action_messages,
+    build_schema_block,
+    format_examples,
+    format_history,
+    written_action_prompt,
+)
 
 
 def _agent_overrides(method: ARIMethod, overrides: dict[str, Any], **fixed: Any) -> dict[str, Any]:

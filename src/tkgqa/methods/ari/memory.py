@@ -19,9 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import DataError
 from ...llm import LLMBackend, Usage
-from ...prompts.ari import methodology_prompt
 from ...prompts.ask import Refused, ask
 from ...retrieval.embedders import Embedder
+from .prompts import methodology_prompt
 
 GLOBAL_CLUSTER = -1
 UNASSIGNED = -2

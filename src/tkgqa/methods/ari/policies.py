@@ -16,17 +16,17 @@ from ...datasets.base import Question
 from ...errors import ContextWindowError
 from ...llm import LLMBackend, Message, Usage
 from ...llm.parsing import error_reason
-from ...prompts.ari import (
+from ...prompts.ask import Refused, ask
+from .actions import ANSWER, Action, AgentState, Item, lookup_items
+from .environment import ActionSpace, ARIEnvironment
+from .gold import item_matches_gold, value_matches_gold
+from .prompts import (
     ExampleSet,
     action_prompt,
     build_action_messages,
     format_examples,
     format_history,
 )
-from ...prompts.ask import Refused, ask
-from .actions import ANSWER, Action, AgentState, Item, lookup_items
-from .environment import ActionSpace, ARIEnvironment
-from .gold import item_matches_gold, value_matches_gold
 
 
 @dataclass(frozen=True)

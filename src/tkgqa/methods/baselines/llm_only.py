@@ -11,9 +11,9 @@ from ...kg.base import KGStore
 from ...llm import LLMBackend, llm_context, usage_dict
 from ...prompts.ask import Refused, ask
 from ...prompts.base import Context, PromptSpec
-from ...prompts.baselines import LLM_ONLY_PROMPT
 from ..base import METHODS, Answer, Method, MethodConfig, abstain_refused
 from ..client import client_option
+from .prompts import LLM_ONLY_PROMPT
 
 
 class LLMOnlyConfig(MethodConfig):

@@ -17,13 +17,13 @@ from ...errors import ConfigError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...llm import LLMBackend
-from ...prompts.baselines import KG_RAG_PROMPT
 from ...query import QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
 from ..base import METHODS, Answer, Method, MethodConfig
 from ..client import client_option
 from .llm_only import ask_for_answers
+from .prompts import KG_RAG_PROMPT
 
 
 class KGRAGConfig(MethodConfig):

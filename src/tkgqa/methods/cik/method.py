@@ -26,7 +26,6 @@ from ...kg.fact import Fact
 from ...llm import LLMBackend, Usage, llm_context, usage_dict
 from ...outcomes import AbstainReason, ErrorKind, ResultRow
 from ...prompts.ask import Refusal, Refused, ask
-from ...prompts.cik import ESG_PROMPT, ROG_PROMPT
 from ...query.link import QuestionLinker
 from ...retrieval.temporal import TimeConstraint, parse_time_constraint
 from ..base import (
@@ -51,6 +50,7 @@ from .paths import (
     traverse,
     validate_path,
 )
+from .prompts import ESG_PROMPT, ROG_PROMPT
 from .pruning import (
     EvidenceFact,
     anchor_spans,

@@ -11,14 +11,21 @@
 Importing this package never imports torch, transformers or peft.
 """
 
-from .config import CompareHow, LPKGConfig, PlanDemoSource, PlanFormat, QAPrompt
-from .data import PlanningExample, SFTFormat, export_sft, read_examples, split_by_entities, write_examples
-from .execute import PlanExecutor, ReaderMode, SearchMode, direct_plan
-from .method import LPKGMethod
-from .metrics import plan_metrics
-from .plan import Call, Plan, parse_plan
-from .planner import FinetunedPlanner, ICLPlanner, Inference, RandomPatternPlanner, resolve_planner
-from .verbalize import TemplateVerbalizer, gold_plan
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...lazy import lazy_exports, type_checking_exports
+
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
+    from .config import CompareHow, LPKGConfig, PlanDemoSource, PlanFormat, QAPrompt
+    from .data import PlanningExample, SFTFormat, export_sft, read_examples, split_by_entities, write_examples
+    from .execute import PlanExecutor, ReaderMode, SearchMode, direct_plan
+    from .method import LPKGMethod
+    from .metrics import plan_metrics
+    from .plan import Call, Plan, parse_plan
+    from .planner import FinetunedPlanner, ICLPlanner, Inference, RandomPatternPlanner, resolve_planner
+    from .verbalize import TemplateVerbalizer, gold_plan
 
 __all__ = [
     "Call",
@@ -49,3 +56,5 @@ __all__ = [
     "split_by_entities",
     "write_examples",
 ]
+
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

@@ -9,7 +9,7 @@ are evaluated with ``tkgqa eval --dataset jsonl --data-dir heldout.jsonl --kg KG
 TRL's ``SFTTrainer``, axolotl's ``chat_template`` type, LLaMA-Factory's sharegpt/OpenAI style, OpenAI
 fine-tuning), or ``prompt``/``completion`` pairs, or Alpaca's ``instruction``/``input``/``output``. The user
 message is exactly what the fine-tuned planner is asked at inference
-(:func:`~tkgqa.prompts.lpkg.finetune_messages`).
+(:func:`~tkgqa.methods.lpkg.prompts.finetune_messages`).
 """
 
 from __future__ import annotations
@@ -31,11 +31,12 @@ from ...errors import ConfigError, DataError
 from ...kg.base import KGStore
 from ...llm import LLMBackend, Usage
 from ...prompts.ask import Refused, ask
-from ...prompts.lpkg import Demo, finetune_messages, verbalize_parser
 from ...query.generate import patterns as pn
 from ...query.generate.grounding import Grounder, GroundingConfig
 from ...query.generate.patterns import LPKG_PATTERNS, Instance, PatternType
+from ...query.program.nodes import SetOperation
 from .plan import parse_plan
+from .prompts import Demo, finetune_messages, verbalize_parser
 from .verbalize import TemplateVerbalizer, Verbalized, gold_plan, plan_names
 
 
@@ -94,7 +95,7 @@ def describe_instance(inst: Instance, kg: KGStore) -> str:
                     f'"{lab(node.object)}") happen{gran}'
                 )
             case pn.SetOp():
-                word = "intersection" if node.op is pn.SetOperation.AND else "union"
+                word = "intersection" if node.op is SetOperation.AND else "union"
                 lines.append(f"{names[i]} = {word} of {', '.join(names[k] for k in node.inputs)}")
             case pn.TimeFilter():
                 if isinstance(node.time, int):

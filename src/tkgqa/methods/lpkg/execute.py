@@ -9,7 +9,7 @@ operations.
 * **Get_Answer** (:class:`ReaderMode`): ``symbolic`` — offline, the shared reader's program executed over
   the retrieved facts only; ``llm`` — a QA prompt (the authors' Appendix C.3 prompt, or ours without its
   own-knowledge clauses) over the retrieved facts, optionally sampled several times with a majority vote
-  (:func:`vote`, the authors' self-consistency).
+  (:func:`~tkgqa.prompts.ask.vote`, the authors' self-consistency).
 * A sub-question holding ``{Ans_j}`` is asked once per answer of ``Ans_j`` (at most ``max_fanout``; the
   paper's executor does the same) and the answers are united.
 * ``Compare`` by the LLM (:class:`LLMComparer`, the authors' comparison prompt), or by the rule: link each
@@ -28,21 +28,17 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, assert_never
 
-from ...errors import ParseError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...kg.memory import TemporalKG
 from ...llm import LLMBackend, Usage
-from ...prompts.ask import UNPARSABLE, Parsed, Refused, ask, without_raw
+from ...prompts.ask import Refused, ask, vote
 from ...prompts.base import PromptSpec
-from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
 from ...query import Executor, QuestionLinker, Reasoner
-from ...query.generate.patterns import SetOperation
 from ...query.program.answer_sets import (
     AnswerSet,
     CompareMode,
@@ -54,8 +50,20 @@ from ...query.program.answer_sets import (
     time_filter,
     union,
 )
+from ...query.program.nodes import (
+    Combine,
+    Fallback,
+    Filter,
+    Hop,
+    Match,
+    Program,
+    Rows,
+    Select,
+    SetOperation,
+    TimeOf,
+)
+from ...query.program.nodes import Compare as CompareRows
 from ...query.program.nodes import Exclude as ExcludeRows
-from ...query.program.nodes import Fallback, Filter, Match, Program, Rows, Select, TimeOf, Times
 from ...query.text.frame import asks_time
 from ...time import Interval, TemporalRelation, TimePoint, parse_time
 from ..base import StepEvent, StepKind, report_step
@@ -72,6 +80,7 @@ from .plan import (
     Text,
     TimeStep,
 )
+from .prompts import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
 
 
 class SearchMode(StrEnum):
@@ -108,8 +117,12 @@ def _rows_matches(node: Rows | TimeOf) -> list[Match]:
         case Filter():
             extra = _rows_matches(node.time) if isinstance(node.time, TimeOf) else []
             return _rows_matches(node.rows) + extra
-        case Select() | ExcludeRows():
+        case Select() | ExcludeRows() | Hop():
             return _rows_matches(node.rows)
+        case Combine():
+            return [m for part in node.parts for m in _rows_matches(part)]
+        case CompareRows():
+            return [m for _, rows in node.candidates for m in _rows_matches(rows)]
         case Fallback():
             return _rows_matches(node.primary) + _rows_matches(node.alternative)
         case TimeOf():
@@ -185,25 +198,14 @@ class SymbolicReader:
         if program is None or not info.facts:
             kind = ValueKind.TIME if asks_time(text) else ValueKind.ENTITY
             return AnswerSet(kind), Usage()
-        rows = Executor(TemporalKG(info.facts, name="info")).rows(program.rows)
-        if isinstance(program, Times):
-            gran = program.granularity
-            pairs = []
-            for row in rows:
-                t = row.fact.end if program.use_end else row.fact.start
-                if t is not None:
-                    pairs.append(((t.coarsen(gran) if gran else t).iso(), row.fact))
-            return AnswerSet.group(ValueKind.TIME, pairs), Usage()
-        return AnswerSet.group(
-            ValueKind.ENTITY, ((r.value, r.fact) for r in rows if r.value is not None)
-        ), Usage()
+        return Executor(TemporalKG(info.facts, name="info")).answer_set(program), Usage()
 
 
 class LLMReader:
     """``Get_Answer`` by an LLM over the retrieved facts: ``prompt`` (the authors' QA prompt, or ours
     without its own-knowledge clauses), read as a '#'-separated list. ``votes`` > 1: the reply is sampled
     ``votes`` times (``temperature``, sample ``i`` with seed ``i``) and the most frequent reply text wins,
-    as in the authors' executor (:func:`vote`)."""
+    as in the authors' executor (:func:`~tkgqa.prompts.ask.vote`)."""
 
     def __init__(
         self,
@@ -226,7 +228,9 @@ class LLMReader:
         timeish = asks_time(text)
         kind = ValueKind.TIME if timeish else ValueKind.ENTITY
         if self.votes > 1:
-            outcome = vote(self.llm, self.prompt, context, self.votes, self.temperature)
+            outcome = vote(
+                self.llm, self.prompt, context, self.votes, temperature=self.temperature, max_tokens=128
+            )
         else:
             outcome = ask(self.llm, self.prompt, context, max_tokens=128)
         if isinstance(outcome, Refused):  # an unusable reply: no answer to this step (an LLMError propagates)
@@ -246,29 +250,6 @@ class LLMReader:
         if missing:  # answers with no retrieved fact: kept, unsupported
             ans = union([ans, AnswerSet(kind, tuple(Support(v, ()) for v in missing))])
         return ans, usage
-
-
-def vote(
-    llm: LLMBackend, prompt: PromptSpec[list[str]], context: Mapping[str, Any], n: int, temperature: float
-) -> Parsed[list[str]] | Refused:
-    """The authors' self-consistency: ``n`` sampled replies, the most frequent reply text (stripped) wins —
-    the first to reach the top count on a tie — and is parsed (Refused when it cannot be, not re-asked; an
-    LLMError propagates)."""
-    messages = prompt.build(context)
-    usage = Usage()
-    counts: dict[str, int] = {}
-    for i in range(n):
-        resp = llm.chat(messages, temperature=temperature, seed=i, max_tokens=128)
-        usage = usage + resp.usage
-        reply = resp.text.strip()
-        counts[reply] = counts.get(reply, 0) + 1
-    top = max(counts.values())
-    winner = next(r for r, c in counts.items() if c == top)
-    try:
-        return Parsed(prompt.parse(winner), winner, usage, n)
-    except ParseError as exc:
-        failed = usage + Usage(parse_failures=1)
-        return Refused(UNPARSABLE, ParseError(without_raw(exc), raw=winner, usage=failed), failed)
 
 
 class LLMComparer:
@@ -555,5 +536,4 @@ __all__ = [
     "direct_plan",
     "final_labels",
     "match_facts",
-    "vote",
 ]

@@ -34,7 +34,6 @@ from ...errors import ConfigError
 from ...kg.base import KGStore
 from ...llm import llm_context, usage_dict
 from ...outcomes import AbstainReason, ResultRow
-from ...prompts.lpkg import ANSWER_PROMPT, AUTHORS_ANSWER_PROMPT, Demo
 from ...query import ParserOptions, QuestionLinker, Reasoner
 from ..base import METHODS, Answer, Method, Preset
 from .config import CompareHow, LPKGConfig, PlanDemoSource, PlanFormat, QAPrompt
@@ -56,6 +55,7 @@ from .execute import (
 from .metrics import plan_metrics
 from .official import is_official_file
 from .planner import ICLPlanner, Planner, resolve_planner
+from .prompts import ANSWER_PROMPT, AUTHORS_ANSWER_PROMPT, Demo
 
 
 @METHODS.register("lpkg")

@@ -3,8 +3,8 @@ as ``# Example i:`` blocks — ``Original_Question: str = "…"``, ``### Questio
 before each sub-question and combination, ``: str`` annotations, ``Search(query = …, thought = …)``, binary
 ``Intersection``/``Union`` chained for three inputs.
 
-* :func:`official_block` renders a :class:`~tkgqa.prompts.lpkg.Demo` (its plan parsed, never executed) in
-  that format, with template ``Thought`` lines (the authors' were written in natural language);
+* :func:`official_block` renders a :class:`~tkgqa.methods.lpkg.prompts.Demo` (its plan parsed, never
+  executed) in that format, with template ``Thought`` lines (the authors' were written in natural language);
 * :func:`split_official` reads the demonstrations of an official prompt text (the authors' file
   ``lpkg_official_planning_prompt.json``, given at run time as ``demos=PATH``: it is never copied into the
   package).
@@ -17,8 +17,8 @@ import re
 from pathlib import Path
 
 from ...errors import ConfigError
-from ...prompts.lpkg import OFFICIAL_RULE, OFFICIAL_YOUR_TURN, Demo, official_question_line
-from ...query.generate.patterns import PatternType, SetOperation
+from ...query.generate.patterns import PatternType
+from ...query.program.nodes import SetOperation
 from ...time import Extreme, TimePoint
 from .plan import (
     AnswerStep,
@@ -34,6 +34,7 @@ from .plan import (
     TimeStep,
     parse_plan,
 )
+from .prompts import OFFICIAL_RULE, OFFICIAL_YOUR_TURN, Demo, official_question_line
 
 #: ``### Question Type:`` of each pattern (the nine as the authors name them; the temporal ones ours).
 QUESTION_TYPES: dict[PatternType, str] = {

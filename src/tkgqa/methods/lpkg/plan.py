@@ -34,7 +34,8 @@ from enum import StrEnum
 from typing import assert_never
 
 from ...errors import ParseError, TKGQAError
-from ...query.generate.patterns import PatternType, SetOperation
+from ...query.generate.patterns import PatternType
+from ...query.program.nodes import SetOperation
 from ...query.text.frame import asks_time
 from ...time import Extreme, TimePoint, parse_time
 

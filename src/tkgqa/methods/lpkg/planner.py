@@ -27,19 +27,19 @@ from typing import Any
 from ...errors import ConfigError, ParseError
 from ...llm import LLMBackend, Usage, resolve_llm, tkgqa_home
 from ...llm.base import Message
-from ...prompts.ask import Refused, ask, without_raw
+from ...prompts.ask import Parsed, Refused, ask, without_raw
 from ...prompts.base import Bound
-from ...prompts.lpkg import (
+from ...query.generate.patterns import SKELETONS, Instance, PatternType, Projection, WhenQ
+from ...query.program.answer_sets import ValueKind
+from .official import is_official_file, official_block, read_official
+from .plan import Plan, parse_plan
+from .prompts import (
     BUILTIN_DEMOS,
     Demo,
     finetune_messages,
     official_planner_messages,
     planner_messages,
 )
-from ...query.generate.patterns import SKELETONS, Instance, PatternType, Projection, WhenQ
-from ...query.program.answer_sets import ValueKind
-from .official import is_official_file, official_block, read_official
-from .plan import Plan, parse_plan
 from .verbalize import gold_plan
 
 
@@ -60,7 +60,22 @@ class PlanOutput:
     seconds: float = 0.0
 
 
+def plan_prompt(messages: Sequence[Message]) -> Bound[Plan]:
+    """The planning prompt of one question: its messages, read by :func:`~.plan.parse_plan` (a typed
+    :class:`~.plan.Plan`, or a ParseError saying why not)."""
+    return Bound("lpkg.plan", messages, parse_plan)
+
+
+def asked(outcome: Parsed[Plan] | Refused, seconds: float) -> PlanOutput:
+    """A planner's reply as :func:`~tkgqa.prompts.ask.ask` returned it (the plan, or why it was refused)."""
+    if isinstance(outcome, Refused):
+        return PlanOutput(outcome.raw, None, outcome.brief, outcome.usage, seconds)
+    return PlanOutput(outcome.text, outcome.value, "", outcome.usage, seconds)
+
+
 def parsed(text: str, usage: Usage, seconds: float) -> PlanOutput:
+    """A plan generated without an LLM backend (local ``transformers`` generation), read by the same
+    parser."""
     try:
         return PlanOutput(text, parse_plan(text), "", usage, seconds)
     except ParseError as exc:
@@ -124,13 +139,11 @@ class ICLPlanner(Planner):
 
     def plan(self, question: str) -> PlanOutput:
         t0 = time.perf_counter()
-        prompt = Bound("lpkg.plan", self.messages(question), parse_plan)
         # an LLMError (endpoint down, timeout, bad key) propagates: an infrastructure failure is an error
         # row, never an empty plan that would read as an abstention
+        prompt = plan_prompt(self.messages(question))
         out = ask(self.llm, prompt, retries=self.retries, max_tokens=self.max_tokens)
-        if isinstance(out, Refused):
-            return PlanOutput(out.raw, None, out.brief, out.usage, time.perf_counter() - t0)
-        return PlanOutput(out.text, out.value, "", out.usage, time.perf_counter() - t0)
+        return asked(out, time.perf_counter() - t0)
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -323,8 +336,9 @@ class FinetunedPlanner(Planner):
 
     def _plan_llamacpp(self, question: str) -> PlanOutput:
         t0 = time.perf_counter()
-        resp = self.llm.chat(finetune_messages(question), max_tokens=self.max_tokens)  # LLMError propagates
-        return parsed(resp.text, resp.usage, time.perf_counter() - t0)
+        prompt = plan_prompt(finetune_messages(question))
+        out = ask(self.llm, prompt, retries=0, max_tokens=self.max_tokens)  # an LLMError propagates
+        return asked(out, time.perf_counter() - t0)
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -19,6 +19,7 @@ from typing import assert_never
 from ...query.generate import patterns as pn
 from ...query.generate.patterns import Instance
 from ...query.generate.verbalize import PatternVerbalizer, ask, ask_when
+from ...query.program.nodes import SetOperation
 from ...time import TemporalRelation
 from . import plan as pl
 
@@ -71,7 +72,7 @@ def plan_names(nodes: tuple[pn.Node, ...]) -> list[str]:
                 counts["ans"] += 1
                 names.append(f"Ans_{counts['ans']}")
             case pn.SetOp():
-                key = "inter" if node.op is pn.SetOperation.AND else "union"
+                key = "inter" if node.op is SetOperation.AND else "union"
                 counts[key] += 1
                 names.append(f"{'Inter' if key == 'inter' else 'Union'}_Results{counts[key]}")
             case pn.TimeFilter() | pn.Pick():

@@ -2,11 +2,18 @@
 LLM, every factual step grounded on cited KG facts, tree search on "I don't know" — and the baselines of its
 tables (``kaping``, ``cot0``, ``cot2``). See :mod:`.method`."""
 
-from .baselines import KAPING, CoT0, CoT2
-from .config import BaselineConfig, EntitySource, LLMPick, PremiseJudge, R3Config
-from .facts import Direction, FactPool, Pruning, Ranker, render_fact, subgraph
-from .grounding import Grounding, grounding_of, grounding_score
-from .method import R3Method
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...lazy import lazy_exports, type_checking_exports
+
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
+    from .baselines import KAPING, CoT0, CoT2
+    from .config import BaselineConfig, EntitySource, LLMPick, PremiseJudge, R3Config
+    from .facts import Direction, FactPool, Pruning, Ranker, render_fact, subgraph
+    from .grounding import Grounding, grounding_of, grounding_score
+    from .method import R3Method
 
 __all__ = [
     "KAPING",
@@ -28,3 +35,5 @@ __all__ = [
     "render_fact",
     "subgraph",
 ]
+
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

@@ -17,12 +17,12 @@ from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...llm import Message, llm_context, usage_dict
 from ...outcomes import AbstainReason
-from ...prompts import r3_baselines as B
 from ...prompts.ask import Asker, Refused
 from ..base import METHODS, Answer, Method, missing_llm_error
 from .config import BaselineConfig
 from .entities import EntityFinder
 from .facts import FactPool, Pruning, Ranker, prune, subgraph
+from .prompts import baselines as B
 from .task import Task, TaskKind, calls_of, short_error
 
 

@@ -1,7 +1,7 @@
 """The prompts of R3's paper preset: the authors' own, loaded at run time from their released prompt files
 (atoroghi/RRR-release ``prompts*/``; a copy sits in the shared data folder,
 ``llm_recordings/r3_authors_prompts/`` — never copied into this repository), else ours in the paper's
-format (:data:`~tkgqa.prompts.r3_paper.OURS_AXIOM_DEMOS`, ``OURS_ANSWER_DEMOS``).
+format (:data:`~tkgqa.methods.r3.prompts.paper.OURS_AXIOM_DEMOS`, ``OURS_ANSWER_DEMOS``).
 
 Which files (:data:`AUTHORS_FILES`): for every step — entities (``identify_entities``), axiom
 (``inference_rule_v4``), pruning (``relevant_facts``, with its few-shot examples), answer
@@ -36,7 +36,7 @@ from typing import Any
 
 from ...errors import ConfigError, DataError
 from ...home import DATA_ENV, data_root
-from ...prompts.r3_paper import (
+from .prompts.paper import (
     OURS_ANSWER_DEMOS,
     OURS_AXIOM_DEMOS,
     PAPER_ANSWER_SYSTEM,

@@ -1,6 +1,6 @@
 """``r3``: Right for Right Reasons (Toroghi, Guo, Abdollah Pour, Sanner 2024) — verifiable commonsense KGQA.
 
-``preset=paper`` (the default) uses the paper's prompts and formats (:mod:`tkgqa.prompts.r3_paper`) with the
+``preset=paper`` (the default) uses the paper's prompts and formats (:mod:`.prompts.paper`) with the
 authors' demonstrations loaded at run time (:mod:`.demos`); ``preset=ours`` the project's (see
 :mod:`.config` and ``docs/r3_paper_vs_ours.md``). ``describe()`` names the preset, the deviations in force
 and the demonstrations used; ``report_metrics`` adds the grounding score of the run to ``report.json``.
@@ -29,7 +29,6 @@ from ...errors import ParseError
 from ...kg.base import KGStore
 from ...llm import Usage, llm_context, usage_dict
 from ...outcomes import AbstainReason, ResultRow
-from ...prompts import r3 as P
 from ...prompts.ask import Asker, Refused
 from ..base import METHODS, Answer, Method, missing_llm_error
 from .config import SPEC_FLAGS, EntitySource, PremiseJudge, PromptStyle, R3Config
@@ -39,6 +38,7 @@ from .facts import Pruning, Ranker
 from .grounding import run_summary
 from .preference import OptionResult, PreferenceMatcher
 from .prompting import Prompter
+from .prompts import ours as P
 from .search import SearchResult, TreeSearch
 from .task import Task, TaskKind, calls_of, short_error
 

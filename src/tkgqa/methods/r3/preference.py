@@ -25,11 +25,11 @@ from ...datasets.recipe_mpr import recipe_entity
 from ...errors import ParseError
 from ...kg.base import KGStore
 from ...kg.fact import Fact
-from ...prompts import r3 as P
 from ...prompts.ask import Asker, Refused
 from .config import ChoiceRule, PremiseJudge, R3Config
 from .facts import FactPool, Ranker
 from .prompting import Prompter, option_prompt
+from .prompts import ours as P
 from .task import Option, Task, short_error
 
 

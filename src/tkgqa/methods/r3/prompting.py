@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...prompts import r3 as P
-from ...prompts import r3_paper as PP
 from ...prompts.base import Bound
 from .config import PromptStyle, R3Config
 from .demos import DemoSet, Stage
+from .prompts import ours as P
+from .prompts import paper as PP
 
 CLAIM_LEAD = "Claim (answer Yes if it is correct, No if it is not)"
 

@@ -3,10 +3,11 @@ fact-grounded answer; on "I don't know", name the missing evidence and the entit
 facts and try again, up to ``max_depth`` expansions; a branch that ends without an answer starts a new one
 with a new axiom, up to ``breadth`` branches.
 
-Every grounded answer passes the mechanical check of :func:`~tkgqa.prompts.r3.parse_grounded_answer` (cited
-ids must be among the facts listed in that prompt); a reply that fails it is rejected and re-asked with the
-reason, and the rejections are kept in the node. A node whose replies are all rejected counts as "I don't
-know" (the search goes on). LLM backend errors propagate.
+Every grounded answer passes the mechanical check of
+:func:`~tkgqa.methods.r3.prompts.ours.parse_grounded_answer` (cited ids must be among the facts listed in that
+prompt); a reply that fails it is rejected and re-asked with the reason, and the rejections are kept in the
+node. A node whose replies are all rejected counts as "I don't know" (the search goes on). LLM backend errors
+propagate.
 
 Each branch's axiom, each node's answer check and each expansion is reported as a
 :class:`~tkgqa.methods.base.StepEvent` to the step reporter of the context, if any (which may cancel the
@@ -20,13 +21,13 @@ from typing import Any
 
 from ...kg.base import KGStore
 from ...kg.fact import Fact
-from ...prompts import r3 as P
 from ...prompts.ask import Asker, Parsed, Refused
 from ..base import StepEvent, StepKind, report_step
 from .config import LLMPick, R3Config
 from .entities import EntityFinder
 from .facts import FactPool, Pruning, Ranker, prune, subgraph
 from .prompting import Prompter, relation_prompt
+from .prompts import ours as P
 from .task import Task, short_error
 
 

@@ -10,7 +10,7 @@ from enum import StrEnum
 from ...datasets.base import Question
 from ...llm import LLMBackend
 from ...prompts.ask import Asker, without_raw
-from ...prompts.r3 import Verdict
+from .prompts.ours import Verdict
 
 
 class TaskKind(StrEnum):

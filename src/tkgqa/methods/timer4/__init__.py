@@ -5,23 +5,30 @@
 through the KG (:func:`kg_rewrite`, ours).
 """
 
-from .config import PRESETS, PhiNorm, Preset, RewritePolicy, Scope, deviations, unspecified
-from .coverage import COVERAGE_NS, QuestionCoverage, question_coverage
-from .export import ExportReport, export_instruction_data
-from .method import RetrievalStages, TimeR4Config, TimeR4Method
-from .rewrite import (
-    KGRewrite,
-    RewriteAnchor,
-    RewriteCheck,
-    RewriteMode,
-    RewriteOutcome,
-    RewriteVerdict,
-    accept_rewrite,
-    check_rewrite,
-    kg_rewrite,
-    needs_rewrite,
-    place_time,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...lazy import lazy_exports, type_checking_exports
+
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
+    from .config import PRESETS, PhiNorm, Preset, RewritePolicy, Scope, deviations, unspecified
+    from .coverage import COVERAGE_NS, QuestionCoverage, question_coverage
+    from .export import ExportReport, export_instruction_data
+    from .method import RetrievalStages, TimeR4Config, TimeR4Method
+    from .rewrite import (
+        KGRewrite,
+        RewriteAnchor,
+        RewriteCheck,
+        RewriteMode,
+        RewriteOutcome,
+        RewriteVerdict,
+        accept_rewrite,
+        check_rewrite,
+        kg_rewrite,
+        needs_rewrite,
+        place_time,
+    )
 
 __all__ = [
     "COVERAGE_NS",
@@ -51,3 +58,5 @@ __all__ = [
     "question_coverage",
     "unspecified",
 ]
+
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

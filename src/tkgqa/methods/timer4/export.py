@@ -18,9 +18,9 @@ from pathlib import Path
 from ...datasets.base import Question
 from ...errors import ConfigError
 from ...kg import KGStore
-from ...prompts.timer4 import reason_text
 from ...retrieval.training import TRAIN_SPLITS
 from .method import TimeR4Method
+from .prompts import reason_text
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ rendered it — the header sentence of Figure 6, ``Historical facts:`` directly 
 Python writes a list of strings (``str(list)``: quotes chosen per item, non-printable characters escaped),
 then ``Question:``, a line break, a space, the *original* question and a ``?`` — so a replay of their
 recording matches by prompt, byte for byte. The reply is read by TimeR4's own answer parser
-(:func:`tkgqa.prompts.timer4.parse_answers`).
+(:func:`tkgqa.methods.timer4.prompts.parse_answers`).
 
 Facts: ``Question.extra["retrieved_facts"]`` (the sentences as shipped, see
 :data:`~tkgqa.datasets.base.RETRIEVED_FACTS`), else the question's parsed ``context`` verbalised by the
@@ -23,11 +23,11 @@ from ...errors import ConfigError
 from ...kg import KGStore
 from ...llm.base import Message
 from ...prompts.base import Context, Prompt
-from ...prompts.timer4 import parse_answers
 from ...retrieval.verbalize import verbalize_facts
+from .prompts import parse_answers
 
 #: The answer prompt as the authors' code renders it (the recorded ``prompt`` fields): Figure 6's text with
-#: their spacing (``prompts.timer4.REASON_TEMPLATE`` is the figure's layout, with a JSON fact list).
+#: their spacing (``prompts.REASON_TEMPLATE`` is the figure's layout, with a JSON fact list).
 AUTHORS_REASON_TEMPLATE = (
     "Based on the historical facts, please answer the given question. Please keep the answer as simple as "
     "possible and return all the possible answers as a list.\n"

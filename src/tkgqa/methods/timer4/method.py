@@ -54,7 +54,6 @@ from ...llm import LLMBackend, Usage, llm_context, usage_dict
 from ...outcomes import AbstainReason, ResultRow
 from ...prompts.ask import Refused, ask
 from ...prompts.base import Prompt
-from ...prompts.timer4 import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
 from ...query import ParserOptions, QuestionLinker, Reasoner
 from ...retrieval import BM25Retriever, Retriever, ScoredFact, TimeConstraint
 from ...retrieval.temporal import fuse, time_scores
@@ -81,6 +80,7 @@ from .config import (
     deviations,
 )
 from .given_facts import AUTHORS_REASON_PROMPT, dataset_facts
+from .prompts import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
 from .rewrite import RewriteAnchor, RewriteMode, RewriteOutcome, check_rewrite, kg_rewrite, needs_rewrite
 
 _FAST_EMBEDDERS = ("model2vec", "hashing")

@@ -34,7 +34,7 @@ from ...errors import ConfigError
 from ...kg import Fact, KGStore
 from ...llm import Usage
 from ...query import Executor, Filter, Program, Reasoner, Rows, TimeOf, find_times, pretty
-from ...query.program.nodes import Entities, Exclude, Fallback, Match, Select, Times
+from ...query.program.nodes import Combine, Compare, Entities, Exclude, Fallback, Hop, Match, Select, Times
 from ...query.text.frame import interrogative_when
 from ...query.text.words import tokenize
 from ...retrieval.temporal import TimeConstraint
@@ -330,8 +330,14 @@ def _relations(node: Rows) -> set[str]:
             return {r for r in (node.relation, node.inverse) if r}
         case Filter() | Select() | Exclude():
             return _relations(node.rows)
+        case Hop():
+            return {node.relation} | _relations(node.rows)
         case Fallback():
             return _relations(node.primary) | _relations(node.alternative)
+        case Combine():
+            return set().union(*(_relations(part) for part in node.parts))
+        case Compare():
+            return set().union(*(_relations(rows) for _, rows in node.candidates))
         case _:
             assert_never(node)
 
@@ -347,10 +353,14 @@ def _references(node: Program | Rows) -> list[tuple[TemporalRelation, TimeOf]]:
                 if isinstance(n.time, TimeOf) and all(t is not n.time for _, t in out):
                     out.append((n.op, n.time))
                 stack.append(n.rows)
-            case Entities() | Times() | Select() | Exclude():
+            case Entities() | Times() | Select() | Exclude() | Hop():
                 stack.append(n.rows)
             case Fallback():
                 stack.extend([n.primary, n.alternative])
+            case Combine():
+                stack.extend(n.parts)
+            case Compare():
+                stack.extend(rows for _, rows in n.candidates)
             case Match():
                 pass
             case _:

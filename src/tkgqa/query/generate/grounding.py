@@ -19,8 +19,10 @@ from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...time import Extreme, Granularity, TemporalRelation, TimePoint
 from ..program.answer_sets import AnswerSet, CompareMode
+from ..program.executor import Executor
+from ..program.nodes import SetOperation
 from . import patterns
-from .patterns import Instance, Node, PatternType, Pick, Projection, SetOp, SetOperation, TimeFilter, WhenQ
+from .patterns import Instance, Node, PatternType, Pick, Projection, SetOp, TimeFilter, WhenQ
 
 
 # --- grounding -------------------------------------------------------------------------------------------
@@ -266,9 +268,12 @@ class Grounder:
                 )
             return True
 
-        sets = patterns.evaluate(self.kg, nodes, limit=usable)
-        if len(sets) != len(nodes):
-            return None
+        executor = Executor(self.kg)
+        sets: list[AnswerSet] = []
+        for i, program in enumerate(patterns.programs(nodes)):  # each step's answers, on the one executor
+            sets.append(executor.answer_set(program))
+            if not usable(i, sets[i]):
+                return None
         final = sets[-1]
         if not 1 <= len(final) <= cfg.max_answers:
             return None

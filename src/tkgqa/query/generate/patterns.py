@@ -6,30 +6,29 @@ query structures): ``1p``/``2p``/``3p`` chains of projections, ``2i``/``3i`` int
 (when did it happen), ``in`` (at a given time), ``before``/``after`` an anchor event, ``first``/``last``,
 ``between`` two times, and the composed ``after_first``/``before_last`` (MultiTQ's "Multiple" questions).
 
-An :class:`Instance` is a pattern grounded in a store (sampled by :mod:`.grounding`): a tiny DAG of typed
-nodes (:data:`Node`: :class:`Projection`, :class:`WhenQ`, :class:`SetOp`, :class:`TimeFilter`,
-:class:`Pick`, :class:`Compare`) whose last node is the answer, with the gold answers computed by
-:func:`evaluate` — KG look-ups (:func:`project`, :func:`when`) and the answer-set operations of
-:mod:`tkgqa.query.program.answer_sets` (each answer keeps the facts supporting it; the one time semantics:
-:func:`~tkgqa.time.holds`, :func:`~tkgqa.time.extreme`). No question text: verbalising an instance is
-:mod:`.verbalize`'s job. Nodes serialise as JSON objects (:func:`node_to_dict`; a projection's kind is
-``hop``).
+An :class:`Instance` is a pattern grounded in a store (sampled by :mod:`.grounding`): its steps, a tiny DAG
+(:data:`Node`: :class:`Projection`, :class:`WhenQ`, :class:`SetOp`, :class:`TimeFilter`, :class:`Pick`,
+:class:`Compare`) whose last step is the answer — one step per sub-question of the plan LPKG verbalises — and
+its gold answers. The steps only describe; every step is built as a program of the one typed program
+(:func:`programs`: ``match``, ``hop``, ``and``/``or``, ``compare``, time filters, ``first``/``last`` of
+:mod:`tkgqa.query.program.nodes`) and computed by its executor (each answer keeps the facts supporting
+it; the one time semantics). No question text: verbalising an instance is :mod:`.verbalize`'s job. Steps
+serialise as JSON objects (:func:`node_to_dict`; a projection's kind is ``hop``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, assert_never
 
 from ...errors import DataError
-from ...kg.base import KGStore
 from ...kg.fact import Fact
-from ...time import Extreme, Granularity, Interval, TemporalRelation, TimePoint, parse_time
-from ..program import answer_sets as ops
-from ..program.answer_sets import AnswerSet, CompareMode, ValueKind
-from ..program.nodes import Const, Entities, Filter, Match, Program, Select, TimeOf, Times
+from ...time import Extreme, Granularity, TemporalRelation, TimePoint, parse_time
+from ..program import nodes as pn
+from ..program.answer_sets import CompareMode, ValueKind
+from ..program.nodes import Program, SetOperation
 from ..text.frame import asks_time as asks_time  # the one time-question reader (re-exported)
 
 
@@ -59,11 +58,6 @@ class PatternType(StrEnum):
 #: LPKG's patterns (Figure 3), the ones CLQA-Wiki is built from.
 LPKG_PATTERNS = tuple(PatternType)[:9]
 TEMPORAL_PATTERNS = tuple(PatternType)[9:]
-
-
-class SetOperation(StrEnum):
-    AND = "and"
-    OR = "or"
 
 
 # --- nodes ----------------------------------------------------------------------------------------------
@@ -124,70 +118,6 @@ class Compare:
 Node = Projection | WhenQ | SetOp | TimeFilter | Pick | Compare
 
 
-# --- evaluation ------------------------------------------------------------------------------------------
-def project(kg: KGStore, sources: Iterable[str], relation: str, inverse: bool) -> AnswerSet:
-    """Entities one ``relation`` step away from ``sources`` (never a source itself)."""
-    srcs = list(dict.fromkeys(sources))
-    pairs: list[tuple[str, Fact]] = []
-    for s in srcs:
-        facts = kg.facts(object=s, relation=relation) if inverse else kg.facts(subject=s, relation=relation)
-        pairs.extend(((f.subject if inverse else f.object), f) for f in facts)
-    return AnswerSet.group(ValueKind.ENTITY, ((v, f) for v, f in pairs if v not in srcs))
-
-
-def when(kg: KGStore, node: WhenQ) -> AnswerSet:
-    facts = kg.facts(subject=node.subject, relation=node.relation, object=node.object)
-    pairs = []
-    for f in facts:
-        if f.start is not None:
-            t = f.start.coarsen(node.granularity) if node.granularity is not None else f.start
-            pairs.append((t.iso(), f))
-    return AnswerSet.group(ValueKind.TIME, pairs)
-
-
-def evaluate(
-    kg: KGStore, nodes: Sequence[Node], *, limit: Callable[[int, AnswerSet], bool] | None = None
-) -> list[AnswerSet]:
-    """The answers of every node, in order (each node may use earlier ones). ``limit(i, answers)`` may stop
-    the evaluation early (returns what was computed) when a node's answers are unusable."""
-    out: list[AnswerSet] = []
-    for i, node in enumerate(nodes):
-        match node:
-            case Projection():
-                src = [node.source] if isinstance(node.source, str) else out[node.source].values()
-                res = project(kg, src, node.relation, node.inverse)
-            case WhenQ():
-                res = when(kg, node)
-            case SetOp():
-                parts = [out[k] for k in node.inputs]
-                res = ops.intersect(parts) if node.op is SetOperation.AND else ops.union(parts)
-            case TimeFilter():
-                ref = _reference(node, out)
-                res = (
-                    ops.time_filter(out[node.input], node.relation, ref)
-                    if ref is not None
-                    else AnswerSet(out[node.input].kind)
-                )
-            case Pick():
-                res = ops.pick(out[node.input], node.which)
-            case Compare():
-                res = ops.compare(
-                    list(zip(node.candidates, (out[k] for k in node.inputs), strict=True)), node.mode
-                )
-            case _:
-                assert_never(node)
-        out.append(res)
-        if limit is not None and not limit(i, res):
-            break
-    return out
-
-
-def _reference(node: TimeFilter, out: Sequence[AnswerSet]) -> TimePoint | Interval | None:
-    if isinstance(node.time, int):
-        return out[node.time].earliest()
-    return Interval(node.time, node.end) if node.end is not None else node.time
-
-
 # --- instances -------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Instance:
@@ -211,6 +141,10 @@ class Instance:
             elif isinstance(n, Compare):
                 out.update(n.candidates)
         return out
+
+    def program(self) -> Program:
+        """The whole pattern as one typed program (its last step's: :func:`programs`)."""
+        return programs(self.nodes)[-1]
 
     def key(self) -> tuple[Any, ...]:
         return (self.pattern, self.nodes)
@@ -289,49 +223,56 @@ def node_from_dict(d: dict[str, Any]) -> Node:
     raise DataError(f"unknown pattern node kind {kind!r} in {d!r}")
 
 
-# --- as a typed program ---------------------------------------------------------------------------------
-def _rows(node: Node) -> Match | None:
-    """The rows of a search node that starts from named entities (a fed projection has none)."""
+# --- as typed programs ------------------------------------------------------------------------------------
+def programs(nodes: Sequence[Node]) -> list[Program]:
+    """The typed program (:mod:`tkgqa.query.program.nodes`) of every step: step ``k``'s program answers
+    step ``k`` and holds the programs of the steps it reads, so the last one is the whole pattern. Every
+    pattern's answers are computed by running these on the one executor
+    (:meth:`~tkgqa.query.program.executor.Executor.answer_set`)."""
+    out: list[Program] = []
+    for node in nodes:
+        out.append(_program(node, out))
+    return out
+
+
+def _program(node: Node, done: Sequence[Program]) -> Program:
     match node:
+        case Projection():
+            source = node.source
+            if isinstance(source, int):
+                return pn.Entities(pn.Hop(done[source].rows, node.relation, node.inverse))
+            rows = (
+                pn.Match(None, node.relation, source)
+                if node.inverse
+                else pn.Match(source, node.relation, None)
+            )
+            return pn.Entities(pn.Exclude(rows, (source,)))  # never the source itself
         case WhenQ():
-            return Match(node.subject, node.relation, node.object)
-        case Projection() if isinstance(node.source, str):
-            if node.inverse:
-                return Match(None, node.relation, node.source)
-            return Match(node.source, node.relation, None)
+            return pn.Times(pn.Match(node.subject, node.relation, node.object), node.granularity)
+        case SetOp():
+            return pn.Entities(pn.Combine(node.op, tuple(done[k].rows for k in node.inputs)))
+        case TimeFilter():
+            if isinstance(node.time, int):
+                ref = done[node.time]
+                gran = ref.granularity if isinstance(ref, pn.Times) else None
+                time: pn.TimeExpr = pn.TimeOf(ref.rows, pn.ReferenceTime.FIRST, gran)  # its earliest time
+            else:
+                time = pn.Const(node.time, node.end)
+            return _answering(done[node.input], pn.Filter(done[node.input].rows, node.relation, time))
+        case Pick():
+            return _answering(done[node.input], pn.Select(done[node.input].rows, node.which))
+        case Compare():
+            named = tuple(zip(node.candidates, (done[k].rows for k in node.inputs), strict=True))
+            return pn.Entities(pn.Compare(named, node.mode))
         case _:
-            return None
+            assert_never(node)
 
 
-def as_program(inst: Instance) -> Program | None:
-    """The instance as the one typed program (:mod:`tkgqa.query.program.nodes`), where its grammar covers
-    the pattern: ``1p``, ``t?``, ``in``, ``first``/``last``, ``before``/``after``, ``after_first``/
-    ``before_last`` (the :class:`~tkgqa.query.program.executor.Executor` gives the same answer set as
-    :func:`evaluate`); ``None`` for chains, set operations, ``between`` and ``compare``."""
-    nodes = inst.nodes
-    first = _rows(nodes[0])
-    if first is None:
-        return None
-    match inst.pattern, nodes[1:]:
-        case PatternType.P1 | PatternType.TIME, ():
-            return Times(first, nodes[0].granularity) if isinstance(nodes[0], WhenQ) else Entities(first)
-        case PatternType.IN, (TimeFilter(time=TimePoint() as t, end=None),):
-            return Entities(Filter(first, TemporalRelation.IN, Const(t)))
-        case PatternType.FIRST | PatternType.LAST, (Pick(which=which),):
-            picked = Select(first, which)
-            return Times(picked) if isinstance(nodes[0], WhenQ) else Entities(picked)
-        case PatternType.BEFORE | PatternType.AFTER | PatternType.AFTER_FIRST | PatternType.BEFORE_LAST, (
-            Projection() as candidates,
-            TimeFilter(relation=relation),
-            *rest,
-        ):
-            rows = _rows(candidates)
-            if rows is None:
-                return None
-            kept = Filter(rows, relation, TimeOf(first))
-            return Entities(Select(kept, rest[0].which) if rest and isinstance(rest[0], Pick) else kept)
-        case _:
-            return None
+def _answering(like: Program, rows: pn.Rows) -> Program:
+    """``rows`` answered as ``like`` answers (entities, or times at its granularity)."""
+    if isinstance(like, pn.Times):
+        return pn.Times(rows, like.granularity, like.use_end, like.order)
+    return pn.Entities(rows, like.order)
 
 
 _T0, _T1 = TimePoint(2000), TimePoint(2001)

@@ -19,8 +19,9 @@ from typing import assert_never
 from ...kg.base import KGStore
 from ...time import MONTH_NAMES, Extreme, Granularity, TemporalRelation, TimePoint
 from ..program.answer_sets import CompareMode
+from ..program.nodes import SetOperation
 from . import patterns
-from .patterns import Compare, Node, PatternType, Pick, Projection, SetOp, SetOperation, TimeFilter, WhenQ
+from .patterns import Compare, Node, PatternType, Pick, Projection, SetOp, TimeFilter, WhenQ
 
 # --- verbs ----------------------------------------------------------------------------------------------
 _IRREGULAR = {

@@ -3,8 +3,8 @@ set and temporal operations on them.
 
 What a multi-step plan passes between its steps (LPKG's ``Ans_k``): :func:`intersect`, :func:`union`,
 :func:`time_filter` (the one time semantics, :func:`~tkgqa.time.holds`), :func:`pick` (first/last by start
-day, :func:`~tkgqa.time.extreme`) and :func:`compare`. Pattern grounding (:mod:`.patterns`) computes gold
-answers with the same functions.
+day, :func:`~tkgqa.time.extreme`) and :func:`compare` (which the executor's ``compare`` node uses too).
+Pattern gold answers are the executor's (:meth:`~.executor.Executor.answer_set`).
 """
 
 from __future__ import annotations

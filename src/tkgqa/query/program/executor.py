@@ -4,6 +4,10 @@ Rows are facts with the answer variable's binding. Time filters and first/last s
 semantics of :mod:`tkgqa.time.semantics` (``before``: the fact starts before the reference begins; ``after``:
 it starts after the reference ends; ``in``: it shares a day with it), at each side's own granularity. A filter
 right on top of a match is first narrowed by the store's time index (:func:`~tkgqa.time.search_window`).
+The multi-hop nodes: a ``hop`` reads on from its input's entities (most supporting facts first), ``and`` /
+``or`` join parts on their answers, ``compare`` keeps the winning candidate (:mod:`.answer_sets`).
+:meth:`Executor.answer_set` gives a program's answers as stored values with their supporting facts (what
+pattern grounding and LPKG's readers use); :meth:`Executor.run` ranks and labels them.
 Program nodes are dispatched with ``match`` + ``assert_never``: a node type a branch forgets is a mypy error.
 """
 
@@ -28,18 +32,23 @@ from ...time import (
     span_of,
 )
 from ...time.interval import NEG_INF, POS_INF
+from .answer_sets import AnswerSet, ValueKind, compare
 from .nodes import (
     AnswerOrder,
+    Combine,
+    Compare,
     Const,
     Entities,
     Exclude,
     Fallback,
     Filter,
+    Hop,
     Match,
     Program,
     ReferenceTime,
     Rows,
     Select,
+    SetOperation,
     TimeExpr,
     TimeOf,
     Times,
@@ -81,11 +90,20 @@ class Executor:
         self._facts: dict[int, int | None] = {}  # per run: what each node found, by id (None: not counted)
 
     # --- answers --------------------------------------------------------------------------------
-    def run(self, program: Program) -> Result:
+    def _start(self) -> None:
         self.steps = []
         self.reference_facts = []
         self._times = {}
         self._facts = {}
+
+    def answer_set(self, program: Program) -> AnswerSet:
+        """``program``'s answers as stored (entity names or ISO times, not labels), each with its supporting
+        facts, most facts first (:func:`answers_of`)."""
+        self._start()
+        return answers_of(self.rows(program.rows), program)
+
+    def run(self, program: Program) -> Result:
+        self._start()
         rows = self.rows(program.rows)
         self._facts[id(program)] = len(rows)
         match program:
@@ -210,6 +228,12 @@ class Executor:
                 out = self.rows(node.primary)
                 if not out:
                     out = self.rows(node.alternative)
+            case Hop():
+                out = self._hop(node)
+            case Combine():
+                out = _combine(node.op, [self.rows(p) for p in node.parts])
+            case Compare():
+                out = self._compare(node)
             case _:
                 assert_never(node)
         self.steps.append({"op": type(node).__name__.lower(), "facts": len(out), **extra})
@@ -219,7 +243,7 @@ class Executor:
     def time(self, expr: TimeExpr) -> Interval | TimePoint | None:
         match expr:
             case Const():
-                return expr.point
+                return expr.point if expr.end is None else Interval(expr.point, expr.end)
             case TimeOf():
                 pass
             case _:
@@ -248,6 +272,23 @@ class Executor:
             return span
         self.steps.append({"op": "time", "value": point.iso(), "reference": fact.to_dict()})
         return point.coarsen(expr.granularity) if expr.granularity else point
+
+    def _hop(self, node: Hop) -> list[Row]:
+        sources = entities_of(self.rows(node.rows)).values()  # most supporting facts first
+        drop = set(sources)
+        out: list[Row] = []
+        for s in sources:
+            if node.inverse:
+                found = [Row(f, f.subject) for f in self.kg.facts(object=s, relation=node.relation)]
+            else:
+                found = [Row(f, f.object) for f in self.kg.facts(subject=s, relation=node.relation)]
+            out.extend(r for r in found if r.value not in drop)
+        return out
+
+    def _compare(self, node: Compare) -> list[Row]:
+        found = [(name, self.rows(rows)) for name, rows in node.candidates]
+        won = set(compare([(name, _bare(rows)) for name, rows in found], node.mode).values())
+        return [Row(r.fact, name) for name, rows in found if name in won for r in rows]
 
     def _match(self, m: Match, window: Interval | None) -> list[Row]:
         kg = self.kg
@@ -280,6 +321,46 @@ class Executor:
         if len(relations) > 1:
             out.sort(key=lambda r: r.fact.start.first_day if r.fact.start else NEG_INF)
         return out
+
+
+def entities_of(rows: Iterable[Row]) -> AnswerSet:
+    """The entities ``rows`` bind, each with its facts: most facts first, ties in first-seen order."""
+    return AnswerSet.group(ValueKind.ENTITY, ((r.value, r.fact) for r in rows if r.value is not None))
+
+
+def times_of(rows: Iterable[Row], granularity: Granularity | None = None, use_end: bool = False) -> AnswerSet:
+    """The start (``use_end``: end) times of ``rows``' facts as ISO text, at ``granularity`` (``None``: as
+    stored), each with its facts: most facts first, ties in first-seen order."""
+    pairs = []
+    for r in rows:
+        t = r.fact.end if use_end else r.fact.start
+        if t is not None:
+            pairs.append(((t.coarsen(granularity) if granularity else t).iso(), r.fact))
+    return AnswerSet.group(ValueKind.TIME, pairs)
+
+
+def answers_of(rows: Iterable[Row], program: Program) -> AnswerSet:
+    """What ``program`` answers from its ``rows``: the bound entities (``entities``) or the facts' times
+    (``times``), with their supporting facts."""
+    match program:
+        case Entities():
+            return entities_of(rows)
+        case Times():
+            return times_of(rows, program.granularity, program.use_end)
+        case _:
+            assert_never(program)
+
+
+def _bare(rows: list[Row]) -> AnswerSet:
+    """A compared candidate's answers: its bound entities, or its facts' times when it binds none."""
+    return entities_of(rows) if any(r.value is not None for r in rows) else times_of(rows)
+
+
+def _combine(op: SetOperation, parts: list[list[Row]]) -> list[Row]:
+    if op is SetOperation.OR:
+        return [r for part in parts for r in part]
+    common = set.intersection(*({r.value for r in part if r.value is not None} for part in parts))
+    return [r for part in parts for r in part if r.value in common]
 
 
 def _filter(rows: Iterable[Row], op: TemporalRelation, ref: Interval | TimePoint) -> list[Row]:

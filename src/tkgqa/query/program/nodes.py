@@ -5,13 +5,18 @@ sides are known)::
 
     Program  := Entities(Rows, order ∈ AnswerOrder) | Times(Rows, granularity, use_end, order)
     Rows     := Match(subject?, relation, object?, inverse?, both_directions)
+              | Hop(Rows, relation, inverse)                     (one step on from the entities of Rows)
+              | Combine(op ∈ SetOperation, Rows, Rows…)          (and: answers of every part; or: of any)
+              | Compare((name, Rows)…, mode ∈ CompareMode)       (the winning name, on its own facts)
               | Filter(Rows, op ∈ TemporalRelation, TimeExpr)
               | Select(Rows, which ∈ Extreme, n)                 (n-th distinct start time)
               | Exclude(Rows, entities)
               | Fallback(Rows, Rows)                             (the second when the first is empty)
-    TimeExpr := Const(TimePoint) | TimeOf(Rows, which ∈ ReferenceTime, granularity?)
+    TimeExpr := Const(TimePoint, end?) | TimeOf(Rows, which ∈ ReferenceTime, granularity?)
 
-Closed choices are enums (a string is accepted and checked at construction: ``Filter(rows, "befor", t)`` is a
+``Hop``, ``Combine`` and ``Compare`` are the multi-hop shapes of LPKG's patterns (chains, intersections,
+unions, comparisons: :mod:`tkgqa.query.generate.patterns` builds every pattern as such a program). Closed
+choices are enums (a string is accepted and checked at construction: ``Filter(rows, "befor", t)`` is a
 :class:`~tkgqa.errors.ConfigError`). The temporal relations mean what :mod:`tkgqa.time.semantics` says.
 
 Printed, e.g.::
@@ -30,6 +35,7 @@ from typing import Any, TypeVar, assert_never
 from ...errors import ConfigError, DataError
 from ...time import Extreme, Granularity, TemporalRelation, TimePoint, parse_time
 from ...time.semantics import parse_choice
+from .answer_sets import CompareMode
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -41,6 +47,13 @@ class ReferenceTime(StrEnum):
     FIRST = "first"
     LAST = "last"
     SPAN = "span"
+
+
+class SetOperation(StrEnum):
+    """How :class:`Combine` joins its parts: ``and`` — the answers every part finds; ``or`` — any part."""
+
+    AND = "and"
+    OR = "or"
 
 
 class AnswerOrder(StrEnum):
@@ -88,10 +101,13 @@ class Match:
 
 @dataclass(frozen=True, slots=True)
 class Const:
+    """A constant time: ``point``, or (``end`` given) the range from ``point`` to ``end``, both included."""
+
     point: TimePoint
+    end: TimePoint | None = None
 
     def __str__(self) -> str:
-        return self.point.iso()
+        return self.point.iso() if self.end is None else f"{self.point.iso()}..{self.end.iso()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +186,57 @@ class Fallback:
         return f"({self.primary} ?? {self.alternative})"
 
 
-Rows = Match | Filter | Select | Exclude | Fallback
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """Facts one ``relation`` step on from the entities ``rows`` binds: with such an entity as subject (the
+    answer is the object) or, ``inverse``, as object (the answer is the subject); never back to one of
+    those entities. A chain of projections (LPKG's ``2p``/``3p``)."""
+
+    rows: Rows
+    relation: str
+    inverse: bool = False
+
+    def __str__(self) -> str:
+        return f"hop({self.rows}, {'~' if self.inverse else ''}{self.relation})"
+
+
+@dataclass(frozen=True, slots=True)
+class Combine:
+    """The facts of ``parts`` joined on their answers: ``and`` keeps the facts whose answer every part
+    binds (an intersection), ``or`` keeps them all (a union)."""
+
+    op: SetOperation
+    parts: tuple[Rows, ...]
+
+    def __post_init__(self) -> None:
+        _enum(self, "op", SetOperation)
+        if not self.parts:
+            raise ConfigError("Combine needs at least one part")
+
+    def __str__(self) -> str:
+        return f"{self.op}({', '.join(map(str, self.parts))})"
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """Which of the named ``candidates`` wins, each judged on its own rows: the earliest / latest first
+    start (``earlier`` / ``later``), or the largest / smallest first number among its answers (``more`` /
+    ``less``: :func:`~.answer_sets.compare`). The winners' facts, each bound to the winner's name."""
+
+    candidates: tuple[tuple[str, Rows], ...]
+    mode: CompareMode
+
+    def __post_init__(self) -> None:
+        _enum(self, "mode", CompareMode)
+        if not self.candidates:
+            raise ConfigError("Compare needs at least one candidate")
+
+    def __str__(self) -> str:
+        named = ", ".join(f"{name}: {rows}" for name, rows in self.candidates)
+        return f"compare({self.mode}, {named})"
+
+
+Rows = Match | Hop | Combine | Compare | Filter | Select | Exclude | Fallback
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,8 +288,12 @@ def children(node: Node) -> tuple[Node, ...]:
     """The nodes ``node`` reads, in the order of its printed form (the path ``0.1`` is the second child of
     the root's first child: :func:`paths`)."""
     match node:
-        case Entities() | Times() | Select() | Exclude() | TimeOf():
+        case Entities() | Times() | Select() | Exclude() | TimeOf() | Hop():
             return (node.rows,)
+        case Combine():
+            return node.parts
+        case Compare():
+            return tuple(rows for _, rows in node.candidates)
         case Filter():
             return (node.rows, node.time)
         case Fallback():
@@ -254,7 +324,7 @@ def to_dict(node: Node) -> dict[str, Any]:
                 "both_directions": node.both_directions,
             }
         case Const():
-            return {"node": "const", "point": node.point.iso()}
+            return {"node": "const", "point": node.point.iso(), "end": node.end.iso() if node.end else None}
         case TimeOf():
             gran = node.granularity.name.lower() if node.granularity else None
             return {
@@ -270,6 +340,18 @@ def to_dict(node: Node) -> dict[str, Any]:
                 "op": str(node.op),
                 "time": to_dict(node.time),
             }
+        case Hop():
+            return {
+                "node": "hop",
+                "rows": to_dict(node.rows),
+                "relation": node.relation,
+                "inverse": node.inverse,
+            }
+        case Combine():
+            return {"node": "combine", "op": str(node.op), "parts": [to_dict(p) for p in node.parts]}
+        case Compare():
+            named = [{"name": name, "rows": to_dict(rows)} for name, rows in node.candidates]
+            return {"node": "compare", "mode": str(node.mode), "candidates": named}
         case Select():
             return {"node": "select", "rows": to_dict(node.rows), "which": str(node.which), "n": node.n}
         case Exclude():
@@ -317,7 +399,8 @@ def _node(d: dict[str, Any], depth: int) -> Node:
         return Match(_name(d["subject"]), _name(d["relation"]), _name(d["object"]), _name(d.get("inverse")),
                      bool(d.get("both_directions", False)))  # fmt: skip
     if kind == "const":
-        return Const(parse_time(str(d["point"])))
+        end = d.get("end")
+        return Const(parse_time(str(d["point"])), parse_time(str(end)) if end is not None else None)
     if kind == "time_of":
         rows = _rows(from_dict(d["rows"], depth))
         return TimeOf(rows, ReferenceTime(d["which"]), Granularity.parse(d.get("granularity")))
@@ -336,6 +419,13 @@ def _rows_node(kind: str, d: dict[str, Any], depth: int) -> Rows:
         if not isinstance(time, Const | TimeOf):
             raise TypeError("a filter's time must be a const or time_of node")
         return Filter(_rows(from_dict(d["rows"], depth)), TemporalRelation(d["op"]), time)
+    if kind == "hop":
+        return Hop(_rows(from_dict(d["rows"], depth)), _text(d["relation"]), bool(d.get("inverse", False)))
+    if kind == "combine":
+        return Combine(SetOperation(d["op"]), tuple(_rows(from_dict(p, depth)) for p in _items(d["parts"])))
+    if kind == "compare":
+        named = tuple((_text(c["name"]), _rows(from_dict(c["rows"], depth))) for c in _items(d["candidates"]))
+        return Compare(named, CompareMode(d["mode"]))
     if kind == "select":
         return Select(_rows(from_dict(d["rows"], depth)), Extreme(d["which"]), int(d.get("n", 1)))
     if kind == "exclude":
@@ -345,7 +435,23 @@ def _rows_node(kind: str, d: dict[str, Any], depth: int) -> Rows:
     raise ValueError(f"unknown program node {kind!r}")
 
 
+#: The most parts (or candidates) :func:`from_dict` reads in one node.
+MAX_PARTS = 64
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"a name must be a string, got {type(value).__name__}")
+    return value
+
+
+def _items(value: Any) -> list[Any]:
+    if not isinstance(value, list) or len(value) > MAX_PARTS:
+        raise TypeError(f"expected a list of at most {MAX_PARTS} nodes")
+    return value
+
+
 def _rows(node: Node) -> Rows:
-    if not isinstance(node, Match | Filter | Select | Exclude | Fallback):
+    if not isinstance(node, Match | Hop | Combine | Compare | Filter | Select | Exclude | Fallback):
         raise TypeError(f"{type(node).__name__.lower()} where facts were expected")
     return node

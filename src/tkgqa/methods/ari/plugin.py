@@ -1,0 +1,15 @@
+"""What the ARI package registers (strings only; see :mod:`tkgqa.methods.package`): the method, the paper's
+KB-interaction baselines, ``tkgqa ari …`` and the ``ari.action`` parse task."""
+
+from ..package import MethodPackage
+
+PLUGIN = MethodPackage(
+    name="ari",
+    methods={
+        "ari": "tkgqa.methods.ari.method:ARIMethod",
+        "react_kb": "tkgqa.methods.ari.kb_baselines:ReActKB",
+        "cot_kb": "tkgqa.methods.ari.kb_baselines:CoTKB",
+    },
+    commands="tkgqa.methods.ari.commands:ari_app",
+    parse_tasks="tkgqa.methods.ari.parse_tasks:TASKS",
+)

@@ -1,0 +1,203 @@
+"""One registration per method package — the path every method takes, built-in or third-party.
+
+A method package (``tkgqa/methods/ari/``, or a distribution of its own like ``examples/method_plugin``)
+declares what it adds to tkgqa in one :class:`MethodPackage`, in a tiny module that holds strings only
+(``plugin.py``)::
+
+    PLUGIN = MethodPackage(
+        name="ari",
+        methods={"ari": "tkgqa.methods.ari.method:ARIMethod", "react_kb": "…kb_baselines:ReActKB"},
+        commands="tkgqa.methods.ari.commands:ari_app",      # a typer.Typer: ``tkgqa ari …``
+        parse_tasks="tkgqa.methods.ari.parse_tasks:TASKS",  # ``tkgqa llm parse --task ari.action``
+    )
+
+Nothing a descriptor names is imported when it is read: the methods become lazy references of
+:data:`tkgqa.methods.METHODS` (listed at once, imported on first resolve), the commands module is imported
+when the ``tkgqa`` command line is built, the parse tasks when ``tkgqa llm parse`` runs.
+
+Where descriptors come from:
+
+* tkgqa's own packages: :data:`tkgqa.methods._builtin.BUILTIN_PACKAGES` (``"module:attr"`` of each
+  ``PLUGIN``), registered when :mod:`tkgqa.methods` is imported;
+* a third-party distribution: an entry point of the group :data:`PACKAGE_GROUP` pointing at its descriptor
+  (``[project.entry-points."tkgqa.method_packages"] my_pkg = "my_pkg.plugin:PLUGIN"``), read when the
+  method registry is first queried. Its import runs guarded (a failing plugin is a warning naming its
+  distribution, never a crash of ``tkgqa``), and it may not take a name built into tkgqa. The older form —
+  an entry point of ``tkgqa.methods`` naming one Method class — keeps working.
+
+A package's ``__init__`` imports nothing eagerly (its public names are :func:`tkgqa.lazy.lazy_exports` of the
+imports in its ``if TYPE_CHECKING:`` block), so reading the descriptors of every built-in package costs a few
+small modules, no method implementation.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError
+from ..registry import Reference, Registry
+
+if TYPE_CHECKING:
+    from ..llm.parse_tasks import ParseTask
+
+#: Entry-point group of third-party method packages (one :class:`MethodPackage` each).
+PACKAGE_GROUP = "tkgqa.method_packages"
+
+
+@dataclass(frozen=True)
+class MethodPackage:
+    """What one method package registers, as ``"module:attr"`` strings (nothing is imported here).
+
+    ``methods``: method name → the Method class; ``extras``: method name → the ``tkgqa`` extra its optional
+    dependencies come from (for the "pip install" hint when one is missing); ``commands``: a ``typer.Typer``
+    with a ``name``, added to ``tkgqa`` as that command group; ``parse_tasks``: a sequence of
+    :class:`~tkgqa.llm.parse_tasks.ParseTask` read by ``tkgqa llm parse``."""
+
+    name: str
+    methods: Mapping[str, str]
+    extras: Mapping[str, str] = field(default_factory=dict)
+    commands: str | None = None
+    parse_tasks: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "methods", MappingProxyType(dict(self.methods)))
+        object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
+        refs = [*self.methods.values(), *filter(None, (self.commands, self.parse_tasks))]
+        bad = [ref for ref in refs if not isinstance(ref, str) or ":" not in ref]
+        if not self.methods and not self.commands and not self.parse_tasks:
+            raise ConfigError(f"method package {self.name!r} declares no methods, commands or parse tasks")
+        if bad:
+            raise ConfigError(f"method package {self.name!r}: {bad[0]!r} is not a 'module:attr' reference")
+        unknown = sorted(set(self.extras) - set(self.methods))
+        if unknown:
+            raise ConfigError(f"method package {self.name!r}: extras for undeclared method(s) {unknown}")
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A package's descriptor and where it comes from (``distribution`` ``None``: built into tkgqa)."""
+
+    package: MethodPackage
+    distribution: str | None = None
+    entry_point: str = ""
+
+    @property
+    def origin(self) -> str:
+        return f"plugin {self.distribution}" if self.distribution else "built-in"
+
+    def reference(self, what: str, target: str) -> Reference:
+        """``target`` as a registry reference: guarded like any plugin import when the package is one."""
+        if self.distribution is None:
+            return Reference(what, target)
+        return Reference(what, target, distribution=self.distribution, group=PACKAGE_GROUP)
+
+
+def _read_descriptor(ref: Reference) -> MethodPackage:
+    found = ref.load("method package")
+    if not isinstance(found, MethodPackage):
+        message = f"{ref.target!r} is a {type(found).__name__}, not a MethodPackage"
+        raise ref.plugin_error("method package", message) if ref.distribution else ConfigError(message)
+    return found
+
+
+def builtin_packages() -> list[Declared]:
+    """tkgqa's own packages, in :data:`~tkgqa.methods._builtin.BUILTIN_PACKAGES` order."""
+    from ._builtin import BUILTIN_PACKAGES
+
+    return [Declared(_read_descriptor(Reference(target, target))) for target in BUILTIN_PACKAGES]
+
+
+_PLUGINS: list[Declared] | None = None
+
+
+def plugin_packages(*, reread: bool = False) -> list[Declared]:
+    """The third-party packages of the :data:`PACKAGE_GROUP` entry points (read once, or again with
+    ``reread``; one that fails to load is skipped with a warning naming its distribution)."""
+    global _PLUGINS
+    if _PLUGINS is None or reread:
+        found: list[Declared] = []
+        for ep in metadata.entry_points(group=PACKAGE_GROUP):
+            dist = ep.dist.name if ep.dist is not None else "?"
+            ref = Reference(ep.name, ep.value, distribution=dist, group=PACKAGE_GROUP)
+            try:
+                found.append(Declared(_read_descriptor(ref), dist, ep.name))
+            except ConfigError as exc:
+                warnings.warn(f"method package skipped: {exc}", stacklevel=2)
+        _PLUGINS = found
+    return _PLUGINS
+
+
+def method_packages() -> list[Declared]:
+    """Every method package: the built-in ones, then the plugins."""
+    return [*builtin_packages(), *plugin_packages()]
+
+
+def builtin_methods() -> dict[str, str]:
+    """Method name → ``"module:attr"`` of every built-in method (what the built-in descriptors declare)."""
+    return {name: target for d in builtin_packages() for name, target in d.package.methods.items()}
+
+
+def register_builtin_methods(registry: Registry[Any]) -> None:
+    """Add every built-in package's methods to ``registry`` as lazy built-in references."""
+    for declared in builtin_packages():
+        for name, target in declared.package.methods.items():
+            registry.add_lazy(name, target, extra=declared.package.extras.get(name))
+
+
+def plugin_method_references() -> Iterator[Reference]:
+    """The methods of the third-party packages, as plugin references (the registry's discovery: read when it
+    is first queried, and again by ``reload_plugins``)."""
+    for declared in plugin_packages(reread=True):
+        for name, target in declared.package.methods.items():
+            yield Reference(
+                name,
+                target,
+                extra=declared.package.extras.get(name),
+                distribution=declared.distribution,
+                group=PACKAGE_GROUP,
+            )
+
+
+def load_declared(declared: Declared, what: str, target: str) -> Any:
+    """Import ``target`` ("module:attr") of ``declared``'s package, guarded when it is a plugin's."""
+    return declared.reference(what, target).load(what)
+
+
+def parse_tasks() -> dict[str, ParseTask]:
+    """Every package's parse tasks by name (:class:`~tkgqa.llm.parse_tasks.ParseTask`), imported now: the
+    built-in ones, then the plugins' (a plugin task that fails to load, is not a ParseTask or takes a name
+    already taken is skipped with a warning)."""
+    from ..llm.parse_tasks import ParseTask
+
+    out: dict[str, ParseTask] = {}
+    for declared in method_packages():
+        target = declared.package.parse_tasks
+        if target is None:
+            continue
+        try:
+            tasks = list(load_declared(declared, "parse tasks", target))
+        except ConfigError as exc:
+            if declared.distribution is None:
+                raise
+            warnings.warn(f"parse tasks skipped: {exc}", stacklevel=2)
+            continue
+        for task in tasks:
+            problem = (
+                f"{task!r} is not a ParseTask"
+                if not isinstance(task, ParseTask)
+                else f"the name {task.name!r} is already taken"
+                if task.name in out
+                else ""
+            )
+            if problem and declared.distribution is None:
+                raise ConfigError(f"built-in parse tasks of {declared.package.name!r}: {problem}")
+            if problem:
+                warnings.warn(f"parse task of {declared.origin} skipped: {problem}", stacklevel=2)
+                continue
+            out[task.name] = task
+    return out

@@ -1,0 +1,124 @@
+"""Method packages register through one descriptor (:class:`tkgqa.methods.package.MethodPackage`), built-in
+or third-party: methods as lazy references, a command group, parse tasks; a package's namespace is lazy."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from test_registry import module_dir, run_python, write_distribution
+from tkgqa.errors import ConfigError
+from tkgqa.llm.parse_tasks import run_task
+from tkgqa.methods import METHODS, Method, MethodPackage
+from tkgqa.methods import package as pkg
+from tkgqa.registry import Registry
+
+__all__ = ["module_dir"]  # the fixture, shared with test_registry
+
+PLUGIN_MODULE = """
+from tkgqa.llm.parse_tasks import ParseTask, as_is
+from tkgqa.methods.base import Answer, Method
+from tkgqa.methods.package import MethodPackage
+
+class Echo(Method):
+    name = "regtest_echo"
+    def answer(self, question, kg):
+        return Answer([question.text])
+
+def _upper(response, record):
+    return response.upper()
+
+TASKS = [ParseTask("regtest.upper", {}, _upper, as_is, "the reply in capitals")]
+PLUGIN = MethodPackage(
+    name="regtest",
+    methods={"regtest_echo": "tkgqa_regtest_pkg:Echo"},
+    parse_tasks="tkgqa_regtest_pkg:TASKS",
+)
+NOT_A_PACKAGE = {"methods": {}}
+"""
+
+
+@pytest.fixture
+def fresh_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin packages read again (the module caches them once per process)."""
+    monkeypatch.setattr(pkg, "_PLUGINS", None)
+
+
+def test_every_builtin_package_declares_its_methods_commands_and_tasks() -> None:
+    declared = {d.package.name: d.package for d in pkg.builtin_packages()}
+    assert set(declared) == {"symbolic", "ari", "baselines", "timer4", "cik", "hybrid", "lpkg", "r3"}
+    assert all(d.distribution is None and d.origin == "built-in" for d in pkg.builtin_packages())
+    for name, package in declared.items():
+        for target in package.methods.values():  # each package names only its own modules
+            assert target.startswith(f"tkgqa.methods.{name}.")
+    assert {n for n, p in declared.items() if p.commands} == {"ari", "timer4", "lpkg"}
+    assert sorted(pkg.parse_tasks()) == [
+        "ari.action", "cik.answer", "cik.paths", "lpkg.plan", "r3.axiom", "r3.verdict",
+        "timer4.answer", "timer4.rewrite",
+    ]  # fmt: skip
+    assert set(pkg.builtin_methods()) <= set(METHODS.names())
+
+
+def test_a_descriptor_holds_references_only() -> None:
+    with pytest.raises(ConfigError, match=r"'tkgqa.methods' is not a 'module:attr' reference"):
+        MethodPackage(name="x", methods={"x": "tkgqa.methods"})
+    with pytest.raises(ConfigError, match="declares no methods, commands or parse tasks"):
+        MethodPackage(name="x", methods={})
+    with pytest.raises(ConfigError, match=r"extras for undeclared method\(s\) \['y'\]"):
+        MethodPackage(name="x", methods={"x": "m:X"}, extras={"y": "retrieval"})
+    package = MethodPackage(name="x", methods={"x": "m:X"})
+    with pytest.raises(TypeError):
+        package.methods["y"] = "m:Y"  # type: ignore[index]
+
+
+def test_a_third_party_package_registers_like_a_builtin(module_dir: Path, fresh_plugins: None) -> None:
+    write_distribution(
+        module_dir, "tkgqa-regtest-pkg", pkg.PACKAGE_GROUP, {"regtest": "tkgqa_regtest_pkg:PLUGIN"},
+        module=PLUGIN_MODULE,
+    )  # fmt: skip
+    reg: Registry[Method] = Registry("method", Method, plugin_sources=pkg.plugin_method_references)
+    assert "regtest_echo" in reg.names()
+    assert reg.origin("regtest_echo") == "plugin tkgqa-regtest-pkg"
+    assert "tkgqa-regtest-pkg" in [d.distribution for d in pkg.plugin_packages()]
+    tasks = pkg.parse_tasks()
+    assert "regtest.upper" in tasks and "ari.action" in tasks
+    outcome = run_task(tasks["regtest.upper"], {"id": 1, "response": "yes"})
+    assert outcome.ok and outcome.value == "YES"
+
+
+def test_a_broken_package_is_skipped_with_a_warning_naming_it(module_dir: Path, fresh_plugins: None) -> None:
+    write_distribution(
+        module_dir,
+        "tkgqa-regtest-pkg",
+        pkg.PACKAGE_GROUP,
+        {"wrong": "tkgqa_regtest_pkg:NOT_A_PACKAGE", "gone": "tkgqa_regtest_nowhere:PLUGIN"},
+        module=PLUGIN_MODULE,
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert "tkgqa-regtest-pkg" not in [d.distribution for d in pkg.plugin_packages()]
+    messages = [str(w.message) for w in caught]
+    assert any("'tkgqa-regtest-pkg'" in m and "not a MethodPackage" in m for m in messages)
+    assert any("'tkgqa-regtest-pkg'" in m and "ModuleNotFoundError" in m for m in messages)
+
+
+def test_a_package_namespace_imports_its_modules_on_first_use() -> None:
+    out = run_python(
+        """
+        import json, sys
+        import tkgqa.methods.ari as ari
+        before = "tkgqa.methods.ari.method" in sys.modules
+        cls = ari.ARIMethod
+        print(json.dumps({"before": before, "after": "tkgqa.methods.ari.method" in sys.modules,
+                          "listed": "ARIMethod" in ari.__all__, "name": cls.__name__}))
+        """
+    )
+    assert out == {"before": False, "after": True, "listed": True, "name": "ARIMethod"}
+    import tkgqa.methods.ari as ari
+
+    with pytest.raises(AttributeError, match="has no attribute 'Nope'"):
+        _ = ari.Nope  # type: ignore[attr-defined]
+    assert sys.modules["tkgqa.methods.ari"] is ari
