@@ -67,7 +67,7 @@ lint: install-lint
 	$(LBIN)/ruff format --check src tests bench
 	$(LBIN)/mypy
 	$(LBIN)/lint-imports
-	$(LBIN)/python tests/core/import_cycles.py
+	$(LBIN)/python tests/import_cycles.py
 
 bench: install-test
 	$(TBIN)/python bench/kg_ops.py

@@ -24,7 +24,7 @@ from tkgqa.llm.tokens import count_message_tokens, counter_name
 from tkgqa.methods import resolve_method
 from tkgqa.methods.ari.config import ExampleSet
 from tkgqa.methods.ari.gold import value_matches_gold
-from tkgqa.methods.ari.policies import Decision, LLMPolicy, Policy, PromptStyle, StepView
+from tkgqa.methods.ari.policies import ActionPromptStyle, Decision, LLMPolicy, Policy, StepView
 from tkgqa.testing import FakeLLM
 
 
@@ -47,7 +47,7 @@ def run(setting: str, questions: list[Any], kg: Any, policy: str) -> dict[str, f
     options = dict(p.split("=", 1) for p in setting.split(",") if p)
     method: Any = resolve_method("ari", policy=policy, **options)
     c = method.config
-    style = PromptStyle(n_examples=c.n_examples, examples=ExampleSet(c.examples))
+    style = ActionPromptStyle(n_examples=c.n_examples, examples=ExampleSet(c.examples))
     prompt = LLMPolicy(FakeLLM(), choice_mode="free", style=style)
     original = method.make_policy
     counters: list[CountingPolicy] = []

@@ -18,6 +18,7 @@ if TEST_PLUGINS.is_dir() and str(TEST_PLUGINS) not in sys.path:
     _path = [str(TEST_PLUGINS), os.environ.get("PYTHONPATH")]
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in _path if p)
 
+from llm_stalls import dribbling_llm, stalled_endpoint, stalled_llm  # noqa: E402, F401  (shared fixtures)
 from tkgqa.kg import TemporalKG  # noqa: E402
 
 try:  # tests assert behaviour, never speed: no hypothesis deadline or "too slow" check on a busy machine

@@ -204,7 +204,7 @@ def test_ari_embedder_without_its_extra_fails_clearly(monkeypatch: pytest.Monkey
 
 
 def test_service_options_nest_as_dicts() -> None:
-    from tkgqa.eval.resolve import build_method
+    from tkgqa.api.resolve import build_method
 
     method = build_method(
         "hybrid", options={"fallback": "ari", "fallback_options": {"policy": "symbolic", "t_max": 2}}

@@ -25,8 +25,8 @@ from .errors import (
 from .lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .api.ask import ask
     from .datasets import load_dataset
-    from .eval.ask import ask
     from .eval.runner import evaluate
     from .kg.loaders import load_kg
 
@@ -34,7 +34,7 @@ __version__ = "0.1.0"
 
 #: The entry points and the module each comes from, imported on first access.
 _LAZY = {
-    "ask": "tkgqa.eval.ask",
+    "ask": "tkgqa.api.ask",
     "evaluate": "tkgqa.eval.runner",
     "load_kg": "tkgqa.kg.loaders",
     "load_dataset": "tkgqa.datasets",

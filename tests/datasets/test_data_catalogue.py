@@ -140,7 +140,7 @@ def test_replay_accepts_a_recordings_name(tmp_path: Path, monkeypatch: pytest.Mo
 def test_a_kg_by_dataset_name_is_that_datasets_kg_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tkgqa.eval.resolve import open_kg
+    from tkgqa.api.resolve import open_kg
 
     folder = tmp_path / "data" / "multitq"
     (folder / "kg").mkdir(parents=True)

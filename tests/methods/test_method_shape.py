@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from tkgqa.api.resolve import build_method, takes_llm
 from tkgqa.errors import ConfigError
-from tkgqa.eval.resolve import build_method, takes_llm
 from tkgqa.methods.base import METHODS, Method, MethodConfig, PresetConfig, resolve_method
 from tkgqa.methods.package import builtin_methods
 from tkgqa.testing import FakeLLM

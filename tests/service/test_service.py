@@ -22,9 +22,9 @@ pytest.importorskip("httpx", reason="FastAPI's TestClient needs httpx: install t
 
 from fastapi.testclient import TestClient
 
+from tkgqa.api.resolve import answer_payload
 from tkgqa.cli import app as cli_app
 from tkgqa.credentials import redact
-from tkgqa.eval.resolve import answer_payload
 from tkgqa.service import create_app
 
 QUESTION = "Who visited China in November 2014?"
@@ -238,7 +238,7 @@ class Block(importlib.abc.MetaPathFinder):
         if name.split(".")[0] in {"fastapi", "uvicorn", "starlette"}:
             raise ModuleNotFoundError(name, name=name)
 sys.meta_path.insert(0, Block())
-import tkgqa, tkgqa.service, tkgqa.eval.resolve, tkgqa.cli.ask_cmd
+import tkgqa, tkgqa.service, tkgqa.api.resolve, tkgqa.cli.ask_cmd
 print("ok")
 """
 

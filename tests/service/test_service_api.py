@@ -21,8 +21,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from stubs import llm_stub, make_run
 
+from tkgqa.api.views import program_tree
 from tkgqa.errors import DataError
-from tkgqa.eval.views import program_tree
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.query.program.executor import Executor
 from tkgqa.query.program.nodes import Entities, Match, from_dict, to_dict

@@ -121,7 +121,7 @@ def test_methods_say_which_need_an_llm_and_whether_the_server_has_one() -> None:
 
 
 def test_needs_llm_reads_the_options_that_switch_the_llm_off() -> None:
-    from tkgqa.eval.resolve import needs_llm
+    from tkgqa.api.resolve import needs_llm
 
     assert needs_llm("ari") and needs_llm("hybrid") and needs_llm("ari:t_max=3")
     assert not needs_llm("ari:policy=symbolic") and not needs_llm("ari", {"policy": "symbolic"})

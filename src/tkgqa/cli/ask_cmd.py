@@ -8,18 +8,18 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from ..api.resolve import answer_payload, build_method, open_kg
+from ..api.views import program_tree
 from ..credentials import redact
 from ..datasets.base import Question
 from ..errors import ConfigError
-from ..eval.resolve import answer_payload, build_method, open_kg
-from ..eval.views import program_tree
 from ..kg.base import KGStore
 from ..kg.loaders import load_warnings
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from ..methods.base import Answer, Method, StepEvent, resolve_method
 from ..sanitize import clean_text, terminal_text
 from . import app
-from .run_config import METHOD_OPTION_HELP, cli_method_options
+from .run_config import METHOD_OPTION_HELP, POLICY_HELP, cli_method_options
 from .terminal import TerminalConsole, echo_json, plain, warn_once
 
 console = TerminalConsole()
@@ -89,12 +89,7 @@ def ask(
     ),
     method: str = typer.Option("symbolic", "--method", help="Method name (symbolic, ari, timer4, cik, …)."),
     llm: str | None = typer.Option(None, "--llm", help="LLM spec for LLM methods, e.g. openai:gpt-4o-mini."),
-    policy: str | None = typer.Option(
-        None,
-        "--policy",
-        help="ARI policy: llm, symbolic or oracle; short for --method-option policy=X, for the methods "
-        "with a policy only (ari, react_kb, cot_kb, hybrid).",
-    ),
+    policy: str | None = typer.Option(None, "--policy", help=POLICY_HELP),
     method_option: list[str] | None = typer.Option(None, "--method-option", help=METHOD_OPTION_HELP),
     fallback_option: list[str] | None = typer.Option(
         None, "--fallback-option", help="hybrid: an option KEY=VALUE of the fallback method (repeatable)."

@@ -30,7 +30,7 @@ from rich.table import Table
 
 from ..datasets.sources import (
     Entry,
-    Outcome,
+    FetchOutcome,
     TransferSettings,
     catalogue,
     fetch_entry,
@@ -159,7 +159,7 @@ def _progress() -> Progress:
     )
 
 
-def _say_outcome(o: Outcome) -> None:
+def _say_outcome(o: FetchOutcome) -> None:
     parts = []
     if o.downloaded:
         parts.append(f"{len(o.downloaded)} file(s) downloaded and verified")

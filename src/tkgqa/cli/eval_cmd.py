@@ -16,7 +16,7 @@ from ..eval.executor import ExecutorKind
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from ..userfiles import write_text
 from . import app
-from .run_config import METHOD_OPTION_HELP
+from .run_config import METHOD_OPTION_HELP, POLICY_HELP
 from .terminal import TerminalConsole, warn_once
 
 console = TerminalConsole()
@@ -135,12 +135,7 @@ def eval_command(
         None, "--context", help="retrieved (per-question facts shipped with the data) or kg."
     ),
     llm: str | None = typer.Option(None, "--llm", help="LLM spec for LLM methods, e.g. openai:gpt-4o-mini."),
-    policy: str | None = typer.Option(
-        None,
-        "--policy",
-        help="ARI policy: llm, symbolic or oracle; short for --method-option policy=X, for the methods "
-        "with a policy only (ari, react_kb, cot_kb, hybrid).",
-    ),
+    policy: str | None = typer.Option(None, "--policy", help=POLICY_HELP),
     output: Path | None = typer.Option(None, "--output", help="Run folder (results.jsonl, report.*)."),
     resume: bool | None = typer.Option(
         None, "--resume/--no-resume", help="Skip questions already in the run (default: resume)."
@@ -208,11 +203,11 @@ def eval_command(
     abstention: the run goes on, the report counts the errors, the command says so on stderr and exits with
     status 1; running it again retries them. Missing optional inputs that change results are warnings on
     stderr and in report.json ("warnings"); --strict makes them errors."""
+    from ..api.resolve import build_method
     from ..credentials import redact
     from ..datasets import DATASETS, load_dataset
     from ..eval.executor import ExecutorConfig
     from ..eval.record import check_cassette_target
-    from ..eval.resolve import build_method
     from ..eval.runner import evaluate
     from ..time import parse_as_of
     from .run_config import cli_method_options, effective_config, read_config_file

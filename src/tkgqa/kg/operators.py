@@ -36,19 +36,25 @@ def get_tail_entity(
     kg: KGStore, head: str, rel: str, time: TimeQuery = None, *, both_directions: bool = False
 ) -> list[Fact]:
     """Facts ``(head, rel, ?, t)``; with ``both_directions`` also ``(?, rel, head, t)``."""
-    found = kg.facts(subject=head, relation=rel, time=time)
-    if both_directions:
-        found = _merge(found, kg.facts(relation=rel, object=head, time=time))
-    return found
+    return _facts_at(kg, head, rel, time, as_subject=True, both_directions=both_directions)
 
 
 def get_head_entity(
     kg: KGStore, tail: str, rel: str, time: TimeQuery = None, *, both_directions: bool = False
 ) -> list[Fact]:
     """Facts ``(?, rel, tail, t)``; with ``both_directions`` also ``(tail, rel, ?, t)``."""
-    found = kg.facts(relation=rel, object=tail, time=time)
+    return _facts_at(kg, tail, rel, time, as_subject=False, both_directions=both_directions)
+
+
+def _facts_at(
+    kg: KGStore, entity: str, rel: str, time: TimeQuery, *, as_subject: bool, both_directions: bool
+) -> list[Fact]:
+    """Facts with ``entity`` as subject (``as_subject``) or object under ``rel``; with ``both_directions``
+    those with it at the other end merged in (by start time)."""
+    subject, obj = (entity, None) if as_subject else (None, entity)
+    found = kg.facts(subject=subject, relation=rel, object=obj, time=time)
     if both_directions:
-        found = _merge(found, kg.facts(subject=tail, relation=rel, time=time))
+        found = _merge(found, kg.facts(subject=obj, relation=rel, object=subject, time=time))
     return found
 
 

@@ -21,9 +21,9 @@ from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from .. import __version__
+from ..api.resolve import OptionValue
+from ..api.views import labelled_fact
 from ..errors import ConfigError, TKGQAError
-from ..eval.resolve import OptionValue
-from ..eval.views import labelled_fact
 from ..kg.base import KGStore
 from ..kg.fact import Fact
 from ..kg.neighborhood import entity_lifetime
@@ -131,7 +131,7 @@ def _steps(trace: list[Any]) -> list[str]:
 
 
 def ask_result(payload: dict[str, Any]) -> AskOut:
-    """The ``ask`` tool's result from the answer's JSON (:func:`tkgqa.eval.resolve.answer_payload`)."""
+    """The ``ask`` tool's result from the answer's JSON (:func:`tkgqa.api.resolve.answer_payload`)."""
     program = next((s["program"] for s in payload["trace"] if isinstance(s, dict) and "program" in s), None)
     return AskOut(
         question=payload["question"],

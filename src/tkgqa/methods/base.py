@@ -376,7 +376,7 @@ def merge_options(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[
     return out
 
 
-def llm_required(method: str, *, alternative: str = "") -> ConfigError:
+def missing_llm_error(method: str, *, alternative: str = "") -> ConfigError:
     """The one error for an LLM method given no LLM: it names the CLI flag (the library's keyword is the
     same word, ``llm``)."""
     instead = f" (or {alternative})" if alternative else ""
@@ -432,7 +432,7 @@ class Method(ABC):
         self.config = self.requested.effective()
         self.llm = self.resolve_llm(llm)
         if self.needs_llm and self.llm is None:
-            raise llm_required(self.name)
+            raise missing_llm_error(self.name)
         self.setup()
 
     def resolve_llm(self, given: str | LLMBackend | None) -> LLMBackend | None:

@@ -3,7 +3,7 @@
 ``create_app(kg=..., default_method=..., llm=...)`` builds the FastAPI app; FastAPI and uvicorn come with the
 ``[service]`` extra and are imported only when the app is built, so ``import tkgqa.service`` works without
 them. What the service shares with ``tkgqa ask`` (opening a KG, resolving a method, the answer's JSON) is in
-:mod:`tkgqa.eval.resolve` and :mod:`tkgqa.eval.views`, below the service.
+:mod:`tkgqa.api.resolve` and :mod:`tkgqa.api.views`, below the service.
 """
 
 from __future__ import annotations

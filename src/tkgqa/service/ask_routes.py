@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field, field_validator
 
-from ..eval.resolve import OptionValue
+from ..api.resolve import OptionValue
 from ..sanitize import clean_text
 from .jobs import MethodPool
 from .models import AnswerOut, error_responses

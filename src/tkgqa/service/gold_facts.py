@@ -15,9 +15,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from ..api.views import labelled_fact
 from ..datasets.base import Question
 from ..errors import NotFoundError
-from ..eval.views import labelled_fact
 from ..kg.base import KGStore
 from ..kg.fact import Fact
 from ..query.link import QuestionLinker

@@ -33,7 +33,7 @@ from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..eval.resolve import build_method
+from ..api.resolve import build_method
 from ..methods.base import Method, StepCancelled
 from .errors import BusyError, DeadlineError, ShuttingDownError
 

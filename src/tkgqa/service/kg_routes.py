@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Query
 
-from ..eval.views import labelled_fact
+from ..api.views import labelled_fact
 from ..kg.queries import QUERY_OPS, run_operator
 from .kg_views import append_lines, neighbourhood
 from .models import AppendIn, AppendOut, EntitiesOut, FactsOut, NeighborsOut, error_responses

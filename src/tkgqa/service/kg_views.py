@@ -8,8 +8,8 @@ import logging
 from collections import Counter
 from typing import Any
 
+from ..api.views import labelled_fact
 from ..errors import ConfigError
-from ..eval.views import labelled_fact
 from ..kg.fact import Fact
 from ..kg.neighborhood import entity_lifetime, subgraph
 from .errors import NotAllowedError

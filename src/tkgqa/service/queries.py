@@ -84,7 +84,7 @@ PRESET_DESCRIPTIONS = {
 
 def preset_catalog(presets: Sequence[str]) -> list[dict[str, Any]]:
     """Each preset spec with a one-line description, whether it takes an LLM and whether it needs one."""
-    from ..eval.resolve import needs_llm, takes_llm
+    from ..api.resolve import needs_llm, takes_llm
 
     return [
         {
@@ -106,7 +106,7 @@ def _one_line(doc: str, limit: int = 120) -> str:
 def method_catalog() -> list[dict[str, Any]]:
     """The registered methods: name, a one-line description, whether they accept an ``llm`` and whether
     they need one (by their bare name: every method that accepts one does; see ``preset_catalog``)."""
-    from ..eval.resolve import takes_llm
+    from ..api.resolve import takes_llm
     from ..methods.base import METHODS
 
     rows = []

@@ -20,8 +20,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from ..api.views import labelled_fact, program_tree
 from ..errors import ConfigError, NotFoundError, TKGQAError
-from ..eval.views import labelled_fact, program_tree
 from ..kg.fact import Fact
 from ..outcomes import Outcome as RowOutcome
 from ..outcomes import ResultRow

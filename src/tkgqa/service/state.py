@@ -52,7 +52,7 @@ def open_store(kg: KGStore | str | None, settings: ServiceSettings) -> KGStore:
 
         return DuckDBStore.open(kg, read_only=not settings.allow_append, create=settings.create_store)
     if isinstance(kg, str) or kg is None:
-        from ..eval.resolve import open_kg
+        from ..api.resolve import open_kg
 
         return open_kg(kg)
     return kg
@@ -69,7 +69,7 @@ def build_state(
 ) -> ServiceState:
     """The state of a server answering over ``kg`` (see :func:`tkgqa.service.app.create_app` for the
     arguments). The default method is built here (in the pool's worker), so a bad spec fails at start."""
-    from ..eval.resolve import takes_llm
+    from ..api.resolve import takes_llm
     from .queries import dataset_examples
 
     settings = settings or ServiceSettings()

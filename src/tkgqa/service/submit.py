@@ -13,10 +13,10 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from ..api.resolve import answer_payload, takes_llm
 from ..credentials import redact
 from ..datasets.base import Question
 from ..errors import ConfigError
-from ..eval.resolve import answer_payload, takes_llm
 from ..methods.base import Answer, Method, step_reporter
 from .errors import DeadlineError, ShuttingDownError
 from .jobs import MethodPool

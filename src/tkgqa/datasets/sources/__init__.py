@@ -2,7 +2,7 @@
 import (files, folders, archives unpacked safely), verify, and where each dataset and recording is found."""
 
 from .catalogue import Catalogue, Entry, Pin, catalogue, dataset_folder, read_catalogue, recording_path
-from .store import MIRROR_ENV, Check, Outcome, fetch_entry, import_path, presence, verify_entry
+from .store import MIRROR_ENV, Check, FetchOutcome, fetch_entry, import_path, presence, verify_entry
 from .transfer import ChecksumError, DownloadError, TransferSettings, git_blob_id
 
 __all__ = [
@@ -12,7 +12,7 @@ __all__ = [
     "ChecksumError",
     "DownloadError",
     "Entry",
-    "Outcome",
+    "FetchOutcome",
     "Pin",
     "TransferSettings",
     "catalogue",

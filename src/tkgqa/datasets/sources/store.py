@@ -41,7 +41,7 @@ FileProgress = Callable[[str, int, int | None], None]
 
 
 @dataclass
-class Outcome:
+class FetchOutcome:
     """What a fetch or import did: files downloaded/placed, files already present, conversions run, and what
     is still missing (the manual files of a drive-only source)."""
 
@@ -122,7 +122,7 @@ def fetch_entry(
     base: str | None = None,
     settings: TransferSettings = TransferSettings(),
     progress: FileProgress | None = None,
-) -> Outcome:
+) -> FetchOutcome:
     """Download ``entry``'s pinned files from ``base`` (a mirror; default ``$TKGQA_DATA_MIRROR``, else
     GitHub), check them, run its conversions, and move everything into its folder. Idempotent: files in
     place that verify are kept and nothing is downloaded for them. ChecksumError (nothing left behind) or
@@ -133,7 +133,7 @@ def fetch_entry(
     base = base or os.environ.get(MIRROR_ENV) or GITHUB_RAW
     folder = entry.folder_in(root)
     staged = root / STAGING / entry.name
-    outcome = Outcome(entry, folder)
+    outcome = FetchOutcome(entry, folder)
     try:
         for f in entry.files:
             if _verified(folder / f.dest, f):
@@ -195,7 +195,7 @@ def _walk_files(folder: Path) -> Iterator[Path]:
                 yield p
 
 
-def import_path(entry: Entry, path: Path, *, root: Path | None = None) -> Outcome:
+def import_path(entry: Entry, path: Path, *, root: Path | None = None) -> FetchOutcome:
     """Place files the user downloaded by hand: ``path`` is one file, a folder, or an archive (unpacked
     safely). A pinned file is recognised by its blob id wherever it sits; a drive-only source's files by
     their place under its ``layout`` folder (recorded with their sha256, not verifiable against the authors).
@@ -267,10 +267,10 @@ def import_path(entry: Entry, path: Path, *, root: Path | None = None) -> Outcom
     return outcome
 
 
-def _place(entry: Entry, candidates: list[Path], source: Path, staged: Path, folder: Path) -> Outcome:
+def _place(entry: Entry, candidates: list[Path], source: Path, staged: Path, folder: Path) -> FetchOutcome:
     """Copy into ``staged`` every candidate that is one of ``entry``'s pinned files (by blob id) or, for a
     drive-only source, one of its files under its layout folder."""
-    outcome = Outcome(entry, folder)
+    outcome = FetchOutcome(entry, folder)
     by_blob: dict[str, list[CatalogueFile]] = {}
     for f in entry.files:
         by_blob.setdefault(f.pin.blob, []).append(f)

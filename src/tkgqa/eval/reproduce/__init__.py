@@ -8,7 +8,7 @@ from .estimate import ESTIMATE_METHOD, Estimate, dry_run
 from .orchestrate import REPRODUCE_JSON, REPRODUCE_MD, ReproduceResult, RunSummary, reproduce
 from .render import cell_texts, render_estimates, render_markdown
 from .run import Cell, RunKey
-from .spec import PAPERS, Column, Metric, Paper, Row, Scale, Table, load_paper, select_tables
+from .spec import PAPERS, Column, Metric, Paper, PaperRow, Scale, Table, load_paper, select_tables
 from .stats import bootstrap_interval, mean_interval, wilson_interval
 
 __all__ = [
@@ -22,8 +22,8 @@ __all__ = [
     "Estimate",
     "Metric",
     "Paper",
+    "PaperRow",
     "ReproduceResult",
-    "Row",
     "RunKey",
     "RunSummary",
     "Scale",

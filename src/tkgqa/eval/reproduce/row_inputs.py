@@ -15,7 +15,7 @@ from ...datasets.sampling import sample_questions
 from ...errors import ConfigError
 from .data import LPKG_PLANNING_PROMPT, dataset_dir, lpkg_planning_prompt
 from .models import split_spec
-from .spec import Column, Row
+from .spec import Column, PaperRow
 
 #: The splits a history memory may come from, in the order they are tried (never ``test``).
 HISTORY_SPLITS = ("train", "dev", "valid")
@@ -46,7 +46,7 @@ def history_split(root: Path, dataset: str) -> str | None:
     return None
 
 
-def memory_reason(row: Row, column: Column, root: Path | None) -> str | None:
+def memory_reason(row: PaperRow, column: Column, root: Path | None) -> str | None:
     """Why the ARI cell ``row``/``column`` cannot run as the paper did (no history questions for its
     memory); ``None`` when it needs no memory or one can be built."""
     if row.method is None or not needs_memory(row.method) or root is None:
@@ -65,7 +65,7 @@ def is_icl_lpkg(method: str) -> bool:
     return name == "lpkg" and options.get("planner", options.get("", "icl")) == "icl"
 
 
-def inputs_reason(row: Row, column: Column, root: Path | None) -> str | None:
+def inputs_reason(row: PaperRow, column: Column, root: Path | None) -> str | None:
     """Why an LLM cell cannot be given what the paper gave it: ARI's history memory
     (:func:`memory_reason`), ICL-LPKG's planning demonstrations (the authors' planning prompt)."""
     reason = memory_reason(row, column, root)

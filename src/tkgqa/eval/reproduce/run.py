@@ -44,7 +44,7 @@ from ..runner import evaluate
 from ..scoring import row_values
 from .data import DATA, dataset_dir, missing_data
 from .models import Recording, describe_llm, model_family, run_family
-from .spec import Column, Metric, Paper, Row, Scale, Table
+from .spec import Column, Metric, Paper, PaperRow, Scale, Table
 from .stats import mean_interval
 
 Status = Literal["ran", "ran-other-model", "failed", "reference", "bound", "n/a"]
@@ -104,7 +104,7 @@ class Cell:
 @dataclass(frozen=True)
 class PlannedCell:
     table: Table
-    row: Row
+    row: PaperRow
     column: Column
     paper: float | None
     run: RunKey | None  # None: n/a for ``reason``
@@ -152,7 +152,7 @@ def plan_cells(
     llm: str | None,
     root: Path | None,
     recording: Recording | None = None,
-    ready: Callable[[Row, Column], str | None] | None = None,
+    ready: Callable[[PaperRow, Column], str | None] | None = None,
 ) -> list[PlannedCell]:
     """Every cell of ``tables``: the published cells of each row (all columns for a row without any), each
     with its run or the reason it is n/a. ``recording``: what a ``replay:`` LLM holds (it fills only the
@@ -177,7 +177,7 @@ def plan_cells(
 
 
 def _why_not(
-    row: Row, column: Column, *, llm: str | None, root: Path | None, recording: Recording | None
+    row: PaperRow, column: Column, *, llm: str | None, root: Path | None, recording: Recording | None
 ) -> str | None:
     if column.na:
         return column.na

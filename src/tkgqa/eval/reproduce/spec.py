@@ -76,7 +76,7 @@ class Printed(_Frozen):
     columns: tuple[str | None, ...]
 
 
-class Row(_Frozen):
+class PaperRow(_Frozen):
     id: str
     method: str | None = None  # the tkgqa method spec, e.g. "ari:no_clustering=true"
     llm: bool = False  # whether the method needs --llm
@@ -91,7 +91,7 @@ class Row(_Frozen):
     source: str | None = None
 
     @model_validator(mode="after")
-    def _method_or_reason(self) -> Row:
+    def _method_or_reason(self) -> PaperRow:
         if (self.method is None) == (self.reason is None):
             raise ValueError(f"row {self.id!r}: give exactly one of 'method' and 'reason'")
         if self.bound and self.llm:
@@ -105,7 +105,7 @@ class Table(_Frozen):
     metric: Metric
     scale: Scale
     columns: tuple[Column, ...]
-    rows: tuple[Row, ...]
+    rows: tuple[PaperRow, ...]
 
     @model_validator(mode="after")
     def _cells_name_columns(self) -> Table:

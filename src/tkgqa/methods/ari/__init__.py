@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports 
     from .kb_baselines import CoTKB, ReActKB
     from .memory import ARIMemory, HistoryRecord, HistoryStep, kmeans
     from .method import ARIMethod
-    from .policies import Decision, LLMPolicy, OraclePolicy, Policy, PromptStyle, StepView
+    from .policies import ActionPromptStyle, Decision, LLMPolicy, OraclePolicy, Policy, StepView
 
 __all__ = [
     "ARIConfig",
@@ -42,6 +42,7 @@ __all__ = [
     "ARIMemory",
     "ARIMethod",
     "Action",
+    "ActionPromptStyle",
     "ActionSpace",
     "AgentState",
     "CoTKB",
@@ -58,7 +59,6 @@ __all__ = [
     "OraclePolicy",
     "Policy",
     "Preset",
-    "PromptStyle",
     "QuestionAnchors",
     "ReActKB",
     "Similarity",

@@ -18,7 +18,7 @@ from ...prompts.ask import Refused, ask
 from ..base import METHODS
 from .actions import ANSWER, Action
 from .method import ARIMethod
-from .policies import Decision, LLMPolicy, Policy, PromptStyle, StepView, refused_decision
+from .policies import ActionPromptStyle, Decision, LLMPolicy, Policy, StepView, refused_decision
 from .prompts import (
     build_action_messages,
     build_schema_block,
@@ -43,7 +43,7 @@ class ReActKB(ARIMethod):
     """ARI's candidates and loop, ReAct prompt, no methodology."""
 
     name = "react_kb"
-    style = PromptStyle(react=True)
+    style = ActionPromptStyle(react=True)
 
     def prepare(self, overrides: dict[str, Any]) -> dict[str, Any]:
         overrides.setdefault("choice_mode", "free")  # ReAct writes a thought before the action
@@ -99,7 +99,7 @@ class CoTKB(ARIMethod):
     """Examples with step-by-step reasoning and KB interaction; the model writes its own actions."""
 
     name = "cot_kb"
-    style = PromptStyle(reasons_in_examples=True, show_candidates=False)
+    style = ActionPromptStyle(reasons_in_examples=True, show_candidates=False)
 
     def prepare(self, overrides: dict[str, Any]) -> dict[str, Any]:
         overrides.setdefault("n_examples", 3)

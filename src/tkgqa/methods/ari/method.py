@@ -20,12 +20,12 @@ from ...query import Reasoner
 from ...query.link import LinkedQuestion, QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
-from ..base import METHODS, Answer, Method, llm_required, options_from
+from ..base import METHODS, Answer, Method, missing_llm_error, options_from
 from .agent import Episode, run_episode
 from .config import ARIConfig, EmbedderName, deviations, embedder_fallback, embedder_kind
 from .environment import ARIEnvironment, FilterSettings
 from .memory import ARIMemory, HistoryRecord, HistoryStep
-from .policies import LLMPolicy, OraclePolicy, Policy, PromptStyle
+from .policies import ActionPromptStyle, LLMPolicy, OraclePolicy, Policy
 
 PolicyFactory = Callable[[Question, KGStore], Policy]
 
@@ -39,7 +39,7 @@ class ARIMethod(Method):
     methodologies; without one (or with ``no_guidance``) the prompt carries none."""
 
     name = "ari"
-    style = PromptStyle()
+    style = ActionPromptStyle()
 
     config_class = ARIConfig
     spec_positional = "policy"  # "ari:oracle"; "ari:policy=symbolic,no_filter=true,memory=mem.json"
@@ -64,7 +64,7 @@ class ARIMethod(Method):
         if self.requested.embedder is not None:
             self.requested.embedder.check_available()
         if self.config.policy == "llm" and self.llm is None:
-            raise llm_required("ari", alternative="the offline policy: --method ari:policy=symbolic")
+            raise missing_llm_error("ari", alternative="the offline policy: --method ari:policy=symbolic")
         if self.memory is None and self.config.memory:
             self.memory = ARIMemory.load(self.config.memory)
         self._notes: list[str] = []
@@ -153,7 +153,7 @@ class ARIMethod(Method):
             style=self.prompt_style(),
         )
 
-    def prompt_style(self) -> PromptStyle:
+    def prompt_style(self) -> ActionPromptStyle:
         """The class's prompt style with the config's examples (how many, which set)."""
         assert self.config.n_examples is not None and self.config.examples is not None
         return dataclasses.replace(

@@ -77,7 +77,7 @@ class Policy(Protocol):
 
 # --- LLM ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class PromptStyle:
+class ActionPromptStyle:
     """How the action-selection prompt looks (ARI, ReAct KB and CoT KB differ only here)."""
 
     n_examples: int = 2
@@ -108,7 +108,7 @@ class LLMPolicy:
         allow_free_answer: bool = True,
         retries: int = 1,
         max_tokens: int = 160,
-        style: PromptStyle | None = None,
+        style: ActionPromptStyle | None = None,
     ) -> None:
         self.llm = llm
         self.constrained = choice_mode == "constrained" or (
@@ -117,7 +117,7 @@ class LLMPolicy:
         self.allow_free_answer = allow_free_answer
         self.retries = retries
         self.max_tokens = max_tokens
-        self.style = style or PromptStyle()
+        self.style = style or ActionPromptStyle()
 
     def messages(self, view: StepView) -> list[Message]:
         s = self.style

@@ -36,7 +36,7 @@ from ..base import (
     StepKind,
     abstain_refused,
     listed_answer,
-    llm_required,
+    missing_llm_error,
     report_step,
 )
 from .config import SPEC_FLAGS, CIKConfig, Delta2Rule, TimePruning
@@ -265,7 +265,7 @@ class CIKMethod(Method):
     # --- answering --------------------------------------------------------------------------------
     def answer(self, question: Question, kg: KGStore) -> Answer:
         if self.llm is None:
-            raise llm_required(self.name)
+            raise missing_llm_error(self.name)
         with llm_context(method=self.name, question_id=question.qid):
             return self._answer(question, kg, self.llm)
 

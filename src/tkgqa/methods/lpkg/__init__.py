@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from ...lazy import lazy_exports, type_checking_exports
 
 if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
-    from .config import CompareHow, DemoSource, LPKGConfig, PlanFormat, QAPrompt
+    from .config import CompareHow, LPKGConfig, PlanDemoSource, PlanFormat, QAPrompt
     from .data import PlanningExample, SFTFormat, export_sft, read_examples, split_by_entities, write_examples
     from .execute import PlanExecutor, ReaderMode, SearchMode, direct_plan
     from .method import LPKGMethod
@@ -30,13 +30,13 @@ if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports 
 __all__ = [
     "Call",
     "CompareHow",
-    "DemoSource",
     "FinetunedPlanner",
     "ICLPlanner",
     "Inference",
     "LPKGConfig",
     "LPKGMethod",
     "Plan",
+    "PlanDemoSource",
     "PlanExecutor",
     "PlanFormat",
     "PlanningExample",

@@ -78,7 +78,7 @@ def ground_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
 ) -> None:
     """Ground the patterns in a KG and report how many instances each yields."""
-    from ...eval.resolve import open_kg
+    from ...api.resolve import open_kg
     from ...query.generate.grounding import ground
 
     result = ground(open_kg(kg), _grounding(per_pattern, max_answers, seed, pattern))
@@ -287,17 +287,17 @@ def plan_cmd(
 ) -> None:
     """Plan one question (and run the plan with --kg). The paper preset's demonstrations are derived from
     --kg (the bundled demo KG without it) unless --demos names a file."""
-    from ...eval.resolve import open_kg
+    from ...api.resolve import open_kg
     from ...llm import resolve_llm_arg
     from ..base import merge_config
-    from .config import DemoSource, LPKGConfig, PlanFormat
+    from .config import LPKGConfig, PlanDemoSource, PlanFormat
     from .data import kg_demos
     from .planner import ICLPlanner, resolve_planner
 
     given = {"preset": preset, "planner": planner, "demos": demos, **({"k": k} if k is not None else {})}
     cfg = merge_config(LPKGConfig, None, given).effective()
     n = int(cfg.preset_value("k"))
-    from_kg = demos is None and DemoSource(cfg.preset_value("demo_source")) is DemoSource.KG
+    from_kg = demos is None and PlanDemoSource(cfg.preset_value("demo_source")) is PlanDemoSource.KG
     official = PlanFormat(cfg.preset_value("plan_format")) is PlanFormat.OFFICIAL
     p = resolve_planner(
         planner, llm=resolve_llm_arg(llm), demos=demos, k=n, official=official, demos_later=from_kg
@@ -311,8 +311,8 @@ def plan_cmd(
         "pattern": str(out.plan.pattern()) if out.plan else None, "seconds": out.seconds,
     }  # fmt: skip
     if kg is not None:
+        from ...api.resolve import answer_payload
         from ...datasets.base import Question
-        from ...eval.resolve import answer_payload
         from .. import resolve_method
 
         method = resolve_method("lpkg", **given, llm=llm)

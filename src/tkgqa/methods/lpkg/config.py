@@ -46,7 +46,7 @@ class CompareHow(StrEnum):
     RULE = "rule"
 
 
-class DemoSource(StrEnum):
+class PlanDemoSource(StrEnum):
     """Where in-context planning takes its demonstrations when no ``demos=PATH`` is given: ``kg`` (paper:
     KG-derived — LPKG's patterns grounded in the evaluated KG at its first question, template-verbalised,
     round-robin over the patterns) or ``builtin`` (ours: four hand-written demonstrations)."""
@@ -74,7 +74,7 @@ PRESETS: dict[Preset, dict[str, Any]] = {
         "empty_fallback": True,
         "compare": CompareHow.LLM,
         "k": 10,
-        "demo_source": DemoSource.KG,
+        "demo_source": PlanDemoSource.KG,
         "plan_format": PlanFormat.OFFICIAL,
     },
     Preset.OURS: {
@@ -84,7 +84,7 @@ PRESETS: dict[Preset, dict[str, Any]] = {
         "empty_fallback": False,
         "compare": CompareHow.RULE,
         "k": 4,
-        "demo_source": DemoSource.BUILTIN,
+        "demo_source": PlanDemoSource.BUILTIN,
         "plan_format": PlanFormat.COMPACT,
     },
 }
@@ -127,7 +127,7 @@ class LPKGConfig(PresetConfig):
     planner: str = "icl"
     k: int | None = Field(default=None, ge=0, le=16, description="in-context demonstrations")
     demos: str | None = Field(default=None, description="planning-data JSONL for the demonstrations")
-    demo_source: DemoSource | None = None
+    demo_source: PlanDemoSource | None = None
     plan_format: PlanFormat | None = None
     search: SearchMode = SearchMode.KG
     reader: ReaderMode | None = None

@@ -36,7 +36,7 @@ from ...llm import llm_context, usage_dict
 from ...outcomes import AbstainReason, ResultRow
 from ...query import ParserOptions, QuestionLinker, Reasoner
 from ..base import METHODS, Answer, Method, Preset
-from .config import CompareHow, DemoSource, LPKGConfig, PlanFormat, QAPrompt
+from .config import CompareHow, LPKGConfig, PlanDemoSource, PlanFormat, QAPrompt
 from .execute import (
     Execution,
     KGSearch,
@@ -80,7 +80,9 @@ class LPKGMethod(Method):
                 "LLM: pass --llm SPEC (e.g. --llm llamacpp:smollm2); offline, use preset=ours "
                 "(--method lpkg:ours, the symbolic reader: reader=symbolic, compare=rule)"
             )
-        self._kg_demos = cfg.demos is None and DemoSource(cfg.preset_value("demo_source")) is DemoSource.KG
+        self._kg_demos = (
+            cfg.demos is None and PlanDemoSource(cfg.preset_value("demo_source")) is PlanDemoSource.KG
+        )
         self._demos_for: dict[str, list[Demo]] = {}
         self._lock = threading.Lock()
         self.planner: Planner = resolve_planner(

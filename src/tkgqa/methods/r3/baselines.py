@@ -18,7 +18,7 @@ from ...kg.fact import Fact
 from ...llm import Message, llm_context, usage_dict
 from ...outcomes import AbstainReason
 from ...prompts.ask import Asker, Refused
-from ..base import METHODS, Answer, Method, llm_required
+from ..base import METHODS, Answer, Method, missing_llm_error
 from .config import BaselineConfig
 from .entities import EntityFinder
 from .facts import FactPool, Pruning, Ranker, prune, subgraph
@@ -42,7 +42,7 @@ class _Baseline(Method):
 
     def answer(self, question: Question, kg: KGStore) -> Answer:
         if self.llm is None:
-            raise llm_required(self.name)
+            raise missing_llm_error(self.name)
         task = Task.of(question)
         calls = calls_of(self.llm, self.config.max_tokens)
         pool = FactPool(kg)

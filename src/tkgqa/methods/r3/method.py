@@ -30,7 +30,7 @@ from ...kg.base import KGStore
 from ...llm import Usage, llm_context, usage_dict
 from ...outcomes import AbstainReason, ResultRow
 from ...prompts.ask import Asker, Refused
-from ..base import METHODS, Answer, Method, llm_required
+from ..base import METHODS, Answer, Method, missing_llm_error
 from .config import SPEC_FLAGS, EntitySource, PremiseJudge, PromptStyle, R3Config
 from .demos import DemoSource, load_demos
 from .entities import EntityFinder, EntityReport
@@ -120,7 +120,7 @@ class R3Method(Method):
         task = Task.of(question)
         offline_choice = task.kind == TaskKind.CHOICE and self.config.judge == PremiseJudge.EMBEDDING
         if self.llm is None and not offline_choice:
-            raise llm_required(self.name, alternative="r3:judge=embedding for preference questions")
+            raise missing_llm_error(self.name, alternative="r3:judge=embedding for preference questions")
         calls = calls_of(self.llm, self.config.max_tokens) if self.llm is not None else None
         with llm_context(method=self.name, question_id=question.qid):
             if task.kind == TaskKind.CHOICE:

@@ -67,7 +67,7 @@ from ..base import (
     StepKind,
     abstain_refused,
     listed_answer,
-    llm_required,
+    missing_llm_error,
     report_step,
 )
 from .config import (
@@ -414,7 +414,7 @@ class TimeR4Method(Method):
 
     def answer(self, question: Question, kg: KGStore) -> Answer:
         if self.llm is None:
-            raise llm_required(self.name)
+            raise missing_llm_error(self.name)
         with llm_context(method=self.name, question_id=question.qid):
             if self.config.facts is FactSource.DATASET:
                 return self._answer_given(question, kg, self.llm)

@@ -22,8 +22,8 @@ from ..text.frame import (
     LAST_WORDS,
     NTH_WORDS,
     RECEIVE_WORDS,
-    Reference,
     Target,
+    TemporalReference,
     find_ordinal,
     find_references,
     find_target,
@@ -155,7 +155,7 @@ class QuestionParser:
         tokens: list[Token],
         target: Target,
         mains: list[EntityMention],
-        ref: Reference | None,
+        ref: TemporalReference | None,
         times: list[TimeMention],
         ordinal: Any,
         relation: str,
@@ -289,7 +289,7 @@ def _match_rows(
     return rows
 
 
-def _closest_order(ref: Reference | None, times: list[TimeMention]) -> AnswerOrder | None:
+def _closest_order(ref: TemporalReference | None, times: list[TimeMention]) -> AnswerOrder | None:
     """Answers nearest the reference first: "before X" → latest first, "after X" → earliest first."""
     ops = [ref.op] if ref is not None else [t.relation for t in times]
     if TemporalRelation.BEFORE in ops:

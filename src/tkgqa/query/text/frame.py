@@ -51,7 +51,7 @@ class Ordinal:
 
 
 @dataclass(frozen=True, slots=True)
-class Reference:
+class TemporalReference:
     """A temporal reference ("before/after/same time as <entity>"): the mention and the operator."""
 
     mention: EntityMention
@@ -237,14 +237,14 @@ def same_time(tokens: list[Token]) -> tuple[int, Granularity | None] | None:
 
 def find_references(
     tokens: list[Token], mentions: list[EntityMention]
-) -> tuple[list[EntityMention], Reference | None]:
+) -> tuple[list[EntityMention], TemporalReference | None]:
     """Split mentions into main ones and (at most) one temporal reference."""
-    ref: Reference | None = None
+    ref: TemporalReference | None = None
     mains: list[EntityMention] = []
     for m in mentions:
         op = reference_op(tokens, m)
         if op is not None and ref is None:
-            ref = Reference(m, op)
+            ref = TemporalReference(m, op)
         else:
             mains.append(m)
     if ref is None and len(mains) >= 2:
@@ -252,6 +252,6 @@ def find_references(
         if same is not None:
             pos, gran = same
             nearest = min(mains[1:], key=lambda m: min(abs(m.start - pos), abs(m.end - 1 - pos)))
-            ref = Reference(nearest, TemporalRelation.IN, gran or Granularity.DAY)
+            ref = TemporalReference(nearest, TemporalRelation.IN, gran or Granularity.DAY)
             mains = [m for m in mains if m is not nearest]
     return mains, ref

@@ -109,7 +109,7 @@ function isoRange(iso) {  // "2014" | "2014-11" | "2014-11-10" → [first ms, la
   return [dayMs(y, 1, 1), dayMs(y + 1, 1, 1) - 864e5];
 }
 
-// --- which fact supports which answer (as tkgqa.eval.views.evidence_cover does on the server) -------
+// --- which fact supports which answer (as tkgqa.api.views.evidence_cover does on the server) -------
 function cites(f, answer) {
   if ([f.subject, f.object, f.subject_label, f.object_label].includes(answer)) return true;
   return [f.start, f.end].some((t) => typeof t === "string" && t && (t.startsWith(answer) || answer.startsWith(t)));

@@ -3,7 +3,7 @@ documented error (ParseError for LLM output, DataError for data files, ConfigErr
 plus a round trip where the format has one.
 
 Already fuzzed elsewhere (not repeated here): ``llm/parsing`` round trips (tests/llm/test_llm_parsing.py),
-r3 prompts (tests/methods/test_r3_prompts.py), lpkg plans, KG loaders (tests/reliability), CR-LT triples,
+r3 prompts (tests/methods/test_r3_prompts.py), lpkg plans, KG loaders (tests/kg), CR-LT triples,
 ``parse_counts``, ``parse_program`` and fact lines of the service, option-pair round trips.
 """
 

@@ -17,7 +17,7 @@ pytest.importorskip("fastapi", reason="the web UI needs FastAPI: install tkgqa[s
 pytest.importorskip("uvicorn", reason="the web UI needs uvicorn: install tkgqa[service]")
 pytest.importorskip("playwright.sync_api", reason="browser tests need playwright: install tkgqa[dev]")
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "service"))  # the LLM stub of the service tests
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/service: its LLM stub
 
 from playwright import sync_api
 from stubs import llm_stub, make_run

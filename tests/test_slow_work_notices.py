@@ -139,7 +139,9 @@ def test_minilm_is_named_as_loading_before_torch_is_imported(
         "        pass\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path / "fake"))
-    monkeypatch.delitem(sys.modules, "sentence_transformers", raising=False)
+    # the stand-in leaves sys.modules as it found it (imported or not), so later tests get the real module
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    monkeypatch.delitem(sys.modules, "sentence_transformers")
     from tkgqa.retrieval.embedders import SentenceTransformerEmbedder
 
     SentenceTransformerEmbedder(model).model  # noqa: B018 (loads it)

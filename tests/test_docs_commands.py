@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 DEMO_KG = REPO / "src" / "tkgqa" / "data" / "demo_kg.tsv"
 LIMITED = {("eval",), ("analyze", "coverage"), ("reproduce",)}  # commands that take --limit

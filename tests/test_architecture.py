@@ -63,7 +63,7 @@ def graph() -> object:
 
 def _contract(kind: str) -> dict[str, Any]:
     """The import-linter contract of type ``kind`` in pyproject.toml (the one statement of the layers)."""
-    config = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    config = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
     return next(c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == kind)
 
 
@@ -126,7 +126,7 @@ def test_no_import_cycles() -> None:
 
 
 def test_only_tkgqa_serve_imports_the_service(graph: object) -> None:
-    """The CLI shares what it needs with the service through the layers below (``tkgqa.eval.resolve``);
+    """The CLI shares what it needs with the service through the layers below (``tkgqa.api.resolve``);
     only ``tkgqa serve`` builds the app."""
     cli = graph.find_children("tkgqa.cli")  # type: ignore[attr-defined]
     importers = {

@@ -1,6 +1,7 @@
-"""Fixtures for the reliability tests: a stalled LLM backend (in-process), a stalled HTTP endpoint (a TCP
-listener that accepts and never answers, for the openai: backend and subprocess servers) and a dribbling
-one (an OpenAI-compatible server sending one byte a second until told to be healthy)."""
+"""Fixtures for the tests of an LLM that does not answer (shared: ``tests/conftest.py`` imports them): a
+stalled LLM backend (in-process), a stalled HTTP endpoint (a TCP listener that accepts and never answers, for
+the openai: backend and subprocess servers) and a dribbling one (an OpenAI-compatible server sending one byte
+a second until told to be healthy)."""
 
 from __future__ import annotations
 

@@ -16,6 +16,9 @@ from tkgqa.errors import ConfigError, DataError, LLMError
 from tkgqa.kg import KGStore
 from tkgqa.methods import METHODS, Answer, Method, MethodConfig
 
+#: each test starts with an empty ``$TKGQA_HOME`` (as in the other folders of evaluation tests)
+pytestmark = pytest.mark.usefixtures("isolated_home")
+
 
 class EchoConfig(MethodConfig):
     llm: str | None = None
