@@ -109,7 +109,7 @@ def _stable(value: Any) -> Any:
 
 def _rows(folder: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    # a run's own folder (e.g. TKGQA_HOME under it, named in a trace) differs between two runs: one placeholder
+    # a run's own folder (TKGQA_HOME under it, named in a trace) differs between two runs: one placeholder
     run_root = json.dumps(str(folder.resolve().parent))[1:-1]
     for path in sorted(folder.glob("*.jsonl")):
         for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
