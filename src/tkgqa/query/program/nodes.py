@@ -324,7 +324,9 @@ def to_dict(node: Node) -> dict[str, Any]:
                 "both_directions": node.both_directions,
             }
         case Const():
-            return {"node": "const", "point": node.point.iso(), "end": node.end.iso() if node.end else None}
+            # "end" only for a range: a point constant serialises as it did before ranges existed
+            end = {"end": node.end.iso()} if node.end else {}
+            return {"node": "const", "point": node.point.iso(), **end}
         case TimeOf():
             gran = node.granularity.name.lower() if node.granularity else None
             return {
