@@ -16,19 +16,22 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from test_registry import module_dir, write_distribution
 from tkgqa.errors import ConfigError
 from tkgqa.eval.reproduce import (
-    PAPERS,
     REPRODUCE_JSON,
     REPRODUCE_MD,
     bootstrap_interval,
     dry_run,
     load_paper,
+    paper_names,
     reproduce,
     wilson_interval,
 )
 from tkgqa.eval.reproduce.run import STATUSES
+from tkgqa.methods import package as method_package
 from tkgqa.methods.base import METHODS
+from tkgqa.methods.package import PACKAGE_GROUP, paper_packages
 
 #: ``../shared/papers`` beside the shared data (``$TKGQA_SHARED_DATA``'s parent when set).
 PAPERS_DIR = (
@@ -36,6 +39,8 @@ PAPERS_DIR = (
     if os.environ.get("TKGQA_SHARED_DATA")
     else Path(__file__).resolve().parents[2].parent / "shared"
 ) / "papers"
+__all__ = ["module_dir"]  # the fixture, shared with test_registry
+PAPERS = paper_names()
 OFFLINE_EMBEDDER = {"r3": {"embedder": "hashing"}, "kaping": {"embedder": "hashing"}}
 CELL_KEYS = {"table", "row", "column", "paper", "ours", "n", "ci", "model", "status", "reason", "run_dir"}
 
@@ -199,6 +204,31 @@ def test_unknown_paper_and_table_are_config_errors(tmp_path: Path) -> None:
         load_paper("nope")
     with pytest.raises(ConfigError, match="T1, T2, T7"):
         reproduce("ari", table="T9", output=tmp_path / "out", data_root=tmp_path)
+
+
+def test_a_third_party_method_package_ships_its_own_paper_table(
+    module_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tables are found through each package's registration (``paper``), not in a folder of tkgqa's."""
+    assert [d.package.paper for d in paper_packages().values()] == [
+        f"tkgqa.methods.{name}:paper.json" for name in ("ari", "timer4", "cik", "lpkg", "r3")
+    ]
+    package = module_dir / "tkgqa_regtest_paper"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from tkgqa.methods.package import MethodPackage\n"
+        "PLUGIN = MethodPackage(name='regtest', methods={}, paper='tkgqa_regtest_paper:paper.json')\n"
+    )
+    table = {"id": "T1", "caption": "Table 1: x", "metric": "strict_hit", "scale": "fraction"}
+    table |= {"columns": [{"id": "c", "dataset": "multitq"}], "rows": [{"id": "r", "method": "symbolic"}]}
+    paper = {"paper": "regtest", "title": "t", "source": "t.txt", "model": "m", "tables": [table]}
+    (package / "paper.json").write_text(json.dumps(paper))
+    write_distribution(
+        module_dir, "tkgqa-regtest-paper", PACKAGE_GROUP, {"regtest": "tkgqa_regtest_paper:PLUGIN"}
+    )
+    monkeypatch.setattr(method_package, "_PLUGINS", None)
+    assert paper_names()[-1] == "regtest"
+    assert load_paper("regtest").tables[0].rows[0].method == "symbolic"
 
 
 # --- confidence intervals ------------------------------------------------------------------------------

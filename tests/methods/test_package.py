@@ -65,7 +65,7 @@ def test_every_builtin_package_declares_its_methods_commands_and_tasks() -> None
 def test_a_descriptor_holds_references_only() -> None:
     with pytest.raises(ConfigError, match=r"'tkgqa.methods' is not a 'module:attr' reference"):
         MethodPackage(name="x", methods={"x": "tkgqa.methods"})
-    with pytest.raises(ConfigError, match="declares no methods, commands or parse tasks"):
+    with pytest.raises(ConfigError, match="declares no methods, commands, parse tasks or paper"):
         MethodPackage(name="x", methods={})
     with pytest.raises(ConfigError, match=r"extras for undeclared method\(s\) \['y'\]"):
         MethodPackage(name="x", methods={"x": "m:X"}, extras={"y": "retrieval"})

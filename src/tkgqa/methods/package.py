@@ -9,11 +9,13 @@ declares what it adds to tkgqa in one :class:`MethodPackage`, in a tiny module t
         methods={"ari": "tkgqa.methods.ari.method:ARIMethod", "react_kb": "…kb_baselines:ReActKB"},
         commands="tkgqa.methods.ari.commands:ari_app",      # a typer.Typer: ``tkgqa ari …``
         parse_tasks="tkgqa.methods.ari.parse_tasks:TASKS",  # ``tkgqa llm parse --task ari.action``
+        paper="tkgqa.methods.ari:paper.json",               # the paper's tables: ``tkgqa reproduce ari``
     )
 
 Nothing a descriptor names is imported when it is read: the methods become lazy references of
 :data:`tkgqa.methods.METHODS` (listed at once, imported on first resolve), the commands module is imported
-when the ``tkgqa`` command line is built, the parse tasks when ``tkgqa llm parse`` runs.
+when the ``tkgqa`` command line is built, the parse tasks when ``tkgqa llm parse`` runs, the paper table (a
+data file of the package, ``"package:file"``) when ``tkgqa reproduce`` reads it (:func:`read_paper`).
 
 Where descriptors come from:
 
@@ -35,7 +37,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from importlib import metadata
+from importlib import metadata, resources
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -56,21 +58,26 @@ class MethodPackage:
     ``methods``: method name → the Method class; ``extras``: method name → the ``tkgqa`` extra its optional
     dependencies come from (for the "pip install" hint when one is missing); ``commands``: a ``typer.Typer``
     with a ``name``, added to ``tkgqa`` as that command group; ``parse_tasks``: a sequence of
-    :class:`~tkgqa.llm.parse_tasks.ParseTask` read by ``tkgqa llm parse``."""
+    :class:`~tkgqa.llm.parse_tasks.ParseTask` read by ``tkgqa llm parse``; ``paper``: ``"package:file"`` of
+    the published tables of the package's paper (the JSON that :mod:`tkgqa.eval.reproduce.spec` reads, a data
+    file shipped inside the package), reproduced by ``tkgqa reproduce NAME``."""
 
     name: str
     methods: Mapping[str, str]
     extras: Mapping[str, str] = field(default_factory=dict)
     commands: str | None = None
     parse_tasks: str | None = None
+    paper: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "methods", MappingProxyType(dict(self.methods)))
         object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
-        refs = [*self.methods.values(), *filter(None, (self.commands, self.parse_tasks))]
+        refs = [*self.methods.values(), *filter(None, (self.commands, self.parse_tasks, self.paper))]
         bad = [ref for ref in refs if not isinstance(ref, str) or ":" not in ref]
-        if not self.methods and not self.commands and not self.parse_tasks:
-            raise ConfigError(f"method package {self.name!r} declares no methods, commands or parse tasks")
+        if not self.methods and not self.commands and not self.parse_tasks and not self.paper:
+            raise ConfigError(
+                f"method package {self.name!r} declares no methods, commands, parse tasks or paper"
+            )
         if bad:
             raise ConfigError(f"method package {self.name!r}: {bad[0]!r} is not a 'module:attr' reference")
         unknown = sorted(set(self.extras) - set(self.methods))
@@ -201,3 +208,35 @@ def parse_tasks() -> dict[str, ParseTask]:
                 continue
             out[task.name] = task
     return out
+
+
+def paper_packages() -> dict[str, Declared]:
+    """The packages that name a paper table, by package name (the paper's name in ``tkgqa reproduce``): the
+    built-in ones, then the plugins' (a plugin taking a name already taken is skipped with a warning)."""
+    out: dict[str, Declared] = {}
+    for declared in method_packages():
+        name = declared.package.name
+        if declared.package.paper is None:
+            continue
+        if name in out:
+            warnings.warn(
+                f"paper table of {declared.origin} skipped: the name {name!r} is taken", stacklevel=2
+            )
+            continue
+        out[name] = declared
+    return out
+
+
+def read_paper(name: str) -> tuple[str, str]:
+    """The text of the paper table that package ``name`` declares, and its ``"package:file"`` reference."""
+    declared = paper_packages().get(name)
+    if declared is None or declared.package.paper is None:
+        raise ConfigError(f"unknown paper {name!r}; use one of {', '.join(paper_packages())}")
+    ref = declared.package.paper
+    module, _, file = ref.partition(":")
+    try:
+        return resources.files(module).joinpath(file).read_text("utf-8"), ref
+    except (ImportError, OSError, ValueError) as exc:
+        raise ConfigError(
+            f"the paper table {ref!r} of {declared.origin} cannot be read: {type(exc).__name__}: {exc}"
+        ) from None

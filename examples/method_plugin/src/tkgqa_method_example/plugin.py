@@ -2,7 +2,9 @@
 
 ``pyproject.toml`` points the ``tkgqa.method_packages`` entry point at :data:`PLUGIN`; tkgqa's own methods
 register through the same descriptor (``tkgqa/methods/<name>/plugin.py``). A package may also declare
-``parse_tasks="module:TASKS"`` (a sequence of ``tkgqa.llm.parse_tasks.ParseTask``) for ``tkgqa llm parse``.
+``parse_tasks="module:TASKS"`` (a sequence of ``tkgqa.llm.parse_tasks.ParseTask``) for ``tkgqa llm parse``
+and ``paper="package:paper.json"`` (its paper's published tables, shipped as package data, in the format of
+``tkgqa/methods/ari/paper.json``) for ``tkgqa reproduce NAME``.
 """
 
 from tkgqa.methods.package import MethodPackage

@@ -1,5 +1,6 @@
-"""Reproduce the papers' tables: the published numbers (``papers/*.json``, typed in once with table and row
-references) beside ours, each cell run through the ``tkgqa eval`` runner (``tkgqa reproduce PAPER``)."""
+"""Reproduce the papers' tables: the published numbers (each method package's ``paper.json``, typed in once
+with table and row references) beside ours, each cell run through the ``tkgqa eval`` runner (``tkgqa
+reproduce PAPER``)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,12 @@ from .estimate import ESTIMATE_METHOD, Estimate, dry_run
 from .orchestrate import REPRODUCE_JSON, REPRODUCE_MD, ReproduceResult, RunSummary, reproduce
 from .render import cell_texts, render_estimates, render_markdown
 from .run import Cell, RunKey
-from .spec import PAPERS, Column, Metric, Paper, PaperRow, Scale, Table, load_paper, select_tables
+from .spec import Column, Metric, Paper, PaperRow, Scale, Table, load_paper, paper_names, select_tables
 from .stats import bootstrap_interval, mean_interval, wilson_interval
 
 __all__ = [
     "DATA",
     "ESTIMATE_METHOD",
-    "PAPERS",
     "REPRODUCE_JSON",
     "REPRODUCE_MD",
     "Cell",
@@ -35,6 +35,7 @@ __all__ = [
     "load_paper",
     "mean_interval",
     "missing_data",
+    "paper_names",
     "render_estimates",
     "render_markdown",
     "reproduce",

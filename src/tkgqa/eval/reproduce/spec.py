@@ -1,13 +1,16 @@
-"""The published tables, typed in once: ``papers/<paper>.json`` read into frozen, validated models.
+"""The published tables, typed in once: a method package's ``paper.json`` read into frozen, validated models.
 
-Each file holds a paper's tables that name a dataset tkgqa can load. A table has a metric (the per-question
-field of ``results.jsonl`` its numbers average, see :data:`METRICS`) and a scale (``fraction`` as 0.380 or
-``percent`` as 38.0, as printed); columns say which dataset, which questions (``filter``: a breakdown value
-such as ``{"qlabel": "Single"}``) and, where needed, a KG cutoff (``as_of``) or why tkgqa cannot measure it
-(``na``: a human-evaluated metric, a query set not published); rows say which tkgqa method spec reproduces
-them (``method``, with ``llm`` whether it needs a model) or why none does (``reason``). A row's ``cells`` are
-the published numbers by column id; a row without any (our offline references, or a paper whose numbers are
-not in the extraction) is listed in every column with no published number.
+A method package names its paper table in its registration (``paper`` of its
+:class:`~tkgqa.methods.package.MethodPackage`, e.g. ``tkgqa/methods/ari/paper.json``), so a third-party
+package can ship one too. Each file holds a paper's tables that name a dataset tkgqa can load. A table has a
+metric (the per-question field of ``results.jsonl`` its numbers average, see :data:`METRICS`) and a scale
+(``fraction`` as 0.380 or ``percent`` as 38.0, as printed); columns say which dataset, which questions
+(``filter``: a breakdown value such as ``{"qlabel": "Single"}``) and, where needed, a KG cutoff (``as_of``) or
+why tkgqa cannot measure it (``na``: a human-evaluated metric, a query set not published); rows say which
+tkgqa method spec reproduces them (``method``, with ``llm`` whether it needs a model) or why none does
+(``reason``). A row's ``cells`` are the published numbers by column id; a row without any (our offline
+references, or a paper whose numbers are not in the extraction) is listed in every column with no published
+number.
 """
 
 from __future__ import annotations
@@ -15,15 +18,18 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from functools import cache
-from importlib import resources
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ...errors import ConfigError, DataError
+from ...methods.package import paper_packages, read_paper
 
-#: The papers ``tkgqa reproduce`` knows, in the order they are listed.
-PAPERS = ("ari", "timer4", "cik", "lpkg", "r3")
+
+def paper_names() -> tuple[str, ...]:
+    """The papers ``tkgqa reproduce`` knows (the method packages that name a paper table), in the order they
+    are listed: the built-in ones (ari, timer4, cik, lpkg, r3), then the plugins'."""
+    return tuple(paper_packages())
 
 
 class Metric(StrEnum):
@@ -138,16 +144,13 @@ class Paper(_Frozen):
 
 @cache
 def load_paper(name: str) -> Paper:
-    """The published tables of ``name`` (one of :data:`PAPERS`)."""
-    key = name.strip().lower()
-    if key not in PAPERS:
-        raise ConfigError(f"unknown paper {name!r}; use one of {', '.join(PAPERS)}")
-    text = resources.files(__package__).joinpath("papers", f"{key}.json").read_text("utf-8")
+    """The published tables of ``name`` (one of :func:`paper_names`), as its method package ships them."""
+    text, ref = read_paper(name.strip().lower())
     try:
         data: Any = json.loads(text)
         return Paper.model_validate(data)
     except (ValueError, ValidationError) as exc:
-        raise DataError(f"papers/{key}.json is not a valid table file: {exc}") from None
+        raise DataError(f"{ref} is not a valid table file: {exc}") from None
 
 
 def select_tables(paper: Paper, table: str | None) -> tuple[Table, ...]:

@@ -12,4 +12,5 @@ PLUGIN = MethodPackage(
     },
     commands="tkgqa.methods.ari.commands:ari_app",
     parse_tasks="tkgqa.methods.ari.parse_tasks:TASKS",
+    paper="tkgqa.methods.ari:paper.json",
 )

@@ -7,4 +7,5 @@ PLUGIN = MethodPackage(
     name="cik",
     methods={"cik": "tkgqa.methods.cik.method:CIKMethod"},
     parse_tasks="tkgqa.methods.cik.parse_tasks:TASKS",
+    paper="tkgqa.methods.cik:paper.json",
 )

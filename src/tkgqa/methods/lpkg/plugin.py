@@ -8,4 +8,5 @@ PLUGIN = MethodPackage(
     methods={"lpkg": "tkgqa.methods.lpkg.method:LPKGMethod"},
     commands="tkgqa.methods.lpkg.commands:lpkg_app",
     parse_tasks="tkgqa.methods.lpkg.parse_tasks:TASKS",
+    paper="tkgqa.methods.lpkg:paper.json",
 )

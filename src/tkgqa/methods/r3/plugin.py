@@ -12,4 +12,5 @@ PLUGIN = MethodPackage(
         "cot2": "tkgqa.methods.r3.baselines:CoT2",
     },
     parse_tasks="tkgqa.methods.r3.parse_tasks:TASKS",
+    paper="tkgqa.methods.r3:paper.json",
 )

@@ -9,4 +9,5 @@ PLUGIN = MethodPackage(
     extras={"timer4": "retrieval"},
     commands="tkgqa.methods.timer4.commands:timer4_app",
     parse_tasks="tkgqa.methods.timer4.parse_tasks:TASKS",
+    paper="tkgqa.methods.timer4:paper.json",
 )
