@@ -24,6 +24,7 @@ from stubs import llm_stub, make_run
 from tkgqa.api.views import program_tree
 from tkgqa.errors import DataError
 from tkgqa.kg import Fact, TemporalKG
+from tkgqa.outcomes import Outcome
 from tkgqa.query.program.executor import Executor
 from tkgqa.query.program.nodes import Entities, Match, from_dict, to_dict
 from tkgqa.service import create_app
@@ -70,6 +71,11 @@ def test_openapi_documents_the_real_models(spec: dict[str, Any]) -> None:
     error = spec["components"]["schemas"]["ErrorBody"]
     assert set(error["required"]) == ERROR_KEYS
     assert "detail" not in json.dumps(spec["components"]["schemas"].get("HTTPValidationError", {}))  # unused
+    results = spec["paths"]["/api/runs/{name}/results"]["get"]["parameters"]
+    (which,) = [p for p in results if p["name"] == "outcome"]
+    assert which["schema"]["$ref"].endswith("/ResultsFilter")  # the page filter, not tkgqa.outcomes.Outcome
+    filters = spec["components"]["schemas"]["ResultsFilter"]["enum"]
+    assert filters == ["all", *(o.value for o in Outcome)] and "Outcome" not in spec["components"]["schemas"]
 
 
 def test_every_endpoint_conforms_on_success(client: TestClient, spec: dict[str, Any]) -> None:

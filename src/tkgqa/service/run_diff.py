@@ -12,7 +12,7 @@ from ..errors import NotFoundError
 from ..eval.report import compare_runs, read_results
 from ..outcomes import ResultRow
 from ..sanitize import clean_json
-from .runs import Outcome, confined, run_dir, run_results
+from .runs import ResultsFilter, confined, run_dir, run_results
 
 MAX_DIFF_QUESTIONS = 2000
 
@@ -73,7 +73,7 @@ def run_question(root: Path, name: str, qid: str, label: Callable[[str], str]) -
     """One question of a run in the answer view's shape (a ``?run=&qid=`` link)."""
     offset = 0
     while True:
-        page = run_results(root, name, Outcome.ALL, offset, 200, label)
+        page = run_results(root, name, ResultsFilter.ALL, offset, 200, label)
         for row in page["results"]:
             if row["qid"] == qid:
                 return row

@@ -23,8 +23,7 @@ from typing import Any
 from ..api.views import labelled_fact, program_tree
 from ..errors import ConfigError, NotFoundError, TKGQAError
 from ..kg.fact import Fact
-from ..outcomes import Outcome as RowOutcome
-from ..outcomes import ResultRow
+from ..outcomes import Outcome, ResultRow
 from ..sanitize import clean_json
 from ..userfiles import parse_json
 
@@ -38,17 +37,18 @@ MAX_CHART_BYTES = 16 * 1024 * 1024
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-class Outcome(StrEnum):
-    """The results filter: every row, or those of one :class:`tkgqa.outcomes.Outcome`."""
+class ResultsFilter(StrEnum):
+    """Which rows a results page shows: every row (``all``), or those of one :class:`tkgqa.outcomes.Outcome`
+    (its values)."""
 
     ALL = "all"
-    CORRECT = RowOutcome.CORRECT.value
-    WRONG = RowOutcome.WRONG.value
-    ABSTAINED = RowOutcome.ABSTAINED.value
-    ERROR = RowOutcome.ERROR.value
+    CORRECT = Outcome.CORRECT.value
+    WRONG = Outcome.WRONG.value
+    ABSTAINED = Outcome.ABSTAINED.value
+    ERROR = Outcome.ERROR.value
 
     def keeps(self, row: ResultRow) -> bool:
-        return self is Outcome.ALL or row.outcome.value == self.value
+        return self is ResultsFilter.ALL or row.outcome.value == self.value
 
 
 def confined(root: Path, path: Path) -> Path | None:
@@ -166,10 +166,10 @@ def run_report(root: Path, name: str) -> dict[str, Any]:
     report = _read_json(root, folder / "report.json")
     md = read_confined(root, folder / "report.md", MAX_REPORT_CHARS * 4)
     text = md.decode("utf-8", errors="replace")[:MAX_REPORT_CHARS] if md is not None else ""
-    counts = {o.value: 0 for o in Outcome}
+    counts = {o.value: 0 for o in ResultsFilter}
     for row in _rows(root, folder):
         counts[row.outcome.value] += 1
-        counts[Outcome.ALL.value] += 1
+        counts[ResultsFilter.ALL.value] += 1
     return {
         **_summary(folder, report),
         "report_md": text,
@@ -203,7 +203,7 @@ def _rows(root: Path, folder: Path) -> Iterator[ResultRow]:
 
 
 def run_results(
-    root: Path, name: str, which: Outcome, offset: int, limit: int, label: Callable[[str], str]
+    root: Path, name: str, which: ResultsFilter, offset: int, limit: int, label: Callable[[str], str]
 ) -> dict[str, Any]:
     """Rows of a run's ``results.jsonl`` with outcome ``which``: each as the answer view's object."""
     folder = run_dir(root, name)

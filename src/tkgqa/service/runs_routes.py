@@ -18,7 +18,7 @@ from ..credentials import redact
 from ..errors import NotFoundError
 from .models import RunAnswerOut, RunDiffOut, RunReportOut, RunResultsOut, RunsOut, error_responses
 from .run_diff import run_diff, run_question
-from .runs import Outcome, list_runs, run_chart, run_report, run_results
+from .runs import ResultsFilter, list_runs, run_chart, run_report, run_results
 from .state import ServiceState
 
 NOT_FOUND = error_responses({404: "No such run"})
@@ -53,7 +53,7 @@ def runs_router(state: ServiceState) -> APIRouter:
     @router.get("/api/runs/{name}/results", response_model=RunResultsOut, responses=NOT_FOUND)
     def results(
         name: str,
-        outcome: Outcome = Query(Outcome.ALL),
+        outcome: ResultsFilter = Query(ResultsFilter.ALL),
         offset: int = Query(0, ge=0),
         limit: int = Query(50, ge=1, le=200),
     ) -> dict[str, Any]:
