@@ -61,13 +61,14 @@ test: install-test
 	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests: treating as a failure" >&2; fi; exit $$rc
 
 # Also the budgets of pyproject.toml: function complexity/branches/statements (ruff C901, PLR0912, PLR0915)
-# and the stricter mypy settings.
+# and the stricter mypy settings; the duplicates budget (tests/duplicates_budget.py, issue #30).
 lint: install-lint
 	$(LBIN)/ruff check --no-cache src tests bench  # no cache: a stale one once hid what a clean CI clone found
 	$(LBIN)/ruff format --check src tests bench
 	$(LBIN)/mypy
 	$(LBIN)/lint-imports
 	$(LBIN)/python tests/import_cycles.py
+	$(LBIN)/python tests/duplicates_budget.py  # pairs of repeated lines in src/ (skipped without `duplicates`)
 
 bench: install-test
 	$(TBIN)/python bench/kg_ops.py
