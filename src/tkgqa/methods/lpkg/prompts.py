@@ -200,8 +200,14 @@ ANSWER_TEMPLATE = (
 )
 
 
+def numbered_facts(facts: Sequence[object]) -> str:
+    """The facts one a line, numbered from 1 (``1. …``), or ``(none)``: the ``Information`` of both
+    sub-question answer prompts."""
+    return "\n".join(f"{i}. {f}" for i, f in enumerate(facts, 1)) or "(none)"
+
+
 def build_answer(context: Context) -> list[Message]:
-    facts = "\n".join(f"{i}. {f}" for i, f in enumerate(context["facts"], 1)) or "(none)"
+    facts = numbered_facts(context["facts"])
     return [Message.user(ANSWER_TEMPLATE.format(facts=facts, question=context["question"]))]
 
 
@@ -323,7 +329,7 @@ AUTHORS_ANSWER_TEMPLATE = (
 
 def build_authors_answer(context: Context) -> list[Message]:
     """The authors' QA prompt over ``context["facts"]`` (numbered) and ``context["question"]``."""
-    facts = "\n".join(f"{i}. {f}" for i, f in enumerate(context["facts"], 1)) or "(none)"
+    facts = numbered_facts(context["facts"])
     return [Message.user(AUTHORS_ANSWER_TEMPLATE.format(info=facts, question=context["question"]))]
 
 
