@@ -216,7 +216,7 @@ from tkgqa_regtest_reg import REG
 
 class Evil(Method):
     name = "evil"
-    def answer(self, question, kg):
+    def reason(self, question, kg):
         raise AssertionError("the plugin's method ran")
 
 REG.add({name!r}, Evil)

@@ -28,7 +28,7 @@ class Flaky(Method):
         self.down = down or set()
         self.seen: list[str] = []
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         self.seen.append(question.qid)
         if question.qid in self.down:
             usage = Usage(prompt_tokens=1000, completion_tokens=0, calls=2)

@@ -32,7 +32,7 @@ class Lookup(Method):
         self.fail_on, self.stop_at = fail_on, stop_at
         self.seen: list[tuple[str, str, int]] = []
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         self.seen.append((question.qid, kg.name, len(kg)))
         if question.qid == self.stop_at:
             raise KeyboardInterrupt
@@ -59,7 +59,7 @@ class FirstObject(Method):
     def __init__(self) -> None:
         self.config = MethodConfig()
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         facts = kg.facts(subject=question.entities[0]) if question.entities else []
         return Answer([kg.label(f.object) for f in facts], evidence=facts)
 

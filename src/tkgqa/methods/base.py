@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -9,7 +10,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, final
 
 from pydantic import BaseModel, ConfigDict
 
@@ -17,7 +18,7 @@ from ..datasets.base import Question
 from ..errors import ConfigError, TKGQAError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
-from ..llm import LLMBackend, Usage, resolve_llm_arg, usage_dict
+from ..llm import LLMBackend, Usage, llm_context, resolve_llm_arg, usage_dict
 from ..outcomes import ResultRow
 from ..prompts.ask import Refused
 from ..registry import Registry
@@ -90,13 +91,15 @@ class StepEvent:
     step's result (facts, items) when it has one; ``ok`` the outcome of a check when the step is one;
     ``data`` a few JSON-ready details."""
 
-    method: str
     kind: StepKind
     index: int
     label: str
     count: int | None = None
     ok: bool | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
+    #: the registered name of the method that reports the step; left empty, :func:`report_step` fills it in
+    #: from the :meth:`Method.answer` running (so no method names itself)
+    method: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -117,14 +120,17 @@ class StepCancelled(TKGQAError):
 
 StepReporter = Callable[[StepEvent], None]
 _STEP_REPORTER: ContextVar[StepReporter | None] = ContextVar("tkgqa_step_reporter", default=None)
+#: the registered name of the method whose :meth:`Method.answer` is running (innermost: a hybrid's part)
+_STEP_METHOD: ContextVar[str] = ContextVar("tkgqa_step_method", default="")
 
 
 def report_step(event: StepEvent) -> None:
-    """Hand ``event`` to the reporter of the current context (none: nothing happens). The reporter may raise
-    :class:`StepCancelled` to stop the method between steps; methods call this between steps only."""
+    """Hand ``event`` to the reporter of the current context (none: nothing happens), its ``method`` filled
+    in with the running method's name when left empty. The reporter may raise :class:`StepCancelled` to stop
+    the method between steps; methods call this between steps only."""
     reporter = _STEP_REPORTER.get()
     if reporter is not None:
-        reporter(event)
+        reporter(event if event.method else dataclasses.replace(event, method=_STEP_METHOD.get()))
 
 
 @contextmanager
@@ -240,7 +246,8 @@ def missing_llm_error(method: str, *, alternative: str = "") -> ConfigError:
 
 
 class Method(ABC):
-    """A QA method: ``answer(question, kg)`` → :class:`Answer`. Stateless across questions unless noted.
+    """A QA method: ``answer(question, kg)`` → :class:`Answer`. Stateless across questions unless noted. A
+    subclass implements :meth:`reason`; :meth:`answer` (final) wraps it.
 
     Every method is built alike: ``Method(config=None, *, llm=None, spec=None, **overrides)``. ``spec`` is the
     text after the method's name (``"ari:oracle"``, ``"timer4:no_rerank"``), read with the class's
@@ -258,7 +265,7 @@ class Method(ABC):
     #: the setting a bare word of ``spec`` that is no flag sets (``"ari:oracle"`` → ``policy``), if any
     spec_positional: ClassVar[str | None] = None
     #: whether the method cannot be built without an LLM (one that can answer some questions without
-    #: checks in :meth:`setup` or :meth:`answer`)
+    #: checks in :meth:`setup` or :meth:`reason`)
     needs_llm: ClassVar[bool] = False
 
     config: MethodConfig
@@ -315,8 +322,34 @@ class Method(ABC):
     def setup(self) -> None:  # noqa: B027 - an optional hook
         """Hook: the method's own wiring once ``config`` and ``llm`` are set (retrievers, planners, …)."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "answer" in cls.__dict__:
+            raise TypeError(
+                f"{cls.__module__}.{cls.__qualname__} defines answer(): implement reason(question, kg) -> "
+                "Answer instead (Method.answer wraps it: the LLM context, the step events' method name, the "
+                "check that an Answer comes back)"
+            )
+
+    @final
+    def answer(self, question: Question, kg: KGStore) -> Answer:
+        """Answer ``question`` over ``kg``: :meth:`reason` within the LLM context of this method and
+        question (the tags of its LLM calls) and with this method's name on its step events; anything but
+        an :class:`Answer` coming back is a TypeError. Not overridable: a method implements :meth:`reason`."""
+        token = _STEP_METHOD.set(self.name)
+        try:
+            with llm_context(method=self.name, question_id=question.qid):
+                answer = self.reason(question, kg)
+        finally:
+            _STEP_METHOD.reset(token)
+        if not isinstance(answer, Answer):
+            raise TypeError(f"{type(self).__name__}.reason returned {type(answer).__name__}, not Answer")
+        return answer
+
     @abstractmethod
-    def answer(self, question: Question, kg: KGStore) -> Answer: ...
+    def reason(self, question: Question, kg: KGStore) -> Answer:
+        """The method's own reasoning: ``question`` over ``kg`` → :class:`Answer` (called by :meth:`answer`,
+        which sets up its context)."""
 
     def deviations(self) -> list[str]:
         """Every setting in force that differs from the method's paper, with the paper's side (the config's

@@ -200,19 +200,18 @@ class ARIMethod(Method):
         cluster, methodology = self.methodology(linked)
         env = self.environment(question, kg, linked)
         policy = self.make_policy(question, kg)
-        with llm_context(method=self.name, question_id=question.qid):
-            ep = run_episode(
-                question,
-                env,
-                policy,
-                t_max=self.config.t_max,
-                methodology=methodology,
-                max_result_items=self.config.max_result_items if self.config.truncate_results else None,
-                fallback_answer=bool(self.config.fallback_answer),
-            )
+        ep = run_episode(
+            question,
+            env,
+            policy,
+            t_max=self.config.t_max,
+            methodology=methodology,
+            max_result_items=self.config.max_result_items if self.config.truncate_results else None,
+            fallback_answer=bool(self.config.fallback_answer),
+        )
         return ep, linked, cluster, methodology
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         ep, linked, cluster, methodology = self.episode(question, kg)
         if self.config.online_memory:
             self._remember(question, kg, ep, linked)
@@ -241,7 +240,8 @@ class ARIMethod(Method):
 
     def record(self, question: Question, kg: KGStore) -> tuple[HistoryRecord, Answer]:
         """Answer ``question`` and return its history record (correctness against its gold answers)."""
-        ep, linked, _, _ = self.episode(question, kg)
+        with llm_context(method=self.name, question_id=question.qid):  # answer()'s context: outside it
+            ep, linked, _, _ = self.episode(question, kg)
         usage = usage_dict(ep.usage, self.llm)
         return _history_record(question, kg, ep, linked), Answer(
             ep.answers, evidence=ep.evidence, usage=usage

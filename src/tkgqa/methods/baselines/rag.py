@@ -89,14 +89,12 @@ class KGRAG(Method):
         chosen = [pool[i] for i in order[: self.config.max_facts]]
         return sorted(chosen, key=lambda f: (f.start.first_day if f.start else 0, f.subject))
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         facts = self.retrieve(question, kg)
         trace: list[dict[str, Any]] = [{"type": "retrieval", "facts": [verbalize(kg, f) for f in facts]}]
         context = {"question": question.text, "facts": [verbalize(kg, f) for f in facts]}
         found = ask_for_answers(
-            self,
             self.llm,
-            question,
             KG_RAG_PROMPT,
             context,
             self.config.retries,

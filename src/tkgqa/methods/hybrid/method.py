@@ -153,7 +153,7 @@ class HybridMethod(Method):
         except ConfigError as exc:
             raise ConfigError(f"hybrid: cannot build the {role} {spec!r}: {exc}") from exc
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         first = self.primary.answer(question, kg)
         route: dict[str, Any] = {
             "type": "route",

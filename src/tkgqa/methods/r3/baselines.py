@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from ...datasets.base import Question
 from ...kg.base import KGStore
 from ...kg.fact import Fact
-from ...llm import Message, llm_context, usage_dict
+from ...llm import Message, usage_dict
 from ...outcomes import AbstainReason
 from ...prompts.ask import Asker, Refused
 from ..base import METHODS, Answer, Method, missing_llm_error
@@ -40,31 +40,28 @@ class _Baseline(Method):
     def _facts(self, question: Question, kg: KGStore, task: Task, pool: FactPool) -> list[str]:
         return []
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         if self.llm is None:
             raise missing_llm_error(self.name)
         task = Task.of(question)
         calls = calls_of(self.llm, self.config.max_tokens)
         pool = FactPool(kg)
-        with llm_context(method=self.name, question_id=question.qid):
-            ids = self._facts(question, kg, task, pool)
-            trace: list[dict[str, Any]] = [{"step": "retrieval", "facts": pool.table(ids)}] if ids else []
-            lines = pool.lines(ids)
-            if task.kind == TaskKind.CHOICE:
-                options = [o.text for o in task.options]
-                chosen = calls.ask(
-                    B.choice_prompt(question.text, options, lines), retries=self.config.retries
-                )
-                if isinstance(chosen, Refused):
-                    return self._unparsable(chosen, trace, calls)
-                words, text = [chosen.value], chosen.text
-            else:
-                asked = B.reply_prompt(self._messages(question.text, task, lines), set(ids))
-                reply = calls.ask(asked, retries=self.config.retries)
-                if isinstance(reply, Refused):
-                    return self._unparsable(reply, trace, calls)
-                word = task.word(reply.value.verdict)
-                words, text = ([word] if word else []), reply.text
+        ids = self._facts(question, kg, task, pool)
+        trace: list[dict[str, Any]] = [{"step": "retrieval", "facts": pool.table(ids)}] if ids else []
+        lines = pool.lines(ids)
+        if task.kind == TaskKind.CHOICE:
+            options = [o.text for o in task.options]
+            chosen = calls.ask(B.choice_prompt(question.text, options, lines), retries=self.config.retries)
+            if isinstance(chosen, Refused):
+                return self._unparsable(chosen, trace, calls)
+            words, text = [chosen.value], chosen.text
+        else:
+            asked = B.reply_prompt(self._messages(question.text, task, lines), set(ids))
+            reply = calls.ask(asked, retries=self.config.retries)
+            if isinstance(reply, Refused):
+                return self._unparsable(reply, trace, calls)
+            word = task.word(reply.value.verdict)
+            words, text = ([word] if word else []), reply.text
         cited_ids = list(dict.fromkeys(f"F{n}" for n in B._FACT_ID.findall(text)))
         known = set(ids)
         if ids:

@@ -27,7 +27,7 @@ from typing import Any
 from ...datasets.base import Question
 from ...errors import ParseError
 from ...kg.base import KGStore
-from ...llm import Usage, llm_context, usage_dict
+from ...llm import Usage, usage_dict
 from ...outcomes import AbstainReason, ResultRow
 from ...prompts.ask import Asker, Refused
 from ..base import METHODS, Answer, Method, missing_llm_error
@@ -116,17 +116,16 @@ class R3Method(Method):
         )
 
     # --- answering --------------------------------------------------------------------------------------
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         task = Task.of(question)
         offline_choice = task.kind == TaskKind.CHOICE and self.config.judge == PremiseJudge.EMBEDDING
         if self.llm is None and not offline_choice:
             raise missing_llm_error(self.name, alternative="r3:judge=embedding for preference questions")
         calls = calls_of(self.llm, self.config.max_tokens) if self.llm is not None else None
-        with llm_context(method=self.name, question_id=question.qid):
-            if task.kind == TaskKind.CHOICE:
-                return self._preference(question, kg, task, calls)
-            assert calls is not None
-            return self._query(question, kg, task, calls)
+        if task.kind == TaskKind.CHOICE:
+            return self._preference(question, kg, task, calls)
+        assert calls is not None
+        return self._query(question, kg, task, calls)
 
     def _query(self, question: Question, kg: KGStore, task: Task, calls: Asker) -> Answer:
         report = self.extract_entities(question, kg, calls)

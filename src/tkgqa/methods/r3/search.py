@@ -114,7 +114,7 @@ class TreeSearch:
 
     def _report(self, kind: StepKind, label: str, **kw: Any) -> None:
         """A :class:`StepEvent` of this search (numbered in order) to the context's step reporter."""
-        report_step(StepEvent("r3", kind, self._steps, label, **kw))
+        report_step(StepEvent(kind, self._steps, label, **kw))
         self._steps += 1
 
     # --- pieces ---------------------------------------------------------------------------------------

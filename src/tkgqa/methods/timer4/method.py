@@ -412,13 +412,12 @@ class TimeR4Method(Method):
             trace["refused"] = check.reason()
         return RewriteOutcome(out, mode if accepted else None, None, trace, parsed.usage)
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         if self.llm is None:
             raise missing_llm_error(self.name)
-        with llm_context(method=self.name, question_id=question.qid):
-            if self.config.facts is FactSource.DATASET:
-                return self._answer_given(question, kg, self.llm)
-            return self._answer(question, kg, self.llm)
+        if self.config.facts is FactSource.DATASET:
+            return self._answer_given(question, kg, self.llm)
+        return self._answer(question, kg, self.llm)
 
     def _answer_given(self, question: Question, kg: KGStore, llm: LLMBackend) -> Answer:
         """``facts=dataset``: the authors' answer prompt over the dataset's facts (:mod:`.given_facts`)."""
@@ -498,4 +497,4 @@ STAGE_ANSWER = "answer"
 
 
 def _stage(index: int, label: str, count: int | None) -> None:
-    report_step(StepEvent("timer4", StepKind.STAGE, index, label[:200], count=count))
+    report_step(StepEvent(StepKind.STAGE, index, label[:200], count=count))
