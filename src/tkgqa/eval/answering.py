@@ -96,7 +96,7 @@ def _row(
 ) -> ResultRow:
     predictions = [str(a) for a in answer.answers] if answer is not None else []
     raw = answer.raw_output if answer is not None else ""
-    usage = dict(answer.usage) if answer is not None else {}
+    usage = answer.usage.to_dict() if answer is not None else {}
     if failure is not None:
         usage = error_usage_dict(failure)  # what the failed question spent, failed calls included
     score = score_answer(q, predictions, raw, kg.label)

@@ -18,7 +18,7 @@ from ..datasets.base import Question
 from ..errors import ConfigError, TKGQAError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
-from ..llm import LLMBackend, Usage, llm_context, resolve_llm_arg, usage_dict
+from ..llm import AnswerUsage, LLMBackend, Usage, answer_usage, llm_context, resolve_llm_arg
 from ..outcomes import ResultRow
 from ..prompts.ask import Refused
 from ..registry import Registry
@@ -35,10 +35,6 @@ from .options import (  # noqa: F401 - the option helpers, re-exported where the
 from .package import plugin_method_references
 
 
-def empty_usage() -> dict[str, float]:
-    return {"llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "parse_failures": 0, "cost_usd": 0.0}
-
-
 @dataclass(frozen=True)
 class Answer:
     """A method's answer: ranked answer strings, the facts that support them, a trace and LLM usage.
@@ -50,7 +46,7 @@ class Answer:
     answers: list[str]
     evidence: list[Fact] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
-    usage: dict[str, float] = field(default_factory=empty_usage)
+    usage: AnswerUsage = field(default_factory=AnswerUsage)
     abstained: bool = False
     reason: str = ""
     raw_output: str = ""
@@ -65,7 +61,7 @@ class Answer:
             "answers": list(self.answers),
             "evidence": [f.to_dict() for f in self.evidence],
             "trace": self.trace,
-            "usage": dict(self.usage),
+            "usage": self.usage.to_dict(),
             "abstained": self.abstained,
             "reason": self.reason,
             "raw_output": self.raw_output,
@@ -421,7 +417,7 @@ def abstain_refused(
     return Answer.abstain(
         refused.reason,
         trace,
-        usage=usage_dict(usage, llm),
+        usage=answer_usage(usage, llm),
         raw_output=refused.raw,
         evidence=list(evidence),
     )
@@ -441,6 +437,6 @@ def listed_answer(
     none."""
     if not answers:
         return Answer.abstain(
-            empty, trace, usage=usage_dict(usage, llm), raw_output=text, evidence=list(evidence)
+            empty, trace, usage=answer_usage(usage, llm), raw_output=text, evidence=list(evidence)
         )
-    return Answer(answers, list(evidence), trace, usage_dict(usage, llm), raw_output=text)
+    return Answer(answers, list(evidence), trace, answer_usage(usage, llm), raw_output=text)

@@ -14,7 +14,7 @@ from typing import Any
 from ...datasets.base import Question
 from ...errors import ConfigError, DataError
 from ...kg.base import KGStore
-from ...llm import LLMBackend, llm_context, usage_dict
+from ...llm import LLMBackend, answer_usage, llm_context
 from ...outcomes import AbstainReason
 from ...query import Reasoner
 from ...query.link import LinkedQuestion, QuestionLinker
@@ -71,7 +71,7 @@ class ARIMethod(Method):
         self._adopt_memory_embedder()
         self._embedder: Embedder | None = None
         self._embedder_ready = False
-        self._linker = QuestionLinker.anchors(self.config.max_entities)
+        self.linker = QuestionLinker.anchors(self.config.max_entities)
         self._symbolic: Reasoner | None = None
 
     # --- resources ----------------------------------------------------------------------------------
@@ -120,7 +120,7 @@ class ARIMethod(Method):
         return out
 
     def link(self, question: Question, kg: KGStore) -> LinkedQuestion:
-        return self._linker.link(question, kg)
+        return self.linker.link(question, kg)
 
     def environment(
         self, question: Question, kg: KGStore, linked: LinkedQuestion | None = None
@@ -229,7 +229,7 @@ class ARIMethod(Method):
         trace.append(
             {"type": "final", "stop": ep.stop_reason, "forced": ep.forced, "n_actions": ep.n_actions}
         )
-        usage = usage_dict(ep.usage, self.llm)
+        usage = answer_usage(ep.usage, self.llm)
         raw = next((s.raw_output for s in reversed(ep.steps) if s.raw_output), "")
         if not linked.anchors.entities:
             return Answer.abstain(AbstainReason.NO_ENTITY_LINKED, trace=trace, usage=usage)
@@ -242,7 +242,7 @@ class ARIMethod(Method):
         """Answer ``question`` and return its history record (correctness against its gold answers)."""
         with llm_context(method=self.name, question_id=question.qid):  # answer()'s context: outside it
             ep, linked, _, _ = self.episode(question, kg)
-        usage = usage_dict(ep.usage, self.llm)
+        usage = answer_usage(ep.usage, self.llm)
         return _history_record(question, kg, ep, linked), Answer(
             ep.answers, evidence=ep.evidence, usage=usage
         )

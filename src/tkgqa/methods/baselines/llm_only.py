@@ -8,7 +8,7 @@ from pydantic import Field
 
 from ...datasets.base import Question
 from ...kg.base import KGStore
-from ...llm import LLMBackend, usage_dict
+from ...llm import LLMBackend, answer_usage
 from ...prompts.ask import Refused, ask
 from ...prompts.base import Context, PromptSpec
 from ..base import METHODS, Answer, Method, MethodConfig, abstain_refused
@@ -36,7 +36,7 @@ def ask_for_answers(
     if isinstance(outcome, Refused):
         return abstain_refused(outcome, trace, outcome.usage, llm, entry={"type": "parse_failure"})
     trace.append({"type": "answer", "answers": outcome.value, "attempts": outcome.attempts})
-    return Answer(outcome.value, trace=trace, usage=usage_dict(outcome.usage, llm), raw_output=outcome.text)
+    return Answer(outcome.value, trace=trace, usage=answer_usage(outcome.usage, llm), raw_output=outcome.text)
 
 
 @METHODS.register("llm_only")

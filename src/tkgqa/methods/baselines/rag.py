@@ -52,7 +52,7 @@ class KGRAG(Method):
     llm: LLMBackend
 
     def setup(self) -> None:
-        self._linker = QuestionLinker.anchors(self.config.max_entities)
+        self.linker = QuestionLinker.anchors(self.config.max_entities)
         self._embedder: Embedder | None = None
 
     def _similarity(self, text: str) -> Similarity:
@@ -67,7 +67,7 @@ class KGRAG(Method):
 
     def retrieve(self, question: Question, kg: KGStore) -> list[Fact]:
         """At most ``max_facts`` facts around the question's entities, in time order."""
-        anchors = self._linker.link(question, kg).anchors
+        anchors = self.linker.link(question, kg).anchors
         sim = self._similarity(question.text)
         relations = anchors.relations()
         rel_scores = dict(zip(relations, sim.scores([kg.label(r) for r in relations]), strict=True))

@@ -23,7 +23,7 @@ from typing import Any, assert_never
 from ...datasets.base import Question
 from ...kg import KGStore
 from ...kg.fact import Fact
-from ...llm import LLMBackend, Usage, usage_dict
+from ...llm import LLMBackend, Usage, answer_usage
 from ...outcomes import AbstainReason, ErrorKind, ResultRow
 from ...prompts.ask import Refusal, Refused, ask
 from ...query.link import QuestionLinker
@@ -281,7 +281,7 @@ class CIKMethod(Method):
         report_step(StepEvent(StepKind.STAGE, 0, label, count=c["pruned"], ok=ok))
         reason = self._no_evidence(stages, kg)
         if reason is not None:
-            return Answer.abstain(reason, trace, usage=usage_dict(usage, llm))
+            return Answer.abstain(reason, trace, usage=answer_usage(usage, llm))
         rendered = self.render(stages, kg)
         layout = self.config.layout
         tokens = rendered.tokens()
@@ -295,7 +295,7 @@ class CIKMethod(Method):
             return Answer.abstain(
                 AbstainReason.EVIDENCE_OVER_LIMIT.format(tokens=tokens, limit=limit),
                 trace,
-                usage=usage_dict(usage, llm),
+                usage=answer_usage(usage, llm),
                 evidence=evidence,
             )
         context = {

@@ -32,7 +32,7 @@ from typing import Any
 from ...datasets.base import Question
 from ...errors import ConfigError
 from ...kg.base import KGStore
-from ...llm import usage_dict
+from ...llm import answer_usage
 from ...outcomes import AbstainReason, ResultRow
 from ...query import ParserOptions, QuestionLinker, Reasoner
 from ..base import METHODS, Answer, Method, Preset
@@ -170,7 +170,7 @@ class LPKGMethod(Method):
             "fallback": fallback,
             "seconds": round(out.seconds, 4),
         }
-        usage = dict(usage_dict(out.usage, self.llm if self.planner.name in {"icl", "sft"} else None))
+        usage = answer_usage(out.usage, self.llm if self.planner.name in {"icl", "sft"} else None)
         if plan is None:
             reason = AbstainReason.PLAN_UNPARSED.format(error=out.error)
             return Answer.abstain(reason, trace=[step], usage=usage, raw_output=out.text)
@@ -187,8 +187,7 @@ class LPKGMethod(Method):
             ex.usage = first.usage + ex.usage
             trace.append({"step": "empty_fallback", "reason": reason})
             trace.extend(ex.steps)
-        for key, value in usage_dict(ex.usage, self.llm).items():
-            usage[key] = usage.get(key, 0) + value
+        usage = usage + answer_usage(ex.usage, self.llm)
         labels = final_labels(ex.answers, kg)
         if not labels:
             reason = ex.error or AbstainReason.PLAN_NO_ANSWER

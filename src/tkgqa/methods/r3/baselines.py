@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from ...datasets.base import Question
 from ...kg.base import KGStore
 from ...kg.fact import Fact
-from ...llm import Message, usage_dict
+from ...llm import Message, answer_usage
 from ...outcomes import AbstainReason
 from ...prompts.ask import Asker, Refused
 from ..base import METHODS, Answer, Method, missing_llm_error
@@ -72,7 +72,7 @@ class _Baseline(Method):
                     "unknown_ids": [i for i in cited_ids if i not in known],
                 }
             )
-        usage = usage_dict(calls.usage, self.llm)
+        usage = answer_usage(calls.usage, self.llm)
         evidence: list[Fact] = [pool.fact(i) for i in cited_ids if i in known]
         if not words:
             return Answer.abstain(AbstainReason.MODEL_DONT_KNOW, trace, usage=usage, raw_output=text)
@@ -81,7 +81,7 @@ class _Baseline(Method):
     def _unparsable(self, refused: Refused, trace: list[dict[str, Any]], calls: Asker) -> Answer:
         trace.append({"step": "parse_failure", "error": short_error(refused.error)})
         return Answer.abstain(
-            refused.reason, trace, usage=usage_dict(calls.usage, self.llm), raw_output=refused.raw
+            refused.reason, trace, usage=answer_usage(calls.usage, self.llm), raw_output=refused.raw
         )
 
     def _messages(self, question: str, task: Task, lines: list[tuple[str, str]]) -> list[Message]:
@@ -111,7 +111,7 @@ class KAPING(_Baseline):
     name = "kaping"
 
     def setup(self) -> None:
-        self.finder = EntityFinder(self.config.max_entities)
+        self.linker = EntityFinder(self.config.max_entities)
         self._ranker: Ranker | None = None
 
     def _facts(self, question: Question, kg: KGStore, task: Task, pool: FactPool) -> list[str]:
@@ -119,7 +119,7 @@ class KAPING(_Baseline):
             candidates = list(kg)  # the question's own facts (options, personal KG)
         else:
             entities = [e for e in question.entities if kg.has_entity(e)]
-            entities += [e for e in self.finder.linked(question.text, kg) if e not in entities]
+            entities += [e for e in self.linker.linked(question.text, kg) if e not in entities]
             candidates = subgraph(kg, entities, self.config.direction)
         if not candidates:
             return []

@@ -27,7 +27,7 @@ from typing import Any
 from ...datasets.base import Question
 from ...errors import ParseError
 from ...kg.base import KGStore
-from ...llm import Usage, usage_dict
+from ...llm import AnswerUsage, Usage, answer_usage
 from ...outcomes import AbstainReason, ResultRow
 from ...prompts.ask import Asker, Refused
 from ..base import METHODS, Answer, Method, missing_llm_error
@@ -54,7 +54,7 @@ class R3Method(Method):
     config: R3Config
 
     def setup(self) -> None:
-        self.finder = EntityFinder(self.config.max_entities, self.config.link_min_score)
+        self.linker = EntityFinder(self.config.max_entities, self.config.link_min_score)
         self._ranker: Ranker | None = None
         self._notes: list[str] = []
         paper_style = PromptStyle.PAPER in (self.config.axiom_prompt, self.config.answer_prompt)
@@ -95,9 +95,9 @@ class R3Method(Method):
     def extract_entities(self, question: Question, kg: KGStore, calls: Asker | None) -> EntityReport:
         """``EL(q, K) ∪ LLM_E(q)`` (or one of them, per ``entities``), each part reported."""
         source = self.config.entities
-        linker = [e for e in question.entities if kg.has_entity(e)]
+        by_linker = [e for e in question.entities if kg.has_entity(e)]
         if source != EntitySource.LLM:
-            linker += [e for e in self.finder.linked(question.text, kg) if e not in linker]
+            by_linker += [e for e in self.linker.linked(question.text, kg) if e not in by_linker]
         names: list[str] = []
         llm_linked: list[str] = []
         unlinked: list[str] = []
@@ -109,10 +109,10 @@ class R3Method(Method):
                 error = short_error(found.error)
             else:
                 names = found.value
-            llm_linked, unlinked = self.finder.link_names(names, kg)
-        union = list(dict.fromkeys(linker + llm_linked))
+            llm_linked, unlinked = self.linker.link_names(names, kg)
+        union = list(dict.fromkeys(by_linker + llm_linked))
         return EntityReport(
-            tuple(linker), tuple(names), tuple(llm_linked), tuple(unlinked), tuple(union), error
+            tuple(by_linker), tuple(names), tuple(llm_linked), tuple(unlinked), tuple(union), error
         )
 
     # --- answering --------------------------------------------------------------------------------------
@@ -131,7 +131,7 @@ class R3Method(Method):
         report = self.extract_entities(question, kg, calls)
         trace: list[dict[str, Any]] = [report.to_dict()]
         search = TreeSearch(
-            self.config, calls, kg, question.text, task, self.finder, self.ranker, self.prompter(task)
+            self.config, calls, kg, question.text, task, self.linker, self.ranker, self.prompter(task)
         )
         result = search.run(list(report.union)) if report.union else SearchResult([], None, None)
         trace.append(self._tree(result))
@@ -139,7 +139,7 @@ class R3Method(Method):
             {i for b in result.branches for n in b.nodes for i in n.facts}, key=lambda x: int(x[1:])
         )
         trace.append({"step": "facts", "table": search.pool.table(shown)})
-        usage = usage_dict(calls.usage, self.llm)
+        usage = answer_usage(calls.usage, self.llm)
         if result.final is None or result.final.answer is None:
             if not report.union:
                 reason: str = AbstainReason.NO_QUESTION_ENTITY
@@ -264,5 +264,5 @@ class R3Method(Method):
             raw_output=best.option.text,
         )
 
-    def _usage_of(self, calls: Asker | None) -> dict[str, float]:
-        return usage_dict(calls.usage if calls is not None else Usage(), self.llm)
+    def _usage_of(self, calls: Asker | None) -> AnswerUsage:
+        return answer_usage(calls.usage if calls is not None else Usage(), self.llm)

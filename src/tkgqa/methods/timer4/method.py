@@ -50,7 +50,7 @@ from ...errors import ConfigError
 from ...kg import KGStore
 from ...kg.fact import Fact
 from ...kg.neighborhood import neighbors
-from ...llm import LLMBackend, Usage, llm_context, usage_dict
+from ...llm import LLMBackend, Usage, answer_usage, llm_context
 from ...outcomes import AbstainReason, ResultRow
 from ...prompts.ask import Refused, ask
 from ...prompts.base import Prompt
@@ -425,7 +425,7 @@ class TimeR4Method(Method):
         trace: list[dict[str, Any]] = [{"step": "dataset_facts", "source": source, "facts": texts}]
         _stage(0, f"dataset facts ({source}): {len(texts)}", len(texts))
         if not texts:
-            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=usage_dict(Usage(), llm))
+            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=answer_usage(Usage(), llm))
         context = {"question": question.text, "facts": texts}
         evidence = list(question.context or [])
         return self._reason(llm, AUTHORS_REASON_PROMPT, context, evidence, trace, Usage())
@@ -486,7 +486,7 @@ class TimeR4Method(Method):
         )
         _stage(2, f"TKS{' + φ_t rerank' if used is not None else ''}: {len(facts)} facts", len(facts))
         if not facts:
-            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=usage_dict(usage, llm))
+            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=answer_usage(usage, llm))
         context = {"question": query, "facts": [f.text for f in facts]}
         return self._reason(llm, REASON_PROMPT, context, [f.fact for f in facts], trace, usage)
 
