@@ -17,10 +17,12 @@ from tkgqa.kg.loaders import load_demo_kg
 from tkgqa.llm import current_llm_context
 from tkgqa.methods.base import (
     METHODS,
+    NO_NOTES,
     Answer,
     Method,
     MethodConfig,
     PresetConfig,
+    SetupNotes,
     StepEvent,
     StepKind,
     report_step,
@@ -122,6 +124,7 @@ def test_llm_goes_into_the_config_of_every_llm_method() -> None:
 def test_every_method_implements_reason_and_leaves_answer_to_the_base(name: str) -> None:
     cls = type(build(name))
     assert "answer" not in vars(cls) and cls.answer is Method.answer
+    assert cls.deviations is Method.deviations  # one signature: MethodConfig.deviations(notes)
     assert not getattr(cls.reason, "__isabstractmethod__", False)
 
 
@@ -156,3 +159,28 @@ def test_answer_wraps_reason_with_the_llm_context_and_the_step_method() -> None:
     report_step(StepEvent(StepKind.STAGE, 0, "outside"))  # no reporter: nothing happens
     with pytest.raises(TypeError, match=r"_Steps\.reason returned dict, not Answer"):
         method.answer(Question(qid="bad", text="?"), kg)
+
+
+def test_setup_notes_feed_the_config_once_and_the_deviations() -> None:
+    class Noted(Method):
+        name = "noted"
+        config_class = _NotedConfig
+
+        def setup(self) -> SetupNotes:
+            return SetupNotes(settings={"size": 3}, fallbacks=("size=3: decided at setup",))
+
+        def reason(self, question: Question, kg: KGStore) -> Answer:
+            return Answer([])
+
+    method = Noted()
+    assert method.requested.size == 1 and method.config.size == 3
+    assert method.notes.fallbacks == ("size=3: decided at setup",)
+    assert method.deviations() == ["size=3 (noted at setup)"]
+    assert _NotedConfig().deviations() == []
+
+
+class _NotedConfig(MethodConfig):
+    size: int = 1
+
+    def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
+        return [f"size={self.size} (noted at setup)"] if notes.fallbacks else []

@@ -140,6 +140,22 @@ def step_reporter(reporter: StepReporter | None) -> Iterator[None]:
         _STEP_REPORTER.reset(token)
 
 
+@dataclass(frozen=True)
+class SetupNotes:
+    """What a method's :meth:`Method.setup` found, kept as ``Method.notes`` (frozen, like the config once the
+    method is built): the ``settings`` it decided from a resource (ARI: the embedder its memory was clustered
+    with; R3: the demonstrations found), applied to ``config`` once by the constructor, and the ``fallbacks``
+    it took (``report.json``'s ``fallbacks``). A method's subclass adds what its config's
+    :meth:`~MethodConfig.deviations` need."""
+
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    fallbacks: tuple[str, ...] = ()
+
+
+#: The notes of a method whose setup found nothing to note.
+NO_NOTES = SetupNotes()
+
+
 class MethodConfig(BaseModel):
     """Base of every method's configuration (serialized into results). Unknown settings are errors, so a
     mistyped option in ``--method "name:key=value"`` never goes silently unused."""
@@ -150,9 +166,10 @@ class MethodConfig(BaseModel):
         """This config with every setting left open filled in (a preset's values); itself here."""
         return self
 
-    def deviations(self) -> list[str]:
+    def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
         """The settings in force (call on the effective config) that differ from the method's paper, each with
-        the paper's side; none here (a method without a paper, or without preset-dependent settings)."""
+        the paper's side, ``notes`` (what the method's setup found) included; none here (a method without a
+        paper, or without preset-dependent settings)."""
         return []
 
     def unspecified(self) -> list[str]:
@@ -198,7 +215,7 @@ class PresetConfig(MethodConfig):
         """This config with every unset setting filled from its preset. Idempotent."""
         return self.model_copy(update=self.preset_updates())
 
-    def deviations(self) -> list[str]:
+    def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
         """The preset-dependent settings in force that differ from the paper (subclasses add their own)."""
         return self.preset_deviations()
 
@@ -267,6 +284,7 @@ class Method(ABC):
     config: MethodConfig
     requested: MethodConfig
     llm: LLMBackend | None = None
+    notes: SetupNotes = NO_NOTES
 
     def __init__(
         self,
@@ -288,7 +306,9 @@ class Method(ABC):
         self.llm = self.resolve_llm(llm)
         if self.needs_llm and self.llm is None:
             raise missing_llm_error(self.name)
-        self.setup()
+        self.notes = self.setup() or NO_NOTES
+        if self.notes.settings:  # decided by setup from a resource: the config is final from here on
+            self.config = self.config.model_copy(update=dict(self.notes.settings))
 
     def resolve_llm(self, given: str | LLMBackend | None) -> LLMBackend | None:
         """The backend the method calls: the one given, else the config's ``llm`` spec resolved (``None``
@@ -315,8 +335,11 @@ class Method(ABC):
         """Hook: the given settings as the config takes them (a subclass fixes or defaults some)."""
         return overrides
 
-    def setup(self) -> None:  # noqa: B027 - an optional hook
-        """Hook: the method's own wiring once ``config`` and ``llm`` are set (retrievers, planners, …)."""
+    def setup(self) -> SetupNotes | None:
+        """Hook: the method's own wiring once ``config`` and ``llm`` are set (retrievers, planners, …); it
+        returns what it found (:class:`SetupNotes`: settings decided, fallbacks taken; ``None``: nothing),
+        and never reassigns ``config``."""
+        return None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -347,10 +370,11 @@ class Method(ABC):
         """The method's own reasoning: ``question`` over ``kg`` → :class:`Answer` (called by :meth:`answer`,
         which sets up its context)."""
 
+    @final
     def deviations(self) -> list[str]:
-        """Every setting in force that differs from the method's paper, with the paper's side (the config's
-        :meth:`MethodConfig.deviations`; a method adds what only it knows at run time)."""
-        return self.config.deviations()
+        """Every setting in force that differs from the method's paper, with the paper's side: the config's
+        :meth:`MethodConfig.deviations` given what :meth:`setup` found (:attr:`notes`)."""
+        return self.config.deviations(self.notes)
 
     def describe(self) -> dict[str, Any]:
         """What ``report.json`` records: the method, its effective settings (``config``), the settings as

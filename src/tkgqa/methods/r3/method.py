@@ -30,7 +30,7 @@ from ...kg.base import KGStore
 from ...llm import AnswerUsage, Usage, answer_usage
 from ...outcomes import AbstainReason, ResultRow
 from ...prompts.ask import Asker, Refused
-from ..base import METHODS, Answer, Method, missing_llm_error
+from ..base import METHODS, Answer, Method, SetupNotes, missing_llm_error
 from .config import SPEC_FLAGS, EntitySource, PremiseJudge, PromptStyle, R3Config
 from .demos import DemoSource, load_demos
 from .entities import EntityFinder, EntityReport
@@ -53,24 +53,24 @@ class R3Method(Method):
     spec_flags = SPEC_FLAGS
     config: R3Config
 
-    def setup(self) -> None:
+    def setup(self) -> SetupNotes:
         self.linker = EntityFinder(self.config.max_entities, self.config.link_min_score)
         self._ranker: Ranker | None = None
-        self._notes: list[str] = []
         paper_style = PromptStyle.PAPER in (self.config.axiom_prompt, self.config.answer_prompt)
         wanted = DemoSource(self.config.preset_value("demos")) if paper_style else DemoSource.OURS
         self.demos = load_demos(wanted, self.config.demos_dir)
+        settings: dict[str, Any] = {}
         if self.demos.source != self.config.demos:  # not found, or no paper-style prompt to show them in
-            self.config = self.config.model_copy(update={"demos": self.demos.source})
-        if self.demos.reason:
-            self._notes.append(f"demos=ours: {self.demos.reason}")
-        self._notes += [f"ours for {m}" for m in self.demos.missing]
+            settings["demos"] = self.demos.source
+        notes = [f"demos=ours: {self.demos.reason}"] if self.demos.reason else []
+        notes += [f"ours for {m}" for m in self.demos.missing]
+        return SetupNotes(settings=settings, fallbacks=tuple(notes))
 
     def describe(self) -> dict[str, Any]:
         """:meth:`Method.describe`, the demonstrations used (files, hashes) and any fallback."""
         out: dict[str, Any] = {**super().describe(), "demonstrations": self.demos.to_dict()}
-        if self._notes:
-            out["fallbacks"] = list(self._notes)
+        if self.notes.fallbacks:
+            out["fallbacks"] = list(self.notes.fallbacks)
         return out
 
     def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:

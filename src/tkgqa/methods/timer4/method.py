@@ -77,7 +77,7 @@ from .config import (
     RewritePolicy,
     Scope,
     TimeR4Config,
-    deviations,
+    TimeR4Setup,
 )
 from .given_facts import AUTHORS_REASON_PROMPT, dataset_facts
 from .prompts import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
@@ -111,25 +111,20 @@ class TimeR4Method(Method):
     spec_flags = SPEC_FLAGS
     config: TimeR4Config
 
-    def setup(self) -> None:
+    notes: TimeR4Setup
+
+    def setup(self) -> TimeR4Setup:
         self.linker = QuestionLinker()
         self._fks: Retriever | None = None
         self._tks: dict[str, Retriever] = {}
         self._reasoner: Reasoner | None = None
         self._bm25: weakref.WeakKeyDictionary[Any, tuple[int, BM25Retriever]] = weakref.WeakKeyDictionary()
         self._spans: weakref.WeakKeyDictionary[Any, tuple[int, int] | None] = weakref.WeakKeyDictionary()
-
-    def deviations(self) -> list[str]:
-        """The config's deviations with whether a trained time-aware retriever was found under
-        ``TKGQA_HOME``, and the offline rewrite ``rewrite=auto`` falls back to without an LLM."""
-        out = deviations(self.config, tks_trained=bool(trained_retrievers()))
-        if (
-            self.config.rewrite is RewriteMode.AUTO
-            and self.rewrite_mode() is RewriteMode.KG
-            and self.config.facts is FactSource.RETRIEVE
-        ):
-            out.append("rewrite=auto without an LLM: the offline KG rewrite (ours; paper: the LLM, Fig. 5)")
-        return out
+        kg_rewrite = self.config.rewrite is RewriteMode.AUTO and self.rewrite_mode() is RewriteMode.KG
+        return TimeR4Setup(
+            tks_trained=bool(trained_retrievers()),
+            kg_rewrite=kg_rewrite and self.config.facts is FactSource.RETRIEVE,
+        )
 
     def describe(self) -> dict[str, Any]:
         """:meth:`Method.describe` and the trained time-aware retrievers found under ``TKGQA_HOME``
