@@ -17,7 +17,8 @@ import tkgqa.methods
 
 grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter: run `make install-test`")
 
-_SHARED = {"base", "_builtin", "client", "package"}  # what every method may use inside tkgqa.methods
+#: what every method may use inside tkgqa.methods
+_SHARED = {"base", "_builtin", "client", "options", "package"}
 
 
 def _method_packages() -> list[str]:

@@ -57,7 +57,12 @@ def test_registries_are_complete_in_a_fresh_interpreter() -> None:
     assert set(out["formats"]) >= BUILTIN_KG_FORMATS
     # listing imports no method implementation: the registry, the table of packages, and each package's
     # (lazy) namespace and descriptor
-    shared = {"tkgqa.methods.base", "tkgqa.methods._builtin", "tkgqa.methods.package"}
+    shared = {
+        "tkgqa.methods.base",
+        "tkgqa.methods.options",
+        "tkgqa.methods._builtin",
+        "tkgqa.methods.package",
+    }
     packages = {m for m in out["imported"] if m.count(".") == 2} - shared
     descriptors = {f"{p}.plugin" for p in packages}
     assert len(packages) >= 8 and set(out["imported"]) == shared | packages | descriptors
@@ -211,7 +216,7 @@ from tkgqa_regtest_reg import REG
 
 class Evil(Method):
     name = "evil"
-    def answer(self, question, kg):
+    def reason(self, question, kg):
         raise AssertionError("the plugin's method ran")
 
 REG.add({name!r}, Evil)

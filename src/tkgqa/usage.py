@@ -1,8 +1,10 @@
 """Token and call counts of LLM calls (:class:`Usage`): a leaf module (it imports nothing from tkgqa), so
 the error types (:mod:`tkgqa.errors`) can carry the usage of a failed call without depending on the LLM layer.
-The public name is :data:`tkgqa.llm.Usage`."""
+The public name is :data:`tkgqa.llm.Usage`; :class:`AnswerUsage` is what one answer spent, priced."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ConfigDict
 
@@ -66,3 +68,58 @@ class Usage(BaseModel):
         if not isinstance(other, Usage):
             return NotImplemented
         return Usage(**{name: getattr(self, name) + getattr(other, name) for name in Usage.model_fields})
+
+
+#: The written form of a priced :class:`AnswerUsage` (``tkgqa.llm.USAGE_KEYS``), and of one never priced
+#: (a method that calls no LLM).
+PRICED_KEYS = (
+    "llm_calls",
+    "cached_calls",
+    "prompt_tokens",
+    "completion_tokens",
+    "parse_failures",
+    "cost_usd",
+)
+UNPRICED_KEYS = ("llm_calls", "prompt_tokens", "completion_tokens", "parse_failures", "cost_usd")
+#: Written only when the ``replay:`` backend answered (or missed) a call.
+REPLAY_FIELDS = ("replay_exact", "replay_by_id", "replay_reask", "replay_miss")
+_FIELD = {"llm_calls": "calls"}
+
+
+@dataclass(frozen=True)
+class AnswerUsage:
+    """What one answer spent (``Answer.usage``): the call and token ``counts``, their estimated cost and
+    whether they were ``priced`` (made into an answer's usage by :func:`tkgqa.llm.answer_usage`; a method
+    that calls no LLM leaves the usage unpriced). ``a + b`` adds two up (a method answering in parts).
+
+    :meth:`to_dict` is the written form (``results.jsonl``, the API): the keys of :data:`PRICED_KEYS` (plus
+    the replay counts when any is set) or of :data:`UNPRICED_KEYS`; a sum writes its parts' keys in order."""
+
+    counts: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    priced: bool = False
+    #: the keys :meth:`to_dict` writes, in order (derived from the above unless given by a sum)
+    keys: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.keys:
+            keys: tuple[str, ...] = PRICED_KEYS if self.priced else UNPRICED_KEYS
+            if self.priced and any(getattr(self.counts, key) for key in REPLAY_FIELDS):
+                keys += REPLAY_FIELDS
+            object.__setattr__(self, "keys", keys)
+
+    def __add__(self, other: AnswerUsage) -> AnswerUsage:
+        if not isinstance(other, AnswerUsage):
+            return NotImplemented
+        return AnswerUsage(
+            self.counts + other.counts,
+            self.cost_usd + other.cost_usd,
+            self.priced or other.priced,
+            tuple(dict.fromkeys(self.keys + other.keys)),
+        )
+
+    def to_dict(self) -> dict[str, float]:
+        return {
+            key: self.cost_usd if key == "cost_usd" else getattr(self.counts, _FIELD.get(key, key))
+            for key in self.keys
+        }

@@ -33,7 +33,7 @@ class KGObject(Method):
     def __init__(self, llm: str | None = None, policy: str | None = None) -> None:
         self.config = EchoConfig(llm=llm, policy=policy)
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         facts = kg.facts(subject=question.entities[0]) if question.entities else []
         if not facts:
             return Answer.abstain("no facts")
@@ -161,10 +161,10 @@ def test_eval_with_errors_exits_1_and_resume_retries_them(
     data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     class Down(KGObject):
-        def answer(self, question: Question, kg: KGStore) -> Answer:
+        def reason(self, question: Question, kg: KGStore) -> Answer:
             if question.qid == "q2":
                 raise LLMError("HTTP 503 from http://llm/v1: overloaded")
-            return super().answer(question, kg)
+            return super().reason(question, kg)
 
     monkeypatch.setitem(METHODS._factories, "kg_object", Down)
     args = ["eval", "--dataset", "jsonl", "--data-dir", str(data), "--method", "kg_object", "--no-progress"]

@@ -13,7 +13,7 @@ from tkgqa.datasets import Dataset, Question
 from tkgqa.errors import DataError, LLMError, MissingInputWarning
 from tkgqa.eval import evaluate, read_results
 from tkgqa.kg import Fact, KGStore, TemporalKG
-from tkgqa.llm import Usage
+from tkgqa.llm import AnswerUsage, Usage
 from tkgqa.methods import Answer, Method, MethodConfig
 from tkgqa.outcomes import ErrorKind, Outcome
 
@@ -28,12 +28,12 @@ class Flaky(Method):
         self.down = down or set()
         self.seen: list[str] = []
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         self.seen.append(question.qid)
         if question.qid in self.down:
             usage = Usage(prompt_tokens=1000, completion_tokens=0, calls=2)
             raise LLMError("HTTP 500 from http://x/v1: kaboom", usage=usage, backend="openai", model="gpt-4o")
-        return Answer(["A"], usage={"llm_calls": 1})
+        return Answer(["A"], usage=AnswerUsage(Usage(calls=1)))
 
 
 def qs(n: int = 3) -> list[Question]:

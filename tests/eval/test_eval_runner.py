@@ -13,6 +13,7 @@ from tkgqa.datasets import Dataset, Question
 from tkgqa.errors import ConfigError
 from tkgqa.eval import compare_runs, evaluate, read_results
 from tkgqa.kg import Fact, KGStore, TemporalKG
+from tkgqa.llm import AnswerUsage, Usage
 from tkgqa.methods import Answer, Method, MethodConfig
 from tkgqa.outcomes import ErrorKind, Outcome
 from tkgqa.time import TimePoint
@@ -32,7 +33,7 @@ class Lookup(Method):
         self.fail_on, self.stop_at = fail_on, stop_at
         self.seen: list[tuple[str, str, int]] = []
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         self.seen.append((question.qid, kg.name, len(kg)))
         if question.qid == self.stop_at:
             raise KeyboardInterrupt
@@ -41,12 +42,7 @@ class Lookup(Method):
         found = self.config.table.get(question.qid)  # type: ignore[attr-defined]
         if found is None:
             return Answer.abstain("unknown question")
-        usage: dict[str, float] = {
-            "llm_calls": 2,
-            "prompt_tokens": 100,
-            "completion_tokens": 10,
-            "parse_failures": 1,
-        }
+        usage = AnswerUsage(Usage(calls=2, prompt_tokens=100, completion_tokens=10, parse_failures=1))
         evidence = list(kg.facts(limit=1))
         return Answer(list(found), evidence=evidence, usage=usage, raw_output=" ".join(found))
 
@@ -59,7 +55,7 @@ class FirstObject(Method):
     def __init__(self) -> None:
         self.config = MethodConfig()
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         facts = kg.facts(subject=question.entities[0]) if question.entities else []
         return Answer([kg.label(f.object) for f in facts], evidence=facts)
 

@@ -56,7 +56,7 @@ class SlowSymbolic(Method):
         self.config = self.inner.config
         self.delay = delay
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         time.sleep(self.delay)
         return self.inner.answer(question, kg)
 

@@ -28,7 +28,7 @@ class Scripted(Method):
         self.config = MethodConfig()
         self.script = script
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         what = self.script[question.qid]
         if isinstance(what, Exception):
             raise what

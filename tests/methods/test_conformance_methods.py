@@ -61,7 +61,7 @@ def check_answer(answer: Answer, kg: TemporalKG) -> None:
         assert not answer.answers and answer.reason, "an abstention has no answers and says why"
     known = set(kg.facts())
     assert all(f in known for f in answer.evidence), "evidence must be facts of the KG"
-    assert all(isinstance(v, int | float) for v in answer.usage.values())
+    assert all(isinstance(v, int | float) for v in answer.usage.to_dict().values())
     json.dumps(answer.to_dict())
 
 

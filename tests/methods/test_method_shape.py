@@ -10,8 +10,25 @@ from typing import Any
 import pytest
 
 from tkgqa.api.resolve import build_method, takes_llm
+from tkgqa.datasets.base import Question
 from tkgqa.errors import ConfigError
-from tkgqa.methods.base import METHODS, Method, MethodConfig, PresetConfig, resolve_method
+from tkgqa.kg.base import KGStore
+from tkgqa.kg.loaders import load_demo_kg
+from tkgqa.llm import current_llm_context
+from tkgqa.methods.base import (
+    METHODS,
+    NO_NOTES,
+    Answer,
+    Method,
+    MethodConfig,
+    PresetConfig,
+    SetupNotes,
+    StepEvent,
+    StepKind,
+    report_step,
+    resolve_method,
+    step_reporter,
+)
 from tkgqa.methods.package import builtin_methods
 from tkgqa.testing import FakeLLM
 
@@ -101,3 +118,69 @@ def test_llm_goes_into_the_config_of_every_llm_method() -> None:
     assert not takes_llm("symbolic") and takes_llm("ari") and takes_llm("timer4")
     with pytest.raises(ConfigError, match="llm"):
         resolve_method("symbolic", llm="fake")
+
+
+@pytest.mark.parametrize("name", built_in())
+def test_every_method_implements_reason_and_leaves_answer_to_the_base(name: str) -> None:
+    cls = type(build(name))
+    assert "answer" not in vars(cls) and cls.answer is Method.answer
+    assert cls.deviations is Method.deviations  # one signature: MethodConfig.deviations(notes)
+    assert not getattr(cls.reason, "__isabstractmethod__", False)
+
+
+def test_a_method_defining_answer_is_a_type_error_at_class_creation() -> None:
+    with pytest.raises(TypeError, match="implement reason"):
+
+        class Old(Method):
+            name = "old"
+
+            def answer(self, question: Question, kg: KGStore) -> Answer:  # type: ignore[misc]
+                return Answer([])
+
+
+class _Steps(Method):
+    name = "steps"
+
+    def reason(self, question: Question, kg: KGStore) -> Answer:
+        report_step(StepEvent(StepKind.STAGE, 0, "one"))
+        report_step(StepEvent(StepKind.STAGE, 1, "two", method="other"))
+        assert current_llm_context()["method"] == "steps"
+        assert current_llm_context()["question_id"] == question.qid
+        return Answer(["x"]) if question.qid != "bad" else {"answers": []}  # type: ignore[return-value]
+
+
+def test_answer_wraps_reason_with_the_llm_context_and_the_step_method() -> None:
+    events: list[StepEvent] = []
+    method, kg = _Steps(), load_demo_kg()
+    with step_reporter(events.append):
+        assert method.answer(Question(qid="q1", text="?"), kg).answers == ["x"]
+    assert [e.method for e in events] == ["steps", "other"]
+    assert current_llm_context().get("method") is None
+    report_step(StepEvent(StepKind.STAGE, 0, "outside"))  # no reporter: nothing happens
+    with pytest.raises(TypeError, match=r"_Steps\.reason returned dict, not Answer"):
+        method.answer(Question(qid="bad", text="?"), kg)
+
+
+def test_setup_notes_feed_the_config_once_and_the_deviations() -> None:
+    class Noted(Method):
+        name = "noted"
+        config_class = _NotedConfig
+
+        def setup(self) -> SetupNotes:
+            return SetupNotes(settings={"size": 3}, fallbacks=("size=3: decided at setup",))
+
+        def reason(self, question: Question, kg: KGStore) -> Answer:
+            return Answer([])
+
+    method = Noted()
+    assert method.requested.size == 1 and method.config.size == 3
+    assert method.notes.fallbacks == ("size=3: decided at setup",)
+    assert method.deviations() == ["size=3 (noted at setup)"]
+    assert _NotedConfig().deviations() == []
+
+
+class _NotedConfig(MethodConfig):
+    size: int = 1
+
+    def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
+        return [f"size={self.size} (noted at setup)"] if notes.fallbacks else []

@@ -25,7 +25,7 @@ from tkgqa.methods.package import MethodPackage
 
 class Echo(Method):
     name = "regtest_echo"
-    def answer(self, question, kg):
+    def reason(self, question, kg):
         return Answer([question.text])
 
 def _upper(response, record):

@@ -35,6 +35,6 @@ def test_methods_with_smollm2(spec: str, tmp_path: Path, monkeypatch: pytest.Mon
             assert str(exc)
             continue
         assert isinstance(answer, Answer)
-        assert answer.usage["llm_calls"] >= 1
+        assert answer.usage.to_dict()["llm_calls"] >= 1
         assert answer.answers or (answer.abstained and answer.reason)
         assert all(isinstance(a, str) and a for a in answer.answers)

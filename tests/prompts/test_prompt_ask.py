@@ -128,11 +128,11 @@ def test_a_refusal_becomes_an_abstention_with_its_reason_raw_text_and_trace_entr
     answer = abstain_refused(out, trace, out.usage, None, entry={"step": "answer"})
     assert answer.abstained and answer.reason == "could not parse the answer" and answer.raw_output == "y"
     assert trace == [{"step": "answer", "error": out.message}]
-    assert answer.usage["llm_calls"] == 2 and answer.usage["parse_failures"] == 2
+    assert answer.usage.to_dict()["llm_calls"] == 2 and answer.usage.to_dict()["parse_failures"] == 2
     empty = listed_answer([], "none", [], Usage(calls=1), None, empty="the model listed no answer")
     assert empty.abstained and empty.reason == "the model listed no answer" and empty.raw_output == "none"
     found = listed_answer(["Paris"], "Paris", [], Usage(calls=1), None, empty="unused")
-    assert not found.abstained and found.answers == ["Paris"] and found.usage["llm_calls"] == 1
+    assert not found.abstained and found.answers == ["Paris"] and found.usage.to_dict()["llm_calls"] == 1
 
 
 def test_a_vote_samples_n_replies_and_reads_the_most_frequent() -> None:

@@ -51,7 +51,7 @@ class LoadsMiniLM(Method):
         self.config: LoadsMiniLMConfig = merge_config(LoadsMiniLMConfig, config, overrides)
         self.embedder = SentenceTransformerEmbedder()
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         self.embedder.encode([question.text])
         return Answer(["Barack Obama"], trace=[{"note": "embedded the question"}])
 

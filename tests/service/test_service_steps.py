@@ -110,11 +110,11 @@ def test_closing_the_stream_stops_the_method_between_steps(
 def test_a_cancelled_channel_raises_at_the_next_step() -> None:
     channel = StepChannel(limit=2)
     for i in range(3):
-        channel.report(StepEvent("m", StepKind.ACTION, i, f"step {i}"))
+        channel.report(StepEvent(StepKind.ACTION, i, f"step {i}", method="m"))
     assert [e.index for e in channel.drain()] == [1, 2] and channel.drain() == []  # bounded, oldest dropped
     channel.cancel()
     with pytest.raises(StepCancelled, match="after 3 step"):
-        channel.report(StepEvent("m", StepKind.ACTION, 3, "step 3"))
+        channel.report(StepEvent(StepKind.ACTION, 3, "step 3", method="m"))
     exc = StepCancelled("x")
     assert status_for(exc) == 499 and type_name(exc) == "Cancelled"
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..credentials import SECRET_FIELDS
 from ..lazy import lazy_exports
-from ..usage import Usage
+from ..usage import AnswerUsage, Usage
 from .base import (
     LLM_BACKENDS,
     LLMBackend,
@@ -32,7 +32,15 @@ from .cache import (
     resolve_llm,
     tkgqa_home,
 )
-from .helpers import USAGE_KEYS, charge, error_usage, error_usage_dict, resolve_llm_arg, usage_dict
+from .helpers import (
+    USAGE_KEYS,
+    answer_usage,
+    charge,
+    error_usage,
+    error_usage_dict,
+    resolve_llm_arg,
+    usage_dict,
+)
 from .parsing import (
     ListForm,
     ListReading,
@@ -74,6 +82,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SECRET_FIELDS",
     "USAGE_KEYS",
+    "AnswerUsage",
     "CachedLLM",
     "LLMBackend",
     "LLMCache",
@@ -89,6 +98,7 @@ __all__ = [
     "QuestionUsage",
     "Usage",
     "UsageSummary",
+    "answer_usage",
     "approx_tokens",
     "charge",
     "choice_grammar",

@@ -5,13 +5,13 @@ call carried (:func:`error_usage`, :func:`charge`, :func:`error_usage_dict`)."""
 from __future__ import annotations
 
 from ..errors import LLMError, ParseError
-from ..usage import Usage
+from ..usage import PRICED_KEYS, AnswerUsage, Usage
 from .base import LLMBackend
 from .cache import resolve_llm
 from .pricing import usage_cost
 
 #: The keys of :func:`usage_dict` (``Answer.usage``; summed by the eval report).
-USAGE_KEYS = ("llm_calls", "cached_calls", "prompt_tokens", "completion_tokens", "parse_failures", "cost_usd")
+USAGE_KEYS = PRICED_KEYS
 #: ``Answer.usage`` keys added only when the ``replay:`` backend answered (or missed) a call: how its
 #: replies were found (``report.json``'s ``replay``: exact, by_id, reask, miss).
 REPLAY_KEYS = {
@@ -30,29 +30,25 @@ def resolve_llm_arg(llm: str | LLMBackend | None) -> LLMBackend | None:
     return resolve_llm(llm)
 
 
+def answer_usage(usage: Usage, llm: LLMBackend | None = None) -> AnswerUsage:
+    """``usage`` as an ``Answer.usage``, priced by :func:`~tkgqa.llm.pricing.usage_cost` for ``llm``'s model
+    and backend (``None``: no cost)."""
+    if llm is None:
+        return _priced(usage, None, None)
+    return _priced(usage, llm.model_id, llm.name)
+
+
 def usage_dict(usage: Usage, llm: LLMBackend | None = None) -> dict[str, float]:
-    """``usage`` as the ``Answer.usage`` dict (:data:`USAGE_KEYS`), priced by
-    :func:`~tkgqa.llm.pricing.usage_cost` for ``llm``'s model and backend (``None``: no cost).
+    """``usage`` in the written form of ``Answer.usage`` (:data:`USAGE_KEYS`), priced as by
+    :func:`answer_usage`.
 
     ``llm_calls`` counts every call, ``cached_calls`` those served from the cache (which cost nothing)."""
-    if llm is None:
-        return _usage_dict(usage, None, None)
-    return _usage_dict(usage, llm.model_id, llm.name)
+    return answer_usage(usage, llm).to_dict()
 
 
-def _usage_dict(usage: Usage, model: str | None, backend: str | None) -> dict[str, float]:
+def _priced(usage: Usage, model: str | None, backend: str | None) -> AnswerUsage:
     cost = usage_cost(usage, model, backend=backend or "") if model else 0.0
-    out: dict[str, float] = {
-        "llm_calls": usage.calls,
-        "cached_calls": usage.cached_calls,
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-        "parse_failures": usage.parse_failures,
-        "cost_usd": cost,
-    }
-    if any(getattr(usage, key) for key in REPLAY_KEYS):
-        out.update({key: getattr(usage, key) for key in REPLAY_KEYS})
-    return out
+    return AnswerUsage(usage, cost, priced=True)
 
 
 def error_usage(exc: BaseException) -> Usage:
@@ -85,5 +81,5 @@ def error_usage_dict(exc: BaseException) -> dict[str, float]:
     if not isinstance(exc, LLMError | ParseError):
         return {}
     if isinstance(exc, LLMError):
-        return _usage_dict(error_usage(exc), exc.model, exc.backend)
-    return _usage_dict(error_usage(exc), None, None)
+        return _priced(error_usage(exc), exc.model, exc.backend).to_dict()
+    return _priced(error_usage(exc), None, None).to_dict()

@@ -3,32 +3,36 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import inspect
-import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar, Self, TypeVar
+from typing import Any, ClassVar, Self, final
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from ..datasets.base import Question
 from ..errors import ConfigError, TKGQAError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
-from ..llm import LLMBackend, Usage, resolve_llm_arg, usage_dict
+from ..llm import AnswerUsage, LLMBackend, Usage, answer_usage, llm_context, resolve_llm_arg
 from ..outcomes import ResultRow
 from ..prompts.ask import Refused
 from ..registry import Registry
+from .options import (  # noqa: F401 - the option helpers, re-exported where they were imported from
+    SHOWN_OPTIONS,
+    merge_config,
+    merge_options,
+    option_problem,
+    options_from,
+    parse_option_pairs,
+    parse_options,
+    value_form,
+)
 from .package import plugin_method_references
-
-
-def empty_usage() -> dict[str, float]:
-    return {"llm_calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "parse_failures": 0, "cost_usd": 0.0}
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,7 @@ class Answer:
     answers: list[str]
     evidence: list[Fact] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
-    usage: dict[str, float] = field(default_factory=empty_usage)
+    usage: AnswerUsage = field(default_factory=AnswerUsage)
     abstained: bool = False
     reason: str = ""
     raw_output: str = ""
@@ -57,7 +61,7 @@ class Answer:
             "answers": list(self.answers),
             "evidence": [f.to_dict() for f in self.evidence],
             "trace": self.trace,
-            "usage": dict(self.usage),
+            "usage": self.usage.to_dict(),
             "abstained": self.abstained,
             "reason": self.reason,
             "raw_output": self.raw_output,
@@ -83,13 +87,15 @@ class StepEvent:
     step's result (facts, items) when it has one; ``ok`` the outcome of a check when the step is one;
     ``data`` a few JSON-ready details."""
 
-    method: str
     kind: StepKind
     index: int
     label: str
     count: int | None = None
     ok: bool | None = None
     data: Mapping[str, Any] = field(default_factory=dict)
+    #: the registered name of the method that reports the step; left empty, :func:`report_step` fills it in
+    #: from the :meth:`Method.answer` running (so no method names itself)
+    method: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,14 +116,17 @@ class StepCancelled(TKGQAError):
 
 StepReporter = Callable[[StepEvent], None]
 _STEP_REPORTER: ContextVar[StepReporter | None] = ContextVar("tkgqa_step_reporter", default=None)
+#: the registered name of the method whose :meth:`Method.answer` is running (innermost: a hybrid's part)
+_STEP_METHOD: ContextVar[str] = ContextVar("tkgqa_step_method", default="")
 
 
 def report_step(event: StepEvent) -> None:
-    """Hand ``event`` to the reporter of the current context (none: nothing happens). The reporter may raise
-    :class:`StepCancelled` to stop the method between steps; methods call this between steps only."""
+    """Hand ``event`` to the reporter of the current context (none: nothing happens), its ``method`` filled
+    in with the running method's name when left empty. The reporter may raise :class:`StepCancelled` to stop
+    the method between steps; methods call this between steps only."""
     reporter = _STEP_REPORTER.get()
     if reporter is not None:
-        reporter(event)
+        reporter(event if event.method else dataclasses.replace(event, method=_STEP_METHOD.get()))
 
 
 @contextmanager
@@ -131,6 +140,22 @@ def step_reporter(reporter: StepReporter | None) -> Iterator[None]:
         _STEP_REPORTER.reset(token)
 
 
+@dataclass(frozen=True)
+class SetupNotes:
+    """What a method's :meth:`Method.setup` found, kept as ``Method.notes`` (frozen, like the config once the
+    method is built): the ``settings`` it decided from a resource (ARI: the embedder its memory was clustered
+    with; R3: the demonstrations found), applied to ``config`` once by the constructor, and the ``fallbacks``
+    it took (``report.json``'s ``fallbacks``). A method's subclass adds what its config's
+    :meth:`~MethodConfig.deviations` need."""
+
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    fallbacks: tuple[str, ...] = ()
+
+
+#: The notes of a method whose setup found nothing to note.
+NO_NOTES = SetupNotes()
+
+
 class MethodConfig(BaseModel):
     """Base of every method's configuration (serialized into results). Unknown settings are errors, so a
     mistyped option in ``--method "name:key=value"`` never goes silently unused."""
@@ -141,9 +166,10 @@ class MethodConfig(BaseModel):
         """This config with every setting left open filled in (a preset's values); itself here."""
         return self
 
-    def deviations(self) -> list[str]:
+    def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
         """The settings in force (call on the effective config) that differ from the method's paper, each with
-        the paper's side; none here (a method without a paper, or without preset-dependent settings)."""
+        the paper's side, ``notes`` (what the method's setup found) included; none here (a method without a
+        paper, or without preset-dependent settings)."""
         return []
 
     def unspecified(self) -> list[str]:
@@ -189,7 +215,7 @@ class PresetConfig(MethodConfig):
         """This config with every unset setting filled from its preset. Idempotent."""
         return self.model_copy(update=self.preset_updates())
 
-    def deviations(self) -> list[str]:
+    def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
         """The preset-dependent settings in force that differ from the paper (subclasses add their own)."""
         return self.preset_deviations()
 
@@ -203,105 +229,6 @@ class PresetConfig(MethodConfig):
                     f"{name}={shown(name, actual)}: {self.ours_side[name]} (paper: {self.paper_side[name]})"
                 )
         return out
-
-
-C = TypeVar("C", bound=MethodConfig)
-
-
-def parse_options(
-    spec: str | None,
-    *,
-    method: str,
-    flags: Mapping[str, tuple[str, Any]] | None = None,
-    positional: str | None = None,
-) -> dict[str, Any]:
-    """The options written after a method's name: ``"a=1,b=x"`` → ``{"a": "1", "b": "x"}`` (values are
-    validated by the method's config). A bare word is looked up in ``flags`` (``"no_rerank"`` →
-    ``("rerank", False)``), else taken as the value of ``positional`` (``"ari:oracle"`` → policy), else an
-    error. Keys are lower-cased with ``-`` read as ``_``; ``+`` separates options like ``,``."""
-    out: dict[str, Any] = {}
-    flags = flags or {}
-    for part in (spec or "").replace("+", ",").split(","):
-        token = part.strip()
-        if not token:
-            continue
-        key, sep, value = token.partition("=")
-        if sep:
-            if not key.strip():
-                raise ConfigError(f"bad {method} option {part!r}: use key=value pairs separated by commas")
-            out[key.strip().lower().replace("-", "_")] = value.strip()
-            continue
-        flag = flags.get(token.lower().replace("-", "_").replace("/", "_"))
-        if flag is not None:
-            out[flag[0]] = flag[1]
-        elif positional is not None and positional not in out:
-            out[positional] = token
-        else:
-            known = f"flags {', '.join(flags)} or " if flags else ""
-            raise ConfigError(f"unknown {method} option {part!r}: use {known}key=value pairs")
-    return out
-
-
-def merge_config(cls: type[C], base: C | None, overrides: Mapping[str, Any], *, method: str = "") -> C:
-    """``base`` (or the defaults) with ``overrides`` applied and validated; ConfigError naming the option,
-    the value and the form it takes (:func:`option_problem`), never the config class."""
-    data = {**(base.model_dump() if base is not None else {}), **overrides}
-    try:
-        return cls.model_validate(data)
-    except ValidationError as exc:
-        problems = [option_problem(cls, e, method or "this") for e in exc.errors(include_url=False)[:3]]
-        raise ConfigError("; ".join(problems)) from None
-
-
-#: How many option names an "unknown option" error lists at most (the closest ones first).
-SHOWN_OPTIONS = 10
-
-
-def value_form(cls: type[BaseModel], name: str) -> str:
-    """How option ``name`` of ``cls`` is written on the command line: ``top_k=INTEGER (default 10)``,
-    ``policy=llm|symbolic|oracle``…"""
-    import types
-    import typing
-
-    info = cls.model_fields.get(name)
-    if info is None:
-        return f"{name}=VALUE"
-    kind = info.annotation
-    if typing.get_origin(kind) in (typing.Union, types.UnionType):  # Optional[X]: the form of X
-        kind = next(a for a in typing.get_args(kind) if a is not type(None))
-    choices: list[str] = []
-    if typing.get_origin(kind) is typing.Literal:
-        choices = [str(v) for v in typing.get_args(kind)]
-    elif isinstance(kind, type) and issubclass(kind, StrEnum):
-        choices = [str(v) for v in kind]
-    forms = {bool: "true|false", int: "INTEGER", float: "NUMBER", str: "TEXT"}
-    shown = "|".join(choices) if choices else forms.get(kind, "VALUE") if isinstance(kind, type) else "VALUE"
-    default = info.default
-    plain = isinstance(default, bool | int | float | str) and not isinstance(default, types.NoneType)
-    text = str(default).lower() if isinstance(default, bool) else str(default)
-    return f"{name}={shown}" + (f" (default {text})" if plain and text else "")
-
-
-def option_problem(cls: type[BaseModel], error: Any, method: str) -> str:
-    """One pydantic error of a method config as the user wrote it: the option, the value, what is wrong
-    and the allowed form; an unknown option gets the closest names (at most :data:`SHOWN_OPTIONS`)."""
-    name = ".".join(str(x) for x in error["loc"]) or "?"
-    top = str(error["loc"][0]) if error["loc"] else name
-    fields = list(cls.model_fields)
-    if error["type"] == "extra_forbidden":
-        close = difflib.get_close_matches(top, fields, n=3, cutoff=0.5)
-        if close:
-            return f"unknown option {top!r} for the {method} method; did you mean {' or '.join(close)}?"
-        more = f", … ({len(fields)} in all)" if len(fields) > SHOWN_OPTIONS else ""
-        listed = ", ".join(fields[:SHOWN_OPTIONS]) + more
-        return f"unknown option {top!r} for the {method} method; its options: {listed}"
-    value = error.get("input")
-    shown = repr(value) if isinstance(value, str | int | float | bool) else "the value given"
-    if isinstance(value, str) and len(value) > 60:
-        shown = repr(value[:60] + "…")
-    msg = str(error["msg"])
-    msg = msg[:1].lower() + msg[1:]
-    return f"option {name}={shown} of the {method} method: {msg}; write {value_form(cls, top)}"
 
 
 def no_llm_methods_error(method: str) -> ConfigError:
@@ -320,62 +247,6 @@ def no_llm_methods_error(method: str) -> ConfigError:
     )
 
 
-OptionsT = TypeVar("OptionsT")
-
-
-def options_from(cls: type[OptionsT], config: BaseModel, /, **renamed: Any) -> OptionsT:
-    """An option object (a dataclass of a lower layer: ``ParserOptions``, ``FilterSettings``…) built from the
-    config's settings of the same names; ``renamed`` gives the ones named otherwise (or derived). A field
-    the config lacks keeps its default."""
-    names = [f.name for f in dataclasses.fields(cls) if f.init]  # type: ignore[arg-type]
-    own = {n: getattr(config, n) for n in names if n in type(config).model_fields and n not in renamed}
-    return cls(**own, **renamed)
-
-
-def parse_option_pairs(pairs: Iterable[str], *, option: str = "--method-option") -> dict[str, Any]:
-    """``KEY=VALUE`` pairs (repeatable CLI options) as a dict for :func:`resolve_method`.
-
-    Keys are lower-cased with ``-`` read as ``_``; a dotted key nests (``fallback_options.policy=llm`` →
-    ``{"fallback_options": {"policy": "llm"}}``); a value starting with ``{`` or ``[`` is parsed as JSON;
-    other values stay strings (the method's config converts ``"10"``/``"true"``)."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, raw = pair.partition("=")
-        path = [k.strip().lower().replace("-", "_") for k in key.split(".")]
-        if not sep or not all(k.isidentifier() for k in path):
-            raise ConfigError(f"bad {option} {pair!r}: use KEY=VALUE (KEY a name, dotted to nest: a.b=1)")
-        value: Any = raw.strip()
-        if value and value[0] in "{[":
-            try:
-                value = json.loads(value)
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"bad {option} {pair!r}: the value is not valid JSON ({exc.msg})") from None
-            except (ValueError, RecursionError) as exc:  # a >4300-digit integer, or nesting too deep
-                raise ConfigError(
-                    f"bad {option} {pair[:80]!r}: the value cannot be read ({exc})"[:300]
-                ) from None
-        node = out
-        for part in path[:-1]:
-            child = node.setdefault(part, {})
-            if not isinstance(child, dict):
-                raise ConfigError(f"bad {option} {pair!r}: {part!r} is already set to a value")
-            node = child
-        node[path[-1]] = value
-    return out
-
-
-def merge_options(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """``base`` updated with ``override``, nested dicts merged key by key (override wins)."""
-    out = dict(base)
-    for key, value in override.items():
-        current = out.get(key)
-        if isinstance(current, Mapping) and isinstance(value, Mapping):
-            out[key] = merge_options(current, value)
-        else:
-            out[key] = value
-    return out
-
-
 def missing_llm_error(method: str, *, alternative: str = "") -> ConfigError:
     """The one error for an LLM method given no LLM: it names the CLI flag (the library's keyword is the
     same word, ``llm``)."""
@@ -388,7 +259,8 @@ def missing_llm_error(method: str, *, alternative: str = "") -> ConfigError:
 
 
 class Method(ABC):
-    """A QA method: ``answer(question, kg)`` → :class:`Answer`. Stateless across questions unless noted.
+    """A QA method: ``answer(question, kg)`` → :class:`Answer`. Stateless across questions unless noted. A
+    subclass implements :meth:`reason`; :meth:`answer` (final) wraps it.
 
     Every method is built alike: ``Method(config=None, *, llm=None, spec=None, **overrides)``. ``spec`` is the
     text after the method's name (``"ari:oracle"``, ``"timer4:no_rerank"``), read with the class's
@@ -406,12 +278,13 @@ class Method(ABC):
     #: the setting a bare word of ``spec`` that is no flag sets (``"ari:oracle"`` → ``policy``), if any
     spec_positional: ClassVar[str | None] = None
     #: whether the method cannot be built without an LLM (one that can answer some questions without
-    #: checks in :meth:`setup` or :meth:`answer`)
+    #: checks in :meth:`setup` or :meth:`reason`)
     needs_llm: ClassVar[bool] = False
 
     config: MethodConfig
     requested: MethodConfig
     llm: LLMBackend | None = None
+    notes: SetupNotes = NO_NOTES
 
     def __init__(
         self,
@@ -433,7 +306,9 @@ class Method(ABC):
         self.llm = self.resolve_llm(llm)
         if self.needs_llm and self.llm is None:
             raise missing_llm_error(self.name)
-        self.setup()
+        self.notes = self.setup() or NO_NOTES
+        if self.notes.settings:  # decided by setup from a resource: the config is final from here on
+            self.config = self.config.model_copy(update=dict(self.notes.settings))
 
     def resolve_llm(self, given: str | LLMBackend | None) -> LLMBackend | None:
         """The backend the method calls: the one given, else the config's ``llm`` spec resolved (``None``
@@ -460,16 +335,46 @@ class Method(ABC):
         """Hook: the given settings as the config takes them (a subclass fixes or defaults some)."""
         return overrides
 
-    def setup(self) -> None:  # noqa: B027 - an optional hook
-        """Hook: the method's own wiring once ``config`` and ``llm`` are set (retrievers, planners, …)."""
+    def setup(self) -> SetupNotes | None:
+        """Hook: the method's own wiring once ``config`` and ``llm`` are set (retrievers, planners, …); it
+        returns what it found (:class:`SetupNotes`: settings decided, fallbacks taken; ``None``: nothing),
+        and never reassigns ``config``."""
+        return None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "answer" in cls.__dict__:
+            raise TypeError(
+                f"{cls.__module__}.{cls.__qualname__} defines answer(): implement reason(question, kg) -> "
+                "Answer instead (Method.answer wraps it: the LLM context, the step events' method name, the "
+                "check that an Answer comes back)"
+            )
+
+    @final
+    def answer(self, question: Question, kg: KGStore) -> Answer:
+        """Answer ``question`` over ``kg``: :meth:`reason` within the LLM context of this method and
+        question (the tags of its LLM calls) and with this method's name on its step events; anything but
+        an :class:`Answer` coming back is a TypeError. Not overridable: a method implements :meth:`reason`."""
+        token = _STEP_METHOD.set(self.name)
+        try:
+            with llm_context(method=self.name, question_id=question.qid):
+                answer = self.reason(question, kg)
+        finally:
+            _STEP_METHOD.reset(token)
+        if not isinstance(answer, Answer):
+            raise TypeError(f"{type(self).__name__}.reason returned {type(answer).__name__}, not Answer")
+        return answer
 
     @abstractmethod
-    def answer(self, question: Question, kg: KGStore) -> Answer: ...
+    def reason(self, question: Question, kg: KGStore) -> Answer:
+        """The method's own reasoning: ``question`` over ``kg`` → :class:`Answer` (called by :meth:`answer`,
+        which sets up its context)."""
 
+    @final
     def deviations(self) -> list[str]:
-        """Every setting in force that differs from the method's paper, with the paper's side (the config's
-        :meth:`MethodConfig.deviations`; a method adds what only it knows at run time)."""
-        return self.config.deviations()
+        """Every setting in force that differs from the method's paper, with the paper's side: the config's
+        :meth:`MethodConfig.deviations` given what :meth:`setup` found (:attr:`notes`)."""
+        return self.config.deviations(self.notes)
 
     def describe(self) -> dict[str, Any]:
         """What ``report.json`` records: the method, its effective settings (``config``), the settings as
@@ -536,7 +441,7 @@ def abstain_refused(
     return Answer.abstain(
         refused.reason,
         trace,
-        usage=usage_dict(usage, llm),
+        usage=answer_usage(usage, llm),
         raw_output=refused.raw,
         evidence=list(evidence),
     )
@@ -556,6 +461,6 @@ def listed_answer(
     none."""
     if not answers:
         return Answer.abstain(
-            empty, trace, usage=usage_dict(usage, llm), raw_output=text, evidence=list(evidence)
+            empty, trace, usage=answer_usage(usage, llm), raw_output=text, evidence=list(evidence)
         )
-    return Answer(answers, list(evidence), trace, usage_dict(usage, llm), raw_output=text)
+    return Answer(answers, list(evidence), trace, answer_usage(usage, llm), raw_output=text)

@@ -68,7 +68,11 @@ def test_llm_policy_runs_until_answer(kg: TemporalKG) -> None:
     ]
     assert steps(ans)[0]["candidates"] and "entities = [" in steps(ans)[0]["result"]
     assert ans.trace[0]["entities"] == ["Freedonia"] and ans.trace[-1]["stop"] == "answer"
-    assert ans.usage["llm_calls"] == 3 and ans.usage["prompt_tokens"] > 0 and ans.usage["parse_failures"] == 0
+    assert (
+        ans.usage.to_dict()["llm_calls"] == 3
+        and ans.usage.to_dict()["prompt_tokens"] > 0
+        and ans.usage.to_dict()["parse_failures"] == 0
+    )
     assert ans.evidence[0] == FACTS[0]
     assert "Response 0: entities = [" in llm.requests[1].messages[-1].content  # result fed back
 
@@ -91,14 +95,14 @@ def test_t_max_stops_the_loop_and_falls_back_to_the_current_list(kg: TemporalKG)
 def test_parse_failure_without_retry_in_the_paper_preset(kg: TemporalKG) -> None:
     llm = FakeLLM(["I do not know.", "$answer(Bob)$"])
     ans = ARIMethod(llm=llm).answer(q("Who visited Freedonia?"), kg)
-    assert llm.calls == 1 and ans.abstained and ans.usage["parse_failures"] == 1
+    assert llm.calls == 1 and ans.abstained and ans.usage.to_dict()["parse_failures"] == 1
 
 
 def test_parse_failure_after_one_retry_is_recorded_and_stops(kg: TemporalKG) -> None:
     llm = FakeLLM(["I do not know.", "Still no idea."])
     ans = ARIMethod(llm=llm, retries=1).answer(q("Who visited Freedonia?"), kg)
     assert llm.calls == 2 and ans.abstained and "parse_failure" in ans.reason
-    assert ans.usage["parse_failures"] == 2 and ans.usage["llm_calls"] == 2
+    assert ans.usage.to_dict()["parse_failures"] == 2 and ans.usage.to_dict()["llm_calls"] == 2
     (step,) = steps(ans)
     assert step["parse_failed"] is True and step["action"] is None and step["raw_output"] == "Still no idea."
     assert "could not be parsed" in llm.requests[1].messages[-1].content  # the retry explains the error
@@ -107,7 +111,11 @@ def test_parse_failure_after_one_retry_is_recorded_and_stops(kg: TemporalKG) -> 
 def test_retry_recovers_from_one_bad_output(kg: TemporalKG) -> None:
     llm = FakeLLM(["hmm", "$get_head_entity(Freedonia, Make a visit, no time constraints)$", "$answer(Bob)$"])
     ans = ARIMethod(llm=llm, preset="ours").answer(q("Who visited Freedonia?"), kg)
-    assert ans.answers[0] == "Bob" and ans.usage["parse_failures"] == 1 and ans.usage["llm_calls"] == 3
+    assert (
+        ans.answers[0] == "Bob"
+        and ans.usage.to_dict()["parse_failures"] == 1
+        and ans.usage.to_dict()["llm_calls"] == 3
+    )
 
 
 def test_constrained_mode_sends_the_candidates_as_choices(kg: TemporalKG) -> None:
@@ -162,7 +170,7 @@ def test_calls_are_logged_with_the_question_id(kg: TemporalKG) -> None:
         q("Who visited Freedonia?", qid="log-1"), kg
     )
     rows = [r for r in LLMCache().calls(method="ari") if r["question_id"] == "log-1"]
-    assert len(rows) == ans.usage["llm_calls"] == 2
+    assert len(rows) == ans.usage.to_dict()["llm_calls"] == 2
 
 
 def test_asked_granularity() -> None:
@@ -207,7 +215,7 @@ def test_symbolic_policy_end_to_end_on_the_demo_kg(demo_kg: TemporalKG) -> None:
     for question in questions[:20]:
         ans = method.answer(question, demo_kg)
         assert ans.trace[0]["type"] == "setup" and ans.trace[-1]["type"] == "final"
-        assert ans.usage["llm_calls"] == 0
+        assert ans.usage.to_dict()["llm_calls"] == 0
         for step in steps(ans):
             assert {"step", "candidates", "action", "result", "n_results"} <= set(step)
             if step["action"] is not None and not step.get("free_answer"):

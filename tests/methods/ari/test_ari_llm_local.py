@@ -44,7 +44,7 @@ def questions() -> list[Question]:
 
 
 def check(answer: Answer, *, agent: bool) -> None:
-    assert answer.usage["llm_calls"] >= 1 and answer.usage["prompt_tokens"] > 0
+    assert answer.usage.to_dict()["llm_calls"] >= 1 and answer.usage.to_dict()["prompt_tokens"] > 0
     if answer.abstained:
         assert answer.reason  # failed cleanly, with a reason
     else:
@@ -54,7 +54,7 @@ def check(answer: Answer, *, agent: bool) -> None:
         assert steps and answer.trace[-1]["type"] == "final"
         for step in steps:
             assert step["action"] is not None or step.get("parse_failed") or step.get("note")
-        if answer.usage["parse_failures"]:
+        if answer.usage.to_dict()["parse_failures"]:
             assert any(s.get("parse_failed") for s in steps) or answer.answers
 
 

@@ -62,7 +62,7 @@ def test_parse_answer_list_failures() -> None:
 def test_llm_only() -> None:
     llm = FakeLLM(['["Visitor 1"]'])
     ans = resolve_method("llm_only", llm=llm).answer(Q, kg())
-    assert ans.answers == ["Visitor 1"] and ans.usage["llm_calls"] == 1
+    assert ans.answers == ["Visitor 1"] and ans.usage.to_dict()["llm_calls"] == 1
     assert "Question: Who visited Freedonia in May 2012?" in llm.requests[0].messages[-1].content
     assert "Freedonia, Make a visit" not in llm.requests[0].messages[-1].content  # no KG facts
 
@@ -70,7 +70,7 @@ def test_llm_only() -> None:
 def test_llm_only_retry_then_parse_failure() -> None:
     llm = FakeLLM(["I don't know.", "Not sure."])
     ans = resolve_method("llm_only", llm=llm).answer(Q, kg())
-    assert ans.abstained and ans.usage["parse_failures"] == 2 and llm.calls == 2
+    assert ans.abstained and ans.usage.to_dict()["parse_failures"] == 2 and llm.calls == 2
     assert ans.trace[-1]["type"] == "parse_failure" and ans.raw_output == "Not sure."
     assert resolve_method("llm_only", llm=FakeLLM(["??", '["x"]'])).answer(Q, kg()).answers == ["x"]
 
@@ -123,7 +123,7 @@ def test_cot_kb_writes_its_own_actions_grounded_to_executable_ones() -> None:
 
 def test_cot_kb_parse_failure() -> None:
     ans = resolve_method("cot_kb", llm=FakeLLM(["no idea", "none"]), retries=1).answer(Q, kg())  # ARI: 0
-    assert ans.abstained and ans.usage["parse_failures"] == 2
+    assert ans.abstained and ans.usage.to_dict()["parse_failures"] == 2
 
 
 def test_baselines_need_an_llm_and_refuse_other_policies() -> None:

@@ -299,7 +299,7 @@ def test_cik_end_to_end_with_fake_llm(football: TemporalKG, home: Path) -> None:
     assert evidence_step["entities"] == ["Darren_Anderton"]
     assert evidence_step["paths"][0]["path"] == [MSOT]
     assert evidence_step["paths"][0]["dropped"] == [[2, "spouse"]]  # invalid relation dropped and reported
-    assert answer.usage["llm_calls"] == 2
+    assert answer.usage.to_dict()["llm_calls"] == 2
     rog = llm.requests[1].messages[0].content
     own = rog.split("Now it's your turn!")[-1]
     assert "Associative map: X1=Darren Anderton; R1=member of sports team" in own  # the paper's form
@@ -387,7 +387,7 @@ def test_cik_on_demo_kg(home: Path) -> None:
     answer = CIKMethod(llm=llm).answer(q, kg)
     assert not answer.abstained and answer.answers
     assert all(not re.fullmatch(r"[XRe]\d+", a) for a in answer.answers)  # decompressed
-    assert answer.evidence and answer.usage["llm_calls"] == 2
+    assert answer.evidence and answer.usage.to_dict()["llm_calls"] == 2
 
 
 # --- the TKG stream ------------------------------------------------------------------------------

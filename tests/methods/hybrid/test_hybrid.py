@@ -11,8 +11,9 @@ import pytest
 from tkgqa.datasets.base import Question
 from tkgqa.errors import ConfigError
 from tkgqa.kg import TemporalKG
+from tkgqa.llm import USAGE_KEYS, AnswerUsage, Usage
 from tkgqa.methods import Answer, resolve_method
-from tkgqa.methods.hybrid import HybridMethod, merge_usage, parse_hybrid_spec
+from tkgqa.methods.hybrid import HybridMethod, parse_hybrid_spec
 from tkgqa.testing import FakeLLM
 
 ANSWERABLE = Question(qid="h1", text="Who visited China in November 2014?", answers=["Barack Obama"])
@@ -37,7 +38,7 @@ def test_answerable_question_makes_no_llm_call(demo_kg: TemporalKG) -> None:
     assert (r["route"], r["answered_by"], r["primary_abstained"]) == ("primary", "symbolic", False)
     assert "fallback" not in r and stages(ans) == {"primary"}
     assert any("program" in step for step in ans.trace)  # the symbolic program is still shown
-    assert ans.usage["llm_calls"] == 0
+    assert ans.usage.to_dict()["llm_calls"] == 0
 
 
 def test_unanswerable_question_goes_to_the_fallback(demo_kg: TemporalKG) -> None:
@@ -51,7 +52,7 @@ def test_unanswerable_question_goes_to_the_fallback(demo_kg: TemporalKG) -> None
     assert r["route"] == "fallback" and r["answered_by"] == "llm_only" and r["fallback"] == "llm_only"
     assert r["primary_abstained"] is True and r["primary_reason"] == symbolic.reason
     assert stages(ans) == {"primary", "fallback"}
-    assert ans.usage["llm_calls"] == 1 and ans.usage["prompt_tokens"] > 0
+    assert ans.usage.to_dict()["llm_calls"] == 1 and ans.usage.to_dict()["prompt_tokens"] > 0
     assert ans.raw_output == '["Yes"]'
 
 
@@ -65,7 +66,7 @@ def test_default_fallback_is_ari_with_the_llm_policy(demo_kg: TemporalKG) -> Non
     assert r["route"] == "fallback" and r["fallback"] == "ari" and r["primary_reason"]
     assert r["answered_by"] == ("ari" if ans.answers else None)
     assert any(step.get("type") == "setup" and step["stage"] == "fallback" for step in ans.trace)
-    assert ans.usage["llm_calls"] == fake.calls
+    assert ans.usage.to_dict()["llm_calls"] == fake.calls
     assert method.describe()["fallback"]["method"] == "ari"
 
 
@@ -76,7 +77,7 @@ def test_both_abstain(demo_kg: TemporalKG) -> None:
     assert ans.reason.startswith("symbolic: ") and "llm_only: unparsable" in ans.reason
     r = route(ans)
     assert r["route"] == "fallback" and r["answered_by"] is None and r["fallback_reason"]
-    assert ans.usage["llm_calls"] == 2
+    assert ans.usage.to_dict()["llm_calls"] == 2
 
 
 def test_specs_and_options() -> None:
@@ -137,9 +138,31 @@ def test_configuration_errors() -> None:
         parse_hybrid_spec("fallback=ari,oops")
 
 
-def test_merge_usage() -> None:
-    merged = merge_usage({"llm_calls": 1, "cost_usd": 0.5}, {"llm_calls": 2, "prompt_tokens": 7})
-    assert merged == {"llm_calls": 3, "cost_usd": 0.5, "prompt_tokens": 7}
+def test_answer_usage_adds_up_and_writes_the_form_of_its_parts() -> None:
+    unpriced = AnswerUsage()
+    assert unpriced.to_dict() == {
+        "llm_calls": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "parse_failures": 0,
+        "cost_usd": 0.0,
+    }
+    priced = AnswerUsage(Usage(calls=2, prompt_tokens=7), 0.5, priced=True)
+    assert list(priced.to_dict()) == list(USAGE_KEYS)
+    total = unpriced + priced
+    assert total.priced and total.counts == Usage(calls=2, prompt_tokens=7) and total.cost_usd == 0.5
+    # the key-wise sum of the two written forms, in the order of the parts (as merged before the type)
+    assert list(total.to_dict().items()) == [
+        ("llm_calls", 2),
+        ("prompt_tokens", 7),
+        ("completion_tokens", 0),
+        ("parse_failures", 0),
+        ("cost_usd", 0.5),
+        ("cached_calls", 0),
+    ]
+    assert (priced + priced).to_dict()["llm_calls"] == 4 and total == unpriced + priced
+    replayed = AnswerUsage(Usage(calls=1, replay_exact=1), priced=True).to_dict()
+    assert replayed["replay_exact"] == 1 and replayed["replay_miss"] == 0
 
 
 def test_eval_cli_on_a_jsonl_file(tmp_path: Path) -> None:

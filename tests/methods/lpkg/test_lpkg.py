@@ -80,7 +80,7 @@ def test_in_context_planner_end_to_end_with_evidence(demo_kg: TemporalKG) -> Non
     calls = [s["call"] for s in answer.trace[1:]]
     assert calls == ["Search", "Get_Answer", "During", "Finish_The_Plan"]
     assert answer.trace[2]["n_answers"] > 1 and answer.trace[2]["evidence"]
-    assert answer.usage["llm_calls"] == 1
+    assert answer.usage.to_dict()["llm_calls"] == 1
     prompt = llm.requests[0].messages[-1].content
     assert (
         "##Example1##" in prompt
@@ -123,7 +123,7 @@ def test_llm_reader_answers_sub_questions_from_retrieved_facts(demo_kg: Temporal
     llm = FakeLLM(respond)
     answer = LPKGMethod(llm=llm, preset="ours", reader="llm").answer(QUESTION, demo_kg)
     assert answer.answers == ["Barack Obama"]  # Merkel's visit was in July
-    assert answer.usage["llm_calls"] == 2
+    assert answer.usage.to_dict()["llm_calls"] == 2
 
 
 def test_baseline_planners_and_configuration_errors(demo_kg: TemporalKG) -> None:

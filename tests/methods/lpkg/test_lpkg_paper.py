@@ -108,7 +108,7 @@ def test_the_paper_reader_votes_over_five_samples_with_the_authors_prompt(demo_k
         "If the answer is not included in the information provided, please answer based on your own" in sent
     )
     assert sent.startswith(AUTHORS_ANSWER_TEMPLATE.split("{info}")[0])
-    assert answer.usage["llm_calls"] == 1 + 5 + 5  # plan, two sub-questions voted
+    assert answer.usage.to_dict()["llm_calls"] == 1 + 5 + 5  # plan, two sub-questions voted
 
 
 def test_a_vote_tie_goes_to_the_first_reply_and_an_unreadable_winner_is_empty(demo_kg: TemporalKG) -> None:
@@ -121,7 +121,7 @@ def test_a_vote_tie_goes_to_the_first_reply_and_an_unreadable_winner_is_empty(de
     unreadable = scripted(CHAIN_PLAN, {QUESTION.text: ["[Germany]"],
                                        "Who visited China in November 2014?": [""]})  # fmt: skip
     got = LPKGMethod(llm=unreadable).answer(QUESTION, demo_kg)
-    assert got.usage["parse_failures"] >= 1
+    assert got.usage.to_dict()["parse_failures"] >= 1
     assert any(s.get("step") == "empty_fallback" for s in got.trace) and got.answers == ["Germany"]
 
 

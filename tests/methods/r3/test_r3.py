@@ -56,7 +56,7 @@ def test_grounded_answer_at_depth_zero() -> None:
         line.startswith("axiom R1: The mascot must be a dog") for line in step(answer, "explanation")["lines"]
     )
     assert script.kinds() == ["entities", "axiom", "prune", "answer"]
-    assert answer.usage["llm_calls"] == 4
+    assert answer.usage.to_dict()["llm_calls"] == 4
     g = grounding_of(answer, kg)
     assert g.grounded and g.cited == 1
 
@@ -77,7 +77,7 @@ def test_a_step_citing_an_unlisted_fact_is_rejected_and_reasked() -> None:
         len(node["rejected"]) == 1
         and "cites F99, which is not among the retrieved facts" in node["rejected"][0]
     )
-    assert answer.usage["parse_failures"] == 1
+    assert answer.usage.to_dict()["parse_failures"] == 1
     # the re-ask tells the model why
     reask = [r for r in script.llm.requests if "not among the retrieved facts" in r.messages[-1].content]
     assert len(reask) == 1
@@ -145,7 +145,7 @@ def test_unparsable_replies_are_reported_not_crashing() -> None:
     assert entities["llm_names"] == [] and "no entity names" in entities["llm_error"]
     assert entities["union"] == ["Alma Reyes"]  # the linker still found her
     assert "axiom unparsable" in step(answer, "r3_tree")["branches"][0]["error"]
-    assert answer.usage["parse_failures"] == 4  # two prompts, each tried twice
+    assert answer.usage.to_dict()["parse_failures"] == 4  # two prompts, each tried twice
 
 
 def test_every_answer_attempt_rejected_counts_as_unknown() -> None:

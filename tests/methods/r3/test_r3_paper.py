@@ -120,7 +120,7 @@ def test_a_prose_citation_of_an_unlisted_fact_is_rejected_and_reasked(tmp_path: 
     assert (
         len(node["rejected"]) == 1 and "cites Fact 99, which is not among the listed" in node["rejected"][0]
     )
-    assert answer.usage["parse_failures"] == 1
+    assert answer.usage.to_dict()["parse_failures"] == 1
 
 
 def test_a_hint_is_the_paper_axiom_but_ours_asks_for_a_rule(tmp_path: Path) -> None:

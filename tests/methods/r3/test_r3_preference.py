@@ -72,7 +72,7 @@ def test_embedding_judge_runs_offline() -> None:
     assert len(answer.answers) == 1 and answer.answers[0] in q.extra["choices"]
     pref = next(s for s in answer.trace if s["step"] == "preference")
     assert pref["judge"] == "embedding" and all(len(o["scores"]) == 1 for o in pref["options"])
-    assert answer.usage["llm_calls"] == 0
+    assert answer.usage.to_dict()["llm_calls"] == 0
 
 
 def test_choose_prefers_no_violations_then_satisfied_then_similarity() -> None:

@@ -127,7 +127,7 @@ def test_full_pipeline_uses_the_rewritten_question(kg: TemporalKG, home: Path) -
     assert reason_prompt.endswith(f"Question: {EXPLICIT}")
     tks = next(t for t in answer.trace if t["step"] == "tks")
     assert tks["facts"][0] == "France Praise or endorse Juan Carlos I on 2006-03-01"  # φ_t: first after
-    assert answer.usage["llm_calls"] == 2 and answer.evidence
+    assert answer.usage.to_dict()["llm_calls"] == 2 and answer.evidence
     rewrite = answer.trace[1]
     assert rewrite["mode"] == "llm" and rewrite["accepted"] and rewrite["rewritten"] == EXPLICIT
 

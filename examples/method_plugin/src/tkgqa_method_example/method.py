@@ -23,8 +23,10 @@ class Timeline(Method):
     # The base class does the rest: `Timeline(config, **overrides)`, `"example_timeline:ours"` and
     # `--method-option key=value` are validated against `config_class`, the preset fills unset settings
     # (`self.config` holds the settings in force), and `describe()` records them with the deviations.
+    # A method implements `reason`; `answer` (final, in the base) wraps it: the LLM context of the question,
+    # the method's name on its step events, the check that an `Answer` comes back.
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         entity = question.entities[0] if question.entities else self._first_mention(question.text, kg)
         if entity is None:  # declining says why; an infrastructure failure would raise instead
             return Answer.abstain("no KG entity is named in the question")

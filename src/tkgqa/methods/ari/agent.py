@@ -115,7 +115,7 @@ def run_episode(
             stop = "parse_failure" if decision.parse_failed else "policy_stopped"
             note = decision.error or decision.note
             steps.append(StepRecord(i, texts, None, "", 0, decision.raw, decision.parse_failed, note=note))
-            report_step(StepEvent("ari", StepKind.STOP, i, note or stop, data={"stop": stop}))
+            report_step(StepEvent(StepKind.STOP, i, note or stop, data={"stop": stop}))
             break
         action = decision.action
         state, items = env.step(state, action)
@@ -135,7 +135,6 @@ def run_episode(
         history.append((action.text, result))
         report_step(
             StepEvent(
-                "ari",
                 StepKind.ACTION,
                 i,
                 action.text,

@@ -13,13 +13,14 @@ import importlib.util
 import os
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
 from ...errors import ConfigError
-from ..base import Preset, PresetConfig
+from ..base import NO_NOTES, Preset, PresetConfig, SetupNotes
 from ..client import client_option
 from .environment import ActionSpace, FilterMode
 from .prompts import ExampleSet
@@ -212,11 +213,11 @@ class ARIConfig(PresetConfig):
         updates["embedder"] = self.embedder if self.embedder is not None else auto_embedder()
         return self.model_copy(update=updates)
 
-    def deviations(self) -> list[str]:
-        """What differs from the paper in this (effective) config: :func:`deviations` with itself as the
-        request (:meth:`ARIMethod.deviations` passes the request, which may have left the embedder to the
+    def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
+        """What differs from the paper in this (effective) config: :func:`deviations`, with the embedder's
+        fallback the method's setup found (:class:`ARISetup`: the request may have left the embedder to the
         automatic choice)."""
-        return deviations(self, self)
+        return deviations(self, notes.embedder_fallback if isinstance(notes, ARISetup) else None)
 
     def unspecified(self) -> list[str]:
         return unspecified(self)
@@ -275,10 +276,17 @@ def embedder_fallback(requested: ARIConfig, effective: ARIConfig) -> str | None:
     return None
 
 
-def deviations(requested: ARIConfig, effective: ARIConfig) -> list[str]:
-    """Every setting in force that differs from what the paper specifies, with the paper's side."""
+@dataclass(frozen=True)
+class ARISetup(SetupNotes):
+    """ARI's setup notes: also the embedder's fallback (:func:`embedder_fallback` of the request), if any."""
+
+    embedder_fallback: str | None = None
+
+
+def deviations(effective: ARIConfig, fallback: str | None = None) -> list[str]:
+    """Every setting in force that differs from what the paper specifies, with the paper's side;
+    ``fallback``: the embedder's (:func:`embedder_fallback`), when the request left the embedder open."""
     out = effective.preset_deviations()
-    fallback = embedder_fallback(requested, effective)
     if fallback:
         out.append(f"{fallback} (paper: a semantic sentence encoder; the authors' code uses MiniLM/mpnet)")
     elif effective.embedder in (EmbedderName.HASHING, EmbedderName.LEXICAL):

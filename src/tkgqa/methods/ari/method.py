@@ -14,7 +14,7 @@ from typing import Any
 from ...datasets.base import Question
 from ...errors import ConfigError, DataError
 from ...kg.base import KGStore
-from ...llm import LLMBackend, llm_context, usage_dict
+from ...llm import LLMBackend, answer_usage, llm_context
 from ...outcomes import AbstainReason
 from ...query import Reasoner
 from ...query.link import LinkedQuestion, QuestionLinker
@@ -22,7 +22,7 @@ from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
 from ..base import METHODS, Answer, Method, missing_llm_error, options_from
 from .agent import Episode, run_episode
-from .config import ARIConfig, EmbedderName, deviations, embedder_fallback, embedder_kind
+from .config import ARIConfig, ARISetup, EmbedderName, embedder_fallback, embedder_kind
 from .environment import ARIEnvironment, FilterSettings
 from .memory import ARIMemory, HistoryRecord, HistoryStep
 from .policies import ActionPromptStyle, LLMPolicy, OraclePolicy, Policy
@@ -60,19 +60,20 @@ class ARIMethod(Method):
         self.memory: ARIMemory | None = memory if isinstance(memory, ARIMemory) else None
         super().__init__(config, llm=llm, spec=spec, **overrides)
 
-    def setup(self) -> None:
+    notes: ARISetup
+
+    def setup(self) -> ARISetup:
         if self.requested.embedder is not None:
             self.requested.embedder.check_available()
         if self.config.policy == "llm" and self.llm is None:
             raise missing_llm_error("ari", alternative="the offline policy: --method ari:policy=symbolic")
         if self.memory is None and self.config.memory:
             self.memory = ARIMemory.load(self.config.memory)
-        self._notes: list[str] = []
-        self._adopt_memory_embedder()
         self._embedder: Embedder | None = None
         self._embedder_ready = False
-        self._linker = QuestionLinker.anchors(self.config.max_entities)
+        self.linker = QuestionLinker.anchors(self.config.max_entities)
         self._symbolic: Reasoner | None = None
+        return self._embedder_notes()
 
     # --- resources ----------------------------------------------------------------------------------
     @property
@@ -89,38 +90,36 @@ class ARIMethod(Method):
         assert isinstance(spec, EmbedderName)
         return shared_embedder(spec)  # errors are raised: never run silently without the embedder
 
-    def _adopt_memory_embedder(self) -> None:
-        """With the embedder unset, use the kind the memory was clustered with (clusters and questions must
-        be embedded alike); recorded in :meth:`describe`."""
-        if self.requested.embedder is not None or self.memory is None or not self.memory.embedder_name:
-            return
-        kind = embedder_kind(self.memory.embedder_name)
-        if kind is not None and kind is not self.config.embedder:
-            kind.check_available()
-            self.config = self.config.model_copy(update={"embedder": kind})
-            self._notes.append(
-                f"embedder={kind.value}: taken from the memory (clustered with {self.memory.embedder_name!r})"
-            )
-
-    def deviations(self) -> list[str]:
-        """The deviations from the paper in force, the embedder's fallback (decided from the request)
-        included."""
-        return deviations(self.requested, self.config)
+    def _embedder_notes(self) -> ARISetup:
+        """With the embedder unset, the kind the memory was clustered with (clusters and questions must be
+        embedded alike), and the embedder's fallback (decided from the request); recorded in
+        :meth:`describe` and the deviations."""
+        settings: dict[str, Any] = {}
+        notes: list[str] = []
+        memory = self.memory
+        if self.requested.embedder is None and memory is not None and memory.embedder_name:
+            kind = embedder_kind(memory.embedder_name)
+            if kind is not None and kind is not self.config.embedder:
+                kind.check_available()
+                settings["embedder"] = kind
+                notes.append(
+                    f"embedder={kind.value}: taken from the memory (clustered with {memory.embedder_name!r})"
+                )
+        fallback = embedder_fallback(self.requested, self.config.model_copy(update=settings))
+        if fallback:
+            notes.append(fallback)
+        return ARISetup(settings=settings, fallbacks=tuple(notes), embedder_fallback=fallback)
 
     def describe(self) -> dict[str, Any]:
         """:meth:`Method.describe` and any fallback taken (the embedder: from the memory, or not
         installed)."""
         out = super().describe()
-        notes = [*self._notes]
-        fallback = embedder_fallback(self.requested, self.config)
-        if fallback:
-            notes.append(fallback)
-        if notes:
-            out["fallbacks"] = notes
+        if self.notes.fallbacks:
+            out["fallbacks"] = list(self.notes.fallbacks)
         return out
 
     def link(self, question: Question, kg: KGStore) -> LinkedQuestion:
-        return self._linker.link(question, kg)
+        return self.linker.link(question, kg)
 
     def environment(
         self, question: Question, kg: KGStore, linked: LinkedQuestion | None = None
@@ -200,19 +199,18 @@ class ARIMethod(Method):
         cluster, methodology = self.methodology(linked)
         env = self.environment(question, kg, linked)
         policy = self.make_policy(question, kg)
-        with llm_context(method=self.name, question_id=question.qid):
-            ep = run_episode(
-                question,
-                env,
-                policy,
-                t_max=self.config.t_max,
-                methodology=methodology,
-                max_result_items=self.config.max_result_items if self.config.truncate_results else None,
-                fallback_answer=bool(self.config.fallback_answer),
-            )
+        ep = run_episode(
+            question,
+            env,
+            policy,
+            t_max=self.config.t_max,
+            methodology=methodology,
+            max_result_items=self.config.max_result_items if self.config.truncate_results else None,
+            fallback_answer=bool(self.config.fallback_answer),
+        )
         return ep, linked, cluster, methodology
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         ep, linked, cluster, methodology = self.episode(question, kg)
         if self.config.online_memory:
             self._remember(question, kg, ep, linked)
@@ -230,7 +228,7 @@ class ARIMethod(Method):
         trace.append(
             {"type": "final", "stop": ep.stop_reason, "forced": ep.forced, "n_actions": ep.n_actions}
         )
-        usage = usage_dict(ep.usage, self.llm)
+        usage = answer_usage(ep.usage, self.llm)
         raw = next((s.raw_output for s in reversed(ep.steps) if s.raw_output), "")
         if not linked.anchors.entities:
             return Answer.abstain(AbstainReason.NO_ENTITY_LINKED, trace=trace, usage=usage)
@@ -241,8 +239,9 @@ class ARIMethod(Method):
 
     def record(self, question: Question, kg: KGStore) -> tuple[HistoryRecord, Answer]:
         """Answer ``question`` and return its history record (correctness against its gold answers)."""
-        ep, linked, _, _ = self.episode(question, kg)
-        usage = usage_dict(ep.usage, self.llm)
+        with llm_context(method=self.name, question_id=question.qid):  # answer()'s context: outside it
+            ep, linked, _, _ = self.episode(question, kg)
+        usage = answer_usage(ep.usage, self.llm)
         return _history_record(question, kg, ep, linked), Answer(
             ep.answers, evidence=ep.evidence, usage=usage
         )

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from ...datasets.base import Question
 from ...kg.base import KGStore
-from ...llm import LLMBackend, llm_context, usage_dict
+from ...llm import LLMBackend, answer_usage
 from ...prompts.ask import Refused, ask
 from ...prompts.base import Context, PromptSpec
 from ..base import METHODS, Answer, Method, MethodConfig, abstain_refused
@@ -23,9 +23,7 @@ class LLMOnlyConfig(MethodConfig):
 
 
 def ask_for_answers(
-    method: Method,
     llm: LLMBackend,
-    question: Question,
     prompt: PromptSpec[list[str]],
     context: Context,
     retries: int,
@@ -34,12 +32,11 @@ def ask_for_answers(
 ) -> Answer:
     """One prompt → a parsed answer list (shared by the single-prompt baselines). Unparsable output is an
     abstention; an :class:`~tkgqa.errors.LLMError` (the backend failed) propagates."""
-    with llm_context(method=method.name, question_id=question.qid):
-        outcome = ask(llm, prompt, context, retries=retries, max_tokens=max_tokens)
+    outcome = ask(llm, prompt, context, retries=retries, max_tokens=max_tokens)
     if isinstance(outcome, Refused):
         return abstain_refused(outcome, trace, outcome.usage, llm, entry={"type": "parse_failure"})
     trace.append({"type": "answer", "answers": outcome.value, "attempts": outcome.attempts})
-    return Answer(outcome.value, trace=trace, usage=usage_dict(outcome.usage, llm), raw_output=outcome.text)
+    return Answer(outcome.value, trace=trace, usage=answer_usage(outcome.usage, llm), raw_output=outcome.text)
 
 
 @METHODS.register("llm_only")
@@ -51,12 +48,10 @@ class LLMOnly(Method):
     config: LLMOnlyConfig
     llm: LLMBackend
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         context = {"question": question.text}
         return ask_for_answers(
-            self,
             self.llm,
-            question,
             LLM_ONLY_PROMPT,
             context,
             self.config.retries,

@@ -52,7 +52,7 @@ class KGRAG(Method):
     llm: LLMBackend
 
     def setup(self) -> None:
-        self._linker = QuestionLinker.anchors(self.config.max_entities)
+        self.linker = QuestionLinker.anchors(self.config.max_entities)
         self._embedder: Embedder | None = None
 
     def _similarity(self, text: str) -> Similarity:
@@ -67,7 +67,7 @@ class KGRAG(Method):
 
     def retrieve(self, question: Question, kg: KGStore) -> list[Fact]:
         """At most ``max_facts`` facts around the question's entities, in time order."""
-        anchors = self._linker.link(question, kg).anchors
+        anchors = self.linker.link(question, kg).anchors
         sim = self._similarity(question.text)
         relations = anchors.relations()
         rel_scores = dict(zip(relations, sim.scores([kg.label(r) for r in relations]), strict=True))
@@ -89,14 +89,12 @@ class KGRAG(Method):
         chosen = [pool[i] for i in order[: self.config.max_facts]]
         return sorted(chosen, key=lambda f: (f.start.first_day if f.start else 0, f.subject))
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         facts = self.retrieve(question, kg)
         trace: list[dict[str, Any]] = [{"type": "retrieval", "facts": [verbalize(kg, f) for f in facts]}]
         context = {"question": question.text, "facts": [verbalize(kg, f) for f in facts]}
         found = ask_for_answers(
-            self,
             self.llm,
-            question,
             KG_RAG_PROMPT,
             context,
             self.config.retries,

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from ..base import Preset, PresetConfig, shown_setting
+from ..base import NO_NOTES, Preset, PresetConfig, SetupNotes, shown_setting
 from ..client import client_option
 
 
@@ -139,7 +139,7 @@ class CIKConfig(PresetConfig):
         default=None, description="abstain when the evidence exceeds this many tokens ('token limit')"
     )
 
-    def deviations(self) -> list[str]:
+    def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
         return deviations(self)
 
     def unspecified(self) -> list[str]:

@@ -23,7 +23,7 @@ from typing import Any, assert_never
 from ...datasets.base import Question
 from ...kg import KGStore
 from ...kg.fact import Fact
-from ...llm import LLMBackend, Usage, llm_context, usage_dict
+from ...llm import LLMBackend, Usage, answer_usage
 from ...outcomes import AbstainReason, ErrorKind, ResultRow
 from ...prompts.ask import Refusal, Refused, ask
 from ...query.link import QuestionLinker
@@ -263,11 +263,10 @@ class CIKMethod(Method):
         return render_plain(stages.pruned, kg)
 
     # --- answering --------------------------------------------------------------------------------
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         if self.llm is None:
             raise missing_llm_error(self.name)
-        with llm_context(method=self.name, question_id=question.qid):
-            return self._answer(question, kg, self.llm)
+        return self._answer(question, kg, self.llm)
 
     def _answer(self, question: Question, kg: KGStore, llm: LLMBackend) -> Answer:
         stages = self.evidence(question, kg)
@@ -279,24 +278,24 @@ class CIKMethod(Method):
             f"after δ1 → {c['time_pruned']} time-pruned → {c['pruned']} kept"
         )
         ok = not stages.path_failed
-        report_step(StepEvent("cik", StepKind.STAGE, 0, label, count=c["pruned"], ok=ok))
+        report_step(StepEvent(StepKind.STAGE, 0, label, count=c["pruned"], ok=ok))
         reason = self._no_evidence(stages, kg)
         if reason is not None:
-            return Answer.abstain(reason, trace, usage=usage_dict(usage, llm))
+            return Answer.abstain(reason, trace, usage=answer_usage(usage, llm))
         rendered = self.render(stages, kg)
         layout = self.config.layout
         tokens = rendered.tokens()
         trace.append(
             {"step": "render", "compressed": rendered.map is not None, "layout": layout, "tokens": tokens}
         )
-        report_step(StepEvent("cik", StepKind.STAGE, 1, f"evidence rendered ({layout}): {tokens} tokens"))
+        report_step(StepEvent(StepKind.STAGE, 1, f"evidence rendered ({layout}): {tokens} tokens"))
         evidence = [it.fact for it in stages.pruned]
         limit = self.config.prompt_token_limit
         if limit is not None and tokens > limit:
             return Answer.abstain(
                 AbstainReason.EVIDENCE_OVER_LIMIT.format(tokens=tokens, limit=limit),
                 trace,
-                usage=usage_dict(usage, llm),
+                usage=answer_usage(usage, llm),
                 evidence=evidence,
             )
         context = {

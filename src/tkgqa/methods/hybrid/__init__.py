@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from ...lazy import lazy_exports, type_checking_exports
 
 if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
-    from .method import HybridConfig, HybridMethod, merge_usage, parse_hybrid_spec
+    from .method import HybridConfig, HybridMethod, parse_hybrid_spec
 
-__all__ = ["HybridConfig", "HybridMethod", "merge_usage", "parse_hybrid_spec"]
+__all__ = ["HybridConfig", "HybridMethod", "parse_hybrid_spec"]
 
 __getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

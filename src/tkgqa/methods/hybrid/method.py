@@ -68,15 +68,6 @@ def parse_hybrid_spec(spec: str) -> dict[str, str]:
     return parse_options(spec, method="hybrid")
 
 
-def merge_usage(*usages: dict[str, float]) -> dict[str, float]:
-    """Key-wise sum of usage dicts."""
-    out: dict[str, float] = {}
-    for usage in usages:
-        for key, value in usage.items():
-            out[key] = out.get(key, 0) + value
-    return out
-
-
 def _tagged(steps: list[dict[str, Any]], stage: str) -> list[dict[str, Any]]:
     return [{**step, "stage": stage} for step in steps]
 
@@ -153,7 +144,7 @@ class HybridMethod(Method):
         except ConfigError as exc:
             raise ConfigError(f"hybrid: cannot build the {role} {spec!r}: {exc}") from exc
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         first = self.primary.answer(question, kg)
         route: dict[str, Any] = {
             "type": "route",
@@ -170,7 +161,7 @@ class HybridMethod(Method):
         route.update(route="fallback", fallback=self.fallback.name, fallback_reason=second.reason)
         route["answered_by"] = self.fallback.name if _answered(second) else None
         trace = [route, *primary_steps, *_tagged(second.trace, "fallback")]
-        usage = merge_usage(first.usage, second.usage)
+        usage = first.usage + second.usage
         if _answered(second):
             return dataclasses.replace(second, trace=trace, usage=usage)
         reason = AbstainReason.BOTH_ABSTAINED.format(

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from ..base import Preset, PresetConfig, shown_setting
+from ..base import NO_NOTES, Preset, PresetConfig, SetupNotes, shown_setting
 from ..client import client_option
 from .execute import ReaderMode, SearchMode
 from .planner import Inference
@@ -147,7 +147,7 @@ class LPKGConfig(PresetConfig):
     fallback: bool = True
     seed: int = client_option(0, ge=0, le=2**32 - 1)
 
-    def deviations(self) -> list[str]:
+    def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
         return deviations(self)
 
     def unspecified(self) -> list[str]:

@@ -278,7 +278,7 @@ def _report(steps: list[dict[str, Any]], start: int) -> None:
         if answers:
             label += ": " + ", ".join(map(str, answers[:3]))
         ok = None if "error" not in entry else False
-        report_step(StepEvent("lpkg", StepKind.STAGE, i, label[:200], count=entry.get("n_answers"), ok=ok))
+        report_step(StepEvent(StepKind.STAGE, i, label[:200], count=entry.get("n_answers"), ok=ok))
 
 
 def _fact_text(f: Fact, kg: KGStore) -> str:

@@ -32,7 +32,7 @@ from typing import Any
 from ...datasets.base import Question
 from ...errors import ConfigError
 from ...kg.base import KGStore
-from ...llm import llm_context, usage_dict
+from ...llm import answer_usage
 from ...outcomes import AbstainReason, ResultRow
 from ...query import ParserOptions, QuestionLinker, Reasoner
 from ..base import METHODS, Answer, Method, Preset
@@ -153,43 +153,41 @@ class LPKGMethod(Method):
                 self._demos_for[kg.name] = kg_demos(kg, k, seed=self.config.seed)
             self.planner.set_demos(self._demos_for[kg.name])
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         self._ensure_demos(kg)
-        with llm_context(method=self.name, question_id=question.qid):
-            out = self.planner.plan(question.text)
-            plan, fallback = out.plan, False
-            if plan is None and self.config.fallback:
-                plan, fallback = direct_plan(question.text), True
-            step: dict[str, Any] = {
-                "step": "plan",
-                "planner": self.planner.name,
-                "text": out.text,
-                "parsed": out.plan is not None,
-                "error": out.error,
-                "shape": out.plan.shape() if out.plan is not None else None,
-                "pattern": (str(p) if (p := out.plan.pattern()) is not None else None) if out.plan else None,
-                "fallback": fallback,
-                "seconds": round(out.seconds, 4),
-            }
-            usage = dict(usage_dict(out.usage, self.llm if self.planner.name in {"icl", "sft"} else None))
-            if plan is None:
-                reason = AbstainReason.PLAN_UNPARSED.format(error=out.error)
-                return Answer.abstain(reason, trace=[step], usage=usage, raw_output=out.text)
-            ex = self.executor.run(plan, kg, question.text)
-            trace = [step, *ex.steps]
-            if not fallback and self._empty(ex):
-                reason = (
-                    AbstainReason.PLAN_STEP_EMPTY.format(step=ex.empty)
-                    if ex.empty
-                    else (ex.error or AbstainReason.PLAN_FINAL_EMPTY)
-                )
-                first = ex
-                ex = self.executor.run(direct_plan(question.text), kg, question.text)
-                ex.usage = first.usage + ex.usage
-                trace.append({"step": "empty_fallback", "reason": reason})
-                trace.extend(ex.steps)
-        for key, value in usage_dict(ex.usage, self.llm).items():
-            usage[key] = usage.get(key, 0) + value
+        out = self.planner.plan(question.text)
+        plan, fallback = out.plan, False
+        if plan is None and self.config.fallback:
+            plan, fallback = direct_plan(question.text), True
+        step: dict[str, Any] = {
+            "step": "plan",
+            "planner": self.planner.name,
+            "text": out.text,
+            "parsed": out.plan is not None,
+            "error": out.error,
+            "shape": out.plan.shape() if out.plan is not None else None,
+            "pattern": (str(p) if (p := out.plan.pattern()) is not None else None) if out.plan else None,
+            "fallback": fallback,
+            "seconds": round(out.seconds, 4),
+        }
+        usage = answer_usage(out.usage, self.llm if self.planner.name in {"icl", "sft"} else None)
+        if plan is None:
+            reason = AbstainReason.PLAN_UNPARSED.format(error=out.error)
+            return Answer.abstain(reason, trace=[step], usage=usage, raw_output=out.text)
+        ex = self.executor.run(plan, kg, question.text)
+        trace = [step, *ex.steps]
+        if not fallback and self._empty(ex):
+            reason = (
+                AbstainReason.PLAN_STEP_EMPTY.format(step=ex.empty)
+                if ex.empty
+                else (ex.error or AbstainReason.PLAN_FINAL_EMPTY)
+            )
+            first = ex
+            ex = self.executor.run(direct_plan(question.text), kg, question.text)
+            ex.usage = first.usage + ex.usage
+            trace.append({"step": "empty_fallback", "reason": reason})
+            trace.extend(ex.steps)
+        usage = usage + answer_usage(ex.usage, self.llm)
         labels = final_labels(ex.answers, kg)
         if not labels:
             reason = ex.error or AbstainReason.PLAN_NO_ANSWER

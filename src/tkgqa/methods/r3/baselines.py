@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 from ...datasets.base import Question
 from ...kg.base import KGStore
 from ...kg.fact import Fact
-from ...llm import Message, llm_context, usage_dict
+from ...llm import Message, answer_usage
 from ...outcomes import AbstainReason
 from ...prompts.ask import Asker, Refused
 from ..base import METHODS, Answer, Method, missing_llm_error
@@ -40,31 +40,28 @@ class _Baseline(Method):
     def _facts(self, question: Question, kg: KGStore, task: Task, pool: FactPool) -> list[str]:
         return []
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         if self.llm is None:
             raise missing_llm_error(self.name)
         task = Task.of(question)
         calls = calls_of(self.llm, self.config.max_tokens)
         pool = FactPool(kg)
-        with llm_context(method=self.name, question_id=question.qid):
-            ids = self._facts(question, kg, task, pool)
-            trace: list[dict[str, Any]] = [{"step": "retrieval", "facts": pool.table(ids)}] if ids else []
-            lines = pool.lines(ids)
-            if task.kind == TaskKind.CHOICE:
-                options = [o.text for o in task.options]
-                chosen = calls.ask(
-                    B.choice_prompt(question.text, options, lines), retries=self.config.retries
-                )
-                if isinstance(chosen, Refused):
-                    return self._unparsable(chosen, trace, calls)
-                words, text = [chosen.value], chosen.text
-            else:
-                asked = B.reply_prompt(self._messages(question.text, task, lines), set(ids))
-                reply = calls.ask(asked, retries=self.config.retries)
-                if isinstance(reply, Refused):
-                    return self._unparsable(reply, trace, calls)
-                word = task.word(reply.value.verdict)
-                words, text = ([word] if word else []), reply.text
+        ids = self._facts(question, kg, task, pool)
+        trace: list[dict[str, Any]] = [{"step": "retrieval", "facts": pool.table(ids)}] if ids else []
+        lines = pool.lines(ids)
+        if task.kind == TaskKind.CHOICE:
+            options = [o.text for o in task.options]
+            chosen = calls.ask(B.choice_prompt(question.text, options, lines), retries=self.config.retries)
+            if isinstance(chosen, Refused):
+                return self._unparsable(chosen, trace, calls)
+            words, text = [chosen.value], chosen.text
+        else:
+            asked = B.reply_prompt(self._messages(question.text, task, lines), set(ids))
+            reply = calls.ask(asked, retries=self.config.retries)
+            if isinstance(reply, Refused):
+                return self._unparsable(reply, trace, calls)
+            word = task.word(reply.value.verdict)
+            words, text = ([word] if word else []), reply.text
         cited_ids = list(dict.fromkeys(f"F{n}" for n in B._FACT_ID.findall(text)))
         known = set(ids)
         if ids:
@@ -75,7 +72,7 @@ class _Baseline(Method):
                     "unknown_ids": [i for i in cited_ids if i not in known],
                 }
             )
-        usage = usage_dict(calls.usage, self.llm)
+        usage = answer_usage(calls.usage, self.llm)
         evidence: list[Fact] = [pool.fact(i) for i in cited_ids if i in known]
         if not words:
             return Answer.abstain(AbstainReason.MODEL_DONT_KNOW, trace, usage=usage, raw_output=text)
@@ -84,7 +81,7 @@ class _Baseline(Method):
     def _unparsable(self, refused: Refused, trace: list[dict[str, Any]], calls: Asker) -> Answer:
         trace.append({"step": "parse_failure", "error": short_error(refused.error)})
         return Answer.abstain(
-            refused.reason, trace, usage=usage_dict(calls.usage, self.llm), raw_output=refused.raw
+            refused.reason, trace, usage=answer_usage(calls.usage, self.llm), raw_output=refused.raw
         )
 
     def _messages(self, question: str, task: Task, lines: list[tuple[str, str]]) -> list[Message]:
@@ -114,7 +111,7 @@ class KAPING(_Baseline):
     name = "kaping"
 
     def setup(self) -> None:
-        self.finder = EntityFinder(self.config.max_entities)
+        self.linker = EntityFinder(self.config.max_entities)
         self._ranker: Ranker | None = None
 
     def _facts(self, question: Question, kg: KGStore, task: Task, pool: FactPool) -> list[str]:
@@ -122,7 +119,7 @@ class KAPING(_Baseline):
             candidates = list(kg)  # the question's own facts (options, personal KG)
         else:
             entities = [e for e in question.entities if kg.has_entity(e)]
-            entities += [e for e in self.finder.linked(question.text, kg) if e not in entities]
+            entities += [e for e in self.linker.linked(question.text, kg) if e not in entities]
             candidates = subgraph(kg, entities, self.config.direction)
         if not candidates:
             return []

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from ..base import MethodConfig, Preset, PresetConfig
+from ..base import NO_NOTES, MethodConfig, Preset, PresetConfig, SetupNotes
 from ..client import client_option
 from .demos import DemoSource
 from .facts import Direction, Pruning
@@ -144,7 +144,7 @@ class R3Config(PresetConfig):
     def unspecified(self) -> list[str]:
         return unspecified(self)
 
-    def deviations(self) -> list[str]:
+    def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
         """The preset settings that differ from the paper, then what differs in every preset
         (:func:`standing_deviations`)."""
         return self.preset_deviations() + standing_deviations(self)

@@ -27,10 +27,10 @@ from typing import Any
 from ...datasets.base import Question
 from ...errors import ParseError
 from ...kg.base import KGStore
-from ...llm import Usage, llm_context, usage_dict
+from ...llm import AnswerUsage, Usage, answer_usage
 from ...outcomes import AbstainReason, ResultRow
 from ...prompts.ask import Asker, Refused
-from ..base import METHODS, Answer, Method, missing_llm_error
+from ..base import METHODS, Answer, Method, SetupNotes, missing_llm_error
 from .config import SPEC_FLAGS, EntitySource, PremiseJudge, PromptStyle, R3Config
 from .demos import DemoSource, load_demos
 from .entities import EntityFinder, EntityReport
@@ -53,24 +53,24 @@ class R3Method(Method):
     spec_flags = SPEC_FLAGS
     config: R3Config
 
-    def setup(self) -> None:
-        self.finder = EntityFinder(self.config.max_entities, self.config.link_min_score)
+    def setup(self) -> SetupNotes:
+        self.linker = EntityFinder(self.config.max_entities, self.config.link_min_score)
         self._ranker: Ranker | None = None
-        self._notes: list[str] = []
         paper_style = PromptStyle.PAPER in (self.config.axiom_prompt, self.config.answer_prompt)
         wanted = DemoSource(self.config.preset_value("demos")) if paper_style else DemoSource.OURS
         self.demos = load_demos(wanted, self.config.demos_dir)
+        settings: dict[str, Any] = {}
         if self.demos.source != self.config.demos:  # not found, or no paper-style prompt to show them in
-            self.config = self.config.model_copy(update={"demos": self.demos.source})
-        if self.demos.reason:
-            self._notes.append(f"demos=ours: {self.demos.reason}")
-        self._notes += [f"ours for {m}" for m in self.demos.missing]
+            settings["demos"] = self.demos.source
+        notes = [f"demos=ours: {self.demos.reason}"] if self.demos.reason else []
+        notes += [f"ours for {m}" for m in self.demos.missing]
+        return SetupNotes(settings=settings, fallbacks=tuple(notes))
 
     def describe(self) -> dict[str, Any]:
         """:meth:`Method.describe`, the demonstrations used (files, hashes) and any fallback."""
         out: dict[str, Any] = {**super().describe(), "demonstrations": self.demos.to_dict()}
-        if self._notes:
-            out["fallbacks"] = list(self._notes)
+        if self.notes.fallbacks:
+            out["fallbacks"] = list(self.notes.fallbacks)
         return out
 
     def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:
@@ -95,9 +95,9 @@ class R3Method(Method):
     def extract_entities(self, question: Question, kg: KGStore, calls: Asker | None) -> EntityReport:
         """``EL(q, K) ∪ LLM_E(q)`` (or one of them, per ``entities``), each part reported."""
         source = self.config.entities
-        linker = [e for e in question.entities if kg.has_entity(e)]
+        by_linker = [e for e in question.entities if kg.has_entity(e)]
         if source != EntitySource.LLM:
-            linker += [e for e in self.finder.linked(question.text, kg) if e not in linker]
+            by_linker += [e for e in self.linker.linked(question.text, kg) if e not in by_linker]
         names: list[str] = []
         llm_linked: list[str] = []
         unlinked: list[str] = []
@@ -109,30 +109,29 @@ class R3Method(Method):
                 error = short_error(found.error)
             else:
                 names = found.value
-            llm_linked, unlinked = self.finder.link_names(names, kg)
-        union = list(dict.fromkeys(linker + llm_linked))
+            llm_linked, unlinked = self.linker.link_names(names, kg)
+        union = list(dict.fromkeys(by_linker + llm_linked))
         return EntityReport(
-            tuple(linker), tuple(names), tuple(llm_linked), tuple(unlinked), tuple(union), error
+            tuple(by_linker), tuple(names), tuple(llm_linked), tuple(unlinked), tuple(union), error
         )
 
     # --- answering --------------------------------------------------------------------------------------
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         task = Task.of(question)
         offline_choice = task.kind == TaskKind.CHOICE and self.config.judge == PremiseJudge.EMBEDDING
         if self.llm is None and not offline_choice:
             raise missing_llm_error(self.name, alternative="r3:judge=embedding for preference questions")
         calls = calls_of(self.llm, self.config.max_tokens) if self.llm is not None else None
-        with llm_context(method=self.name, question_id=question.qid):
-            if task.kind == TaskKind.CHOICE:
-                return self._preference(question, kg, task, calls)
-            assert calls is not None
-            return self._query(question, kg, task, calls)
+        if task.kind == TaskKind.CHOICE:
+            return self._preference(question, kg, task, calls)
+        assert calls is not None
+        return self._query(question, kg, task, calls)
 
     def _query(self, question: Question, kg: KGStore, task: Task, calls: Asker) -> Answer:
         report = self.extract_entities(question, kg, calls)
         trace: list[dict[str, Any]] = [report.to_dict()]
         search = TreeSearch(
-            self.config, calls, kg, question.text, task, self.finder, self.ranker, self.prompter(task)
+            self.config, calls, kg, question.text, task, self.linker, self.ranker, self.prompter(task)
         )
         result = search.run(list(report.union)) if report.union else SearchResult([], None, None)
         trace.append(self._tree(result))
@@ -140,7 +139,7 @@ class R3Method(Method):
             {i for b in result.branches for n in b.nodes for i in n.facts}, key=lambda x: int(x[1:])
         )
         trace.append({"step": "facts", "table": search.pool.table(shown)})
-        usage = usage_dict(calls.usage, self.llm)
+        usage = answer_usage(calls.usage, self.llm)
         if result.final is None or result.final.answer is None:
             if not report.union:
                 reason: str = AbstainReason.NO_QUESTION_ENTITY
@@ -265,5 +264,5 @@ class R3Method(Method):
             raw_output=best.option.text,
         )
 
-    def _usage_of(self, calls: Asker | None) -> dict[str, float]:
-        return usage_dict(calls.usage if calls is not None else Usage(), self.llm)
+    def _usage_of(self, calls: Asker | None) -> AnswerUsage:
+        return answer_usage(calls.usage if calls is not None else Usage(), self.llm)

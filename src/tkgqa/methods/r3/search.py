@@ -102,19 +102,19 @@ class TreeSearch:
         kg: KGStore,
         question: str,
         task: Task,
-        finder: EntityFinder,
+        linker: EntityFinder,
         ranker: Ranker | None,
         prompter: Prompter,
     ) -> None:
         self.cfg, self.calls, self.kg, self.question, self.task = config, calls, kg, question, task
-        self.finder, self.ranker, self.prompter = finder, ranker, prompter
+        self.linker, self.ranker, self.prompter = linker, ranker, prompter
         self.pool = FactPool(kg)
         self.axioms: list[P.Axiom] = []
         self._steps = 0
 
     def _report(self, kind: StepKind, label: str, **kw: Any) -> None:
         """A :class:`StepEvent` of this search (numbered in order) to the context's step reporter."""
-        report_step(StepEvent("r3", kind, self._steps, label, **kw))
+        report_step(StepEvent(kind, self._steps, label, **kw))
         self._steps += 1
 
     # --- pieces ---------------------------------------------------------------------------------------
@@ -210,7 +210,7 @@ class TreeSearch:
             node.note = f"next entity unparsable: {short_error(picked.error)}"
             return None
         node.next_entity = name = picked.value
-        entity = self.finder.link_name(name, self.kg)
+        entity = self.linker.link_name(name, self.kg)
         if entity is None:
             node.note = f"{name!r} is not a KG entity"
             return None

@@ -53,7 +53,7 @@ class SymbolicReasoner(Method):
         """The program for ``question`` over ``kg`` (or why there is none)."""
         return self.reasoner.parse(question, kg)
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         store = self.reasoner.store_for(question, kg)
         parsed = self.reasoner.parse(question, store)
         trace: list[dict[str, object]] = [{"parse": parsed.info}]

@@ -12,13 +12,14 @@ through :meth:`TimeR4Method.describe` — the same mechanism as every method wit
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
 from pydantic import Field, field_validator
 
 from ...retrieval.temporal import Proximity
-from ..base import Preset, PresetConfig
+from ..base import NO_NOTES, Preset, PresetConfig, SetupNotes
 from ..client import client_option
 from .rewrite import RewriteAnchor, RewriteMode
 
@@ -155,8 +156,16 @@ class TimeR4Config(PresetConfig):
     def _rewrite_mode(cls, value: object) -> RewriteMode:
         return RewriteMode.parse(value)  # True/False (the former boolean setting) read as auto/off
 
-    def deviations(self) -> list[str]:
-        return deviations(self)
+    def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
+        """:func:`deviations`, with what the method's setup found (:class:`TimeR4Setup`): whether a trained
+        time-aware retriever is there, and the offline rewrite ``rewrite=auto`` falls back to without an
+        LLM."""
+        if not isinstance(notes, TimeR4Setup):
+            return deviations(self)
+        out = deviations(self, tks_trained=notes.tks_trained)
+        if notes.kg_rewrite:
+            out.append("rewrite=auto without an LLM: the offline KG rewrite (ours; paper: the LLM, Fig. 5)")
+        return out
 
     def unspecified(self) -> list[str]:
         return unspecified(self)
@@ -170,6 +179,16 @@ TKS_PARTLY = (
     "tks_embedder=auto: a dataset without a trained retriever under TKGQA_HOME uses the untrained FKS model "
     "for TKS (each question's trace and method_metrics say which ran)"
 )
+
+
+@dataclass(frozen=True)
+class TimeR4Setup(SetupNotes):
+    """TimeR4's setup notes: whether any trained time-aware retriever was found under ``TKGQA_HOME``
+    (``None``: not looked) and whether ``rewrite=auto`` runs the offline KG rewrite (no LLM, facts
+    retrieved)."""
+
+    tks_trained: bool | None = None
+    kg_rewrite: bool = False
 
 
 def deviations(effective: TimeR4Config, *, tks_trained: bool | None = None) -> list[str]:

@@ -50,7 +50,7 @@ from ...errors import ConfigError
 from ...kg import KGStore
 from ...kg.fact import Fact
 from ...kg.neighborhood import neighbors
-from ...llm import LLMBackend, Usage, llm_context, usage_dict
+from ...llm import LLMBackend, Usage, answer_usage, llm_context
 from ...outcomes import AbstainReason, ResultRow
 from ...prompts.ask import Refused, ask
 from ...prompts.base import Prompt
@@ -77,7 +77,7 @@ from .config import (
     RewritePolicy,
     Scope,
     TimeR4Config,
-    deviations,
+    TimeR4Setup,
 )
 from .given_facts import AUTHORS_REASON_PROMPT, dataset_facts
 from .prompts import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
@@ -111,25 +111,20 @@ class TimeR4Method(Method):
     spec_flags = SPEC_FLAGS
     config: TimeR4Config
 
-    def setup(self) -> None:
+    notes: TimeR4Setup
+
+    def setup(self) -> TimeR4Setup:
         self.linker = QuestionLinker()
         self._fks: Retriever | None = None
         self._tks: dict[str, Retriever] = {}
         self._reasoner: Reasoner | None = None
         self._bm25: weakref.WeakKeyDictionary[Any, tuple[int, BM25Retriever]] = weakref.WeakKeyDictionary()
         self._spans: weakref.WeakKeyDictionary[Any, tuple[int, int] | None] = weakref.WeakKeyDictionary()
-
-    def deviations(self) -> list[str]:
-        """The config's deviations with whether a trained time-aware retriever was found under
-        ``TKGQA_HOME``, and the offline rewrite ``rewrite=auto`` falls back to without an LLM."""
-        out = deviations(self.config, tks_trained=bool(trained_retrievers()))
-        if (
-            self.config.rewrite is RewriteMode.AUTO
-            and self.rewrite_mode() is RewriteMode.KG
-            and self.config.facts is FactSource.RETRIEVE
-        ):
-            out.append("rewrite=auto without an LLM: the offline KG rewrite (ours; paper: the LLM, Fig. 5)")
-        return out
+        kg_rewrite = self.config.rewrite is RewriteMode.AUTO and self.rewrite_mode() is RewriteMode.KG
+        return TimeR4Setup(
+            tks_trained=bool(trained_retrievers()),
+            kg_rewrite=kg_rewrite and self.config.facts is FactSource.RETRIEVE,
+        )
 
     def describe(self) -> dict[str, Any]:
         """:meth:`Method.describe` and the trained time-aware retrievers found under ``TKGQA_HOME``
@@ -412,13 +407,12 @@ class TimeR4Method(Method):
             trace["refused"] = check.reason()
         return RewriteOutcome(out, mode if accepted else None, None, trace, parsed.usage)
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         if self.llm is None:
             raise missing_llm_error(self.name)
-        with llm_context(method=self.name, question_id=question.qid):
-            if self.config.facts is FactSource.DATASET:
-                return self._answer_given(question, kg, self.llm)
-            return self._answer(question, kg, self.llm)
+        if self.config.facts is FactSource.DATASET:
+            return self._answer_given(question, kg, self.llm)
+        return self._answer(question, kg, self.llm)
 
     def _answer_given(self, question: Question, kg: KGStore, llm: LLMBackend) -> Answer:
         """``facts=dataset``: the authors' answer prompt over the dataset's facts (:mod:`.given_facts`)."""
@@ -426,7 +420,7 @@ class TimeR4Method(Method):
         trace: list[dict[str, Any]] = [{"step": "dataset_facts", "source": source, "facts": texts}]
         _stage(0, f"dataset facts ({source}): {len(texts)}", len(texts))
         if not texts:
-            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=usage_dict(Usage(), llm))
+            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=answer_usage(Usage(), llm))
         context = {"question": question.text, "facts": texts}
         evidence = list(question.context or [])
         return self._reason(llm, AUTHORS_REASON_PROMPT, context, evidence, trace, Usage())
@@ -487,7 +481,7 @@ class TimeR4Method(Method):
         )
         _stage(2, f"TKS{' + φ_t rerank' if used is not None else ''}: {len(facts)} facts", len(facts))
         if not facts:
-            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=usage_dict(usage, llm))
+            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=answer_usage(usage, llm))
         context = {"question": query, "facts": [f.text for f in facts]}
         return self._reason(llm, REASON_PROMPT, context, [f.fact for f in facts], trace, usage)
 
@@ -498,4 +492,4 @@ STAGE_ANSWER = "answer"
 
 
 def _stage(index: int, label: str, count: int | None) -> None:
-    report_step(StepEvent("timer4", StepKind.STAGE, index, label[:200], count=count))
+    report_step(StepEvent(StepKind.STAGE, index, label[:200], count=count))

@@ -23,7 +23,7 @@ class EchoFirstEntity(Method):
     def __init__(self, config: EchoConfig | None = None, **overrides: object) -> None:
         self.config: EchoConfig = merge_config(EchoConfig, config, overrides)
 
-    def answer(self, question: Question, kg: KGStore) -> Answer:
+    def reason(self, question: Question, kg: KGStore) -> Answer:
         entity = question.entities[0] if question.entities else self._first_mention(question.text, kg)
         if entity is None:
             return Answer.abstain("no KG entity is named in the question")
