@@ -1,6 +1,6 @@
 """Typed outcomes of answering one question: the ``results.jsonl`` row (:class:`ResultRow`), how the question
-came out (:class:`Outcome`), why a method abstained (:class:`AbstainReason`) and what kind of error failed it
-(:class:`ErrorKind`).
+came out (:class:`Outcome`), why a method abstained (:class:`AbstainReason`, and an abstention's typed value
+:class:`Abstention`) and what kind of error failed it (:class:`ErrorKind`).
 
 A leaf module (it imports nothing of tkgqa): methods give abstain reasons, ``tkgqa.eval`` writes rows and
 aggregates them, methods' ``report_metrics`` read them, the service's runs browser and the CLI show them.
@@ -63,11 +63,13 @@ class ErrorKind(StrEnum):
 
 
 class AbstainReason(StrEnum):
-    """Why a method abstained, as written in a row's ``reason`` (and ``Answer.reason``).
+    """Why a method abstained: the kind of an :class:`Abstention` (``Answer.reason``), whose text a row's
+    ``reason`` is.
 
     A member's value is the reason text itself; a reason with details is a template (``{name}`` fields) that
-    :meth:`str.format` fills (``AbstainReason.EVIDENCE_OVER_LIMIT.format(tokens=900, limit=800)``) and
-    :meth:`of` recognises. A reason no member describes (e.g. the question parser's words) is ``OTHER``."""
+    :meth:`note` fills (``AbstainReason.EVIDENCE_OVER_LIMIT.note(tokens=900, limit=800)``) and :meth:`of`
+    recognises in text read back (a row's ``reason``, a plugin's string). A reason no member describes (e.g.
+    the question parser's words) is ``OTHER``."""
 
     # question → KG
     NO_ENTITY_LINKED = "no KG entity linked in the question"
@@ -106,6 +108,10 @@ class AbstainReason(StrEnum):
     def is_template(self) -> bool:
         return "{" in self.value
 
+    def note(self, **fields: object) -> Abstention:
+        """The abstention of this kind: the text itself, or the template filled with ``fields``."""
+        return Abstention(self, self.value.format(**fields) if fields else self.value)
+
     @classmethod
     def of(cls, reason: str) -> AbstainReason | None:
         """The member whose text (or template) ``reason`` is; ``OTHER`` for any other text, ``None`` for
@@ -125,6 +131,33 @@ class AbstainReason(StrEnum):
     def token_limit(self) -> bool:
         """An abstention because the prompt would not fit (the evidence limit or the model's window)."""
         return self in (AbstainReason.EVIDENCE_OVER_LIMIT, AbstainReason.CONTEXT_WINDOW)
+
+
+@dataclass(frozen=True, slots=True)
+class Abstention:
+    """Why a method abstained, as a value: its ``kind`` and its ``text`` (a row's ``reason``, written as is).
+
+    Methods make it from a member (:meth:`AbstainReason.note`); text from outside (a parser's or an
+    executor's words, a plugin's string, a row read back) becomes one by :meth:`of`, its kind recognised by
+    :meth:`AbstainReason.of` (``OTHER`` when no member describes it)."""
+
+    kind: AbstainReason
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+    @classmethod
+    def of(cls, reason: Abstention | str) -> Abstention | None:
+        """``reason`` as a value: an :class:`Abstention` as is, a member as its :meth:`~AbstainReason.note`,
+        other text with the kind :meth:`AbstainReason.of` recognises; ``None`` for ``""`` (no abstention)."""
+        if isinstance(reason, Abstention):
+            return reason
+        if isinstance(reason, AbstainReason):
+            return reason.note()
+        text = str(reason)
+        kind = AbstainReason.of(text)
+        return None if kind is None else cls(kind, text)
 
 
 @cache

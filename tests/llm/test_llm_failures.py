@@ -124,9 +124,9 @@ def test_context_window_errors_stay_abstentions(tkgqa_home: Path, demo_kg: objec
 
     q = Question(qid="q", text="Who visited China in November 2014?", answers=["Barack Obama"])
     answer = resolve_method("cik", llm=TooLong()).answer(q, demo_kg)  # type: ignore[arg-type]
-    assert answer.abstained and "path selection failed" in answer.reason  # the paths step hit the limit
+    assert answer.abstained and "path selection failed" in answer.reason_text  # the paths step hit the limit
     answer = resolve_method("cik:path_policy=lexical", llm=TooLong()).answer(q, demo_kg)  # type: ignore[arg-type]
-    assert answer.abstained and "context window" in answer.reason
+    assert answer.abstained and "context window" in answer.reason_text
 
 
 @pytest.fixture

@@ -58,7 +58,7 @@ def check_answer(answer: Answer, kg: TemporalKG) -> None:
     assert isinstance(answer, Answer)
     assert isinstance(answer.answers, list) and all(isinstance(a, str) for a in answer.answers)
     if answer.abstained:
-        assert not answer.answers and answer.reason, "an abstention has no answers and says why"
+        assert not answer.answers and answer.reason_text, "an abstention has no answers and says why"
     known = set(kg.facts())
     assert all(f in known for f in answer.evidence), "evidence must be facts of the KG"
     assert all(isinstance(v, int | float) for v in answer.usage.to_dict().values())

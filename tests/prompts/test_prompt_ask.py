@@ -7,6 +7,7 @@ import pytest
 
 from tkgqa.errors import ContextWindowError, LLMError, ParseError
 from tkgqa.llm import LLMRequest, Message, Usage
+from tkgqa.outcomes import AbstainReason
 from tkgqa.prompts import Asker, Bound, Parsed, Prompt, PromptSpec, Refusal, Refused, ask, run_prompt
 from tkgqa.prompts.ask import CONTEXT_WINDOW, UNPARSABLE, without_raw
 from tkgqa.testing import FakeLLM
@@ -126,11 +127,13 @@ def test_a_refusal_becomes_an_abstention_with_its_reason_raw_text_and_trace_entr
     assert isinstance(out, Refused)
     trace: list[dict[str, object]] = []
     answer = abstain_refused(out, trace, out.usage, None, entry={"step": "answer"})
-    assert answer.abstained and answer.reason == "could not parse the answer" and answer.raw_output == "y"
+    assert answer.abstained and answer.raw_output == "y"
+    assert answer.reason == AbstainReason.ANSWER_UNPARSED.note()
     assert trace == [{"step": "answer", "error": out.message}]
     assert answer.usage.to_dict()["llm_calls"] == 2 and answer.usage.to_dict()["parse_failures"] == 2
     empty = listed_answer([], "none", [], Usage(calls=1), None, empty="the model listed no answer")
-    assert empty.abstained and empty.reason == "the model listed no answer" and empty.raw_output == "none"
+    assert empty.abstained and empty.reason_text == "the model listed no answer"
+    assert empty.raw_output == "none"
     found = listed_answer(["Paris"], "Paris", [], Usage(calls=1), None, empty="unused")
     assert not found.abstained and found.answers == ["Paris"] and found.usage.to_dict()["llm_calls"] == 1
 

@@ -29,7 +29,7 @@ err_console = TerminalConsole(stderr=True)
 def print_answer(question: str, answer: Answer, kg: KGStore) -> None:
     console.rule(Text(terminal_text(question), style="bold"))
     if answer.abstained or not answer.answers:
-        reason = plain(f" ({answer.reason or 'the method abstained'})")
+        reason = plain(f" ({answer.reason_text or 'the method abstained'})")
         console.print(Text("no answer", style="yellow") + reason, highlight=False)
         program = program_tree(answer.trace, kg.label)
         if program and program["missing"]:

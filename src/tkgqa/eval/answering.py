@@ -114,7 +114,7 @@ def _row(
         usage=usage,
         latency_s=round(latency, 6),
         abstained=answer.abstained if answer is not None else False,
-        reason=answer.reason if answer is not None else "",
+        reason=answer.reason_text if answer is not None else "",
         raw_output=raw,
         error=_error_text(failure) if failure is not None else None,
         error_type=type(failure).__name__ if failure is not None else None,

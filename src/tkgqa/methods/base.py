@@ -19,7 +19,7 @@ from ..errors import ConfigError, TKGQAError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
 from ..llm import AnswerUsage, LLMBackend, Usage, answer_usage, llm_context, resolve_llm_arg
-from ..outcomes import ResultRow
+from ..outcomes import Abstention, ResultRow
 from ..prompts.ask import Refused
 from ..registry import Registry
 from .options import (  # noqa: F401 - the option helpers, re-exported where they were imported from
@@ -39,7 +39,10 @@ from .package import plugin_method_references
 class Answer:
     """A method's answer: ranked answer strings, the facts that support them, a trace and LLM usage.
 
-    ``answers`` empty with ``abstained`` set means the method declined to answer (``reason`` says why).
+    ``answers`` empty with ``abstained`` set means the method declined to answer (``reason`` says why: an
+    :class:`~tkgqa.outcomes.Abstention`, ``None`` when there is none; its text is what :meth:`to_dict` and a
+    row's ``reason`` write). A string given as ``reason`` (a third-party method's) is read by
+    :meth:`Abstention.of <tkgqa.outcomes.Abstention.of>`.
     ``trace`` is a list of JSON-ready steps (a symbolic program, an agent's actions, prompts' outputs).
     """
 
@@ -48,13 +51,27 @@ class Answer:
     trace: list[dict[str, Any]] = field(default_factory=list)
     usage: AnswerUsage = field(default_factory=AnswerUsage)
     abstained: bool = False
-    reason: str = ""
+    reason: Abstention | None = None
     raw_output: str = ""
 
+    def __post_init__(self) -> None:
+        reason: object = self.reason
+        if reason is not None and not isinstance(reason, Abstention):
+            text = reason if isinstance(reason, str) else str(reason)  # a member stays one (a StrEnum)
+            object.__setattr__(self, "reason", Abstention.of(text))
+
     @classmethod
-    def abstain(cls, reason: str, trace: list[dict[str, Any]] | None = None, **kw: Any) -> Answer:
-        """An abstention; ``reason``: best an :class:`~tkgqa.outcomes.AbstainReason` (stored as text)."""
-        return cls(answers=[], abstained=True, reason=str(reason), trace=trace or [], **kw)
+    def abstain(
+        cls, reason: Abstention | str, trace: list[dict[str, Any]] | None = None, **kw: Any
+    ) -> Answer:
+        """An abstention; ``reason``: best an :class:`~tkgqa.outcomes.Abstention` (``AbstainReason.X.note()``)
+        or a member; other text (a plugin's) is read by :meth:`~tkgqa.outcomes.Abstention.of`."""
+        return cls(answers=[], abstained=True, reason=Abstention.of(reason), trace=trace or [], **kw)
+
+    @property
+    def reason_text(self) -> str:
+        """The reason as written (a row's ``reason``): its text, ``""`` when there is none."""
+        return self.reason.text if self.reason is not None else ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -63,7 +80,7 @@ class Answer:
             "trace": self.trace,
             "usage": self.usage.to_dict(),
             "abstained": self.abstained,
-            "reason": self.reason,
+            "reason": self.reason_text,
             "raw_output": self.raw_output,
         }
 
@@ -454,7 +471,7 @@ def listed_answer(
     usage: Usage,
     llm: LLMBackend | None,
     *,
-    empty: str,
+    empty: Abstention | str,
     evidence: Sequence[Fact] = (),
 ) -> Answer:
     """``answers`` (read from the reply ``text``), or an abstention with reason ``empty`` when there are

@@ -101,7 +101,7 @@ def test_parse_failure_without_retry_in_the_paper_preset(kg: TemporalKG) -> None
 def test_parse_failure_after_one_retry_is_recorded_and_stops(kg: TemporalKG) -> None:
     llm = FakeLLM(["I do not know.", "Still no idea."])
     ans = ARIMethod(llm=llm, retries=1).answer(q("Who visited Freedonia?"), kg)
-    assert llm.calls == 2 and ans.abstained and "parse_failure" in ans.reason
+    assert llm.calls == 2 and ans.abstained and "parse_failure" in ans.reason_text
     assert ans.usage.to_dict()["parse_failures"] == 2 and ans.usage.to_dict()["llm_calls"] == 2
     (step,) = steps(ans)
     assert step["parse_failed"] is True and step["action"] is None and step["raw_output"] == "Still no idea."
@@ -149,7 +149,7 @@ def test_llm_errors_propagate(kg: TemporalKG) -> None:
 
 def test_no_linked_entity_abstains(kg: TemporalKG) -> None:
     ans = ARIMethod(llm=FakeLLM([])).answer(q("What is the meaning of life?"), kg)
-    assert ans.abstained and "no KG entity" in ans.reason
+    assert ans.abstained and "no KG entity" in ans.reason_text
 
 
 def test_configuration_errors() -> None:

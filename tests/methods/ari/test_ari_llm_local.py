@@ -46,7 +46,7 @@ def questions() -> list[Question]:
 def check(answer: Answer, *, agent: bool) -> None:
     assert answer.usage.to_dict()["llm_calls"] >= 1 and answer.usage.to_dict()["prompt_tokens"] > 0
     if answer.abstained:
-        assert answer.reason  # failed cleanly, with a reason
+        assert answer.reason_text  # failed cleanly, with a reason
     else:
         assert all(isinstance(a, str) and a for a in answer.answers)
     if agent:

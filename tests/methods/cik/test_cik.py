@@ -321,11 +321,11 @@ def test_cik_invalid_path_is_a_failed_path_selection(football: TemporalKG, home:
     llm = FakeLLM(['[["not a relation"]]'])
     answer = CIKMethod(llm=llm).answer(question("Darren Anderton?"), football)
     step = answer.trace[0]
-    assert answer.abstained and answer.reason.startswith("path selection failed")
+    assert answer.abstained and answer.reason_text.startswith("path selection failed")
     assert step["path_failed"] == ["Darren_Anderton"] and step["fallback"] == []
     assert step["paths"][0]["dropped"] == [[1, "not a relation"]] and step["counts"]["retrieved"] == 0
     assert len(llm.requests) == 1  # Π_rog never asked
-    summary = CIKMethod().report_metrics([ResultRow(trace=answer.trace, reason=answer.reason)])
+    summary = CIKMethod().report_metrics([ResultRow(trace=answer.trace, reason=answer.reason_text)])
     assert summary["path_selection_failed"] == summary["abstained_path_selection_failed"] == 1
     assert summary["fallback_used"] == 0
 
@@ -339,7 +339,7 @@ def test_cik_invalid_path_falls_back_to_one_hop_when_asked(football: TemporalKG,
     assert step["counts"]["retrieved"] == 4  # every 1-hop fact
     assert not answer.abstained
     assert any("fallback=true" in d for d in method.describe()["deviations"])
-    summary = CIKMethod().report_metrics([ResultRow(trace=answer.trace, reason=answer.reason)])
+    summary = CIKMethod().report_metrics([ResultRow(trace=answer.trace, reason=answer.reason_text)])
     assert summary["fallback_used"] == summary["path_selection_failed"] == 1
     assert summary["abstained_path_selection_failed"] == 0
 
@@ -366,7 +366,7 @@ def test_cik_without_llm_raises_but_evidence_runs_offline(football: TemporalKG) 
 
 def test_cik_unknown_question_entity_abstains(football: TemporalKG, home: Path) -> None:
     answer = CIKMethod(llm=FakeLLM([])).answer(question("Who is Zinedine Zidane?"), football)
-    assert answer.abstained and answer.reason
+    assert answer.abstained and answer.reason_text
 
 
 def test_cik_config_and_spec() -> None:
@@ -398,7 +398,7 @@ def test_stream_snapshots_and_appends_change_answers(home: Path) -> None:
     q = question("What was the last team of Darren Anderton?", entities=["Darren_Anderton"])
     results = stream.run([q], ["1960", "2000", None])
     first, middle, latest = (r.answer for r in results)
-    assert first.abstained and "no information" in first.reason.lower()  # K<1960 knows nothing of him
+    assert first.abstained and "no information" in first.reason_text.lower()  # K<1960 knows nothing of him
     assert middle.answers == ["Tottenham Hotspur F.C."]
     assert latest.answers == ["Birmingham City F.C."]
     size = len(kg)

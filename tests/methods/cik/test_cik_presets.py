@@ -30,7 +30,7 @@ from tkgqa.methods.cik import (
 )
 from tkgqa.methods.cik.config import PRESETS, deviations
 from tkgqa.methods.cik.pruning import lifetime_window
-from tkgqa.outcomes import ResultRow
+from tkgqa.outcomes import AbstainReason, ResultRow
 from tkgqa.testing import FakeLLM
 from tkgqa.time import parse_time
 
@@ -232,8 +232,7 @@ def test_esg_prompt_over_the_context_is_a_counted_token_limit(home: Path) -> Non
     answer = CIKMethod(llm=FakeLLM(too_long)).answer(
         question("Darren Anderton?", ["Darren_Anderton"]), football()
     )
-    assert (
-        answer.abstained and "context window" in answer.reason and answer.reason.startswith("path selection")
-    )
-    summary = CIKMethod().report_metrics([ResultRow(trace=answer.trace, reason=answer.reason)])
+    assert answer.abstained and "context window" in answer.reason_text
+    assert answer.reason is not None and answer.reason.kind is AbstainReason.PATH_SELECTION_FAILED
+    summary = CIKMethod().report_metrics([ResultRow(trace=answer.trace, reason=answer.reason_text)])
     assert summary["abstained_token_limit"] == summary["abstained_path_selection_failed"] == 1

@@ -50,7 +50,7 @@ def test_unanswerable_question_goes_to_the_fallback(demo_kg: TemporalKG) -> None
     assert fake.calls == 1
     r = route(ans)
     assert r["route"] == "fallback" and r["answered_by"] == "llm_only" and r["fallback"] == "llm_only"
-    assert r["primary_abstained"] is True and r["primary_reason"] == symbolic.reason
+    assert r["primary_abstained"] is True and r["primary_reason"] == symbolic.reason_text
     assert stages(ans) == {"primary", "fallback"}
     assert ans.usage.to_dict()["llm_calls"] == 1 and ans.usage.to_dict()["prompt_tokens"] > 0
     assert ans.raw_output == '["Yes"]'
@@ -74,7 +74,7 @@ def test_both_abstain(demo_kg: TemporalKG) -> None:
     fake = FakeLLM(["I don't know.", "[]"])
     ans = HybridMethod(llm=fake, fallback="llm_only").answer(UNANSWERABLE, demo_kg)
     assert ans.abstained and not ans.answers
-    assert ans.reason.startswith("symbolic: ") and "llm_only: unparsable" in ans.reason
+    assert ans.reason_text.startswith("symbolic: ") and "llm_only: unparsable" in ans.reason_text
     r = route(ans)
     assert r["route"] == "fallback" and r["answered_by"] is None and r["fallback_reason"]
     assert ans.usage.to_dict()["llm_calls"] == 2

@@ -109,7 +109,7 @@ def test_unparsable_plans_fall_back_or_abstain(demo_kg: TemporalKG) -> None:
     strict = resolve_method("lpkg", preset="ours", llm=FakeLLM(["nonsense"]), fallback=False).answer(
         QUESTION, demo_kg
     )
-    assert strict.abstained and "did not parse" in strict.reason and strict.raw_output == "nonsense"
+    assert strict.abstained and "did not parse" in strict.reason_text and strict.raw_output == "nonsense"
 
 
 def test_llm_reader_answers_sub_questions_from_retrieved_facts(demo_kg: TemporalKG) -> None:

@@ -114,7 +114,7 @@ def test_depth_zero_and_breadth_give_up_with_a_reason() -> None:
         answer="Step 1: unclear [assumption]\nAnswer: I dont know",
     )
     answer = r3(script, max_depth=0, breadth=2, llm_pick="off").answer(question(), small_kg())
-    assert answer.abstained and answer.reason == "no grounded answer within depth 0 and 2 branch(es)"
+    assert answer.abstained and answer.reason_text == "no grounded answer within depth 0 and 2 branch(es)"
     assert script.kinds() == ["entities", "axiom", "answer", "axiom", "answer"]
     assert "Rules already tried" in script.seen[3][1]  # the second branch asks for a new axiom
     assert [len(b["nodes"]) for b in step(answer, "r3_tree")["branches"]] == [1, 1]
@@ -140,7 +140,7 @@ def test_the_search_stops_when_nothing_is_missing_or_the_entity_is_unknown() -> 
 def test_unparsable_replies_are_reported_not_crashing() -> None:
     script = Script(entities="", axiom="I would rather not.", answer="Answer: Yes")
     answer = r3(script, breadth=1).answer(question(), small_kg())
-    assert answer.abstained and answer.reason == "no axiom could be parsed from the model's replies"
+    assert answer.abstained and answer.reason_text == "no axiom could be parsed from the model's replies"
     entities = step(answer, "entities")
     assert entities["llm_names"] == [] and "no entity names" in entities["llm_error"]
     assert entities["union"] == ["Alma Reyes"]  # the linker still found her

@@ -30,9 +30,9 @@ def test_cot_baselines() -> None:
     two = resolve_method("cot2", llm=script.llm).answer(question(), small_kg())
     assert two.answers == ["yes"] and "Would a vegetarian" in script.seen[-1][1]
     unsure = resolve_method("cot0", llm=FakeLLM(["Final answer: I dont know"])).answer(question(), small_kg())
-    assert unsure.abstained and unsure.reason == "the model answered I don't know"
+    assert unsure.abstained and unsure.reason_text == "the model answered I don't know"
     garbled = resolve_method("cot0", llm=FakeLLM(["hmm", "hmm"])).answer(question(), small_kg())
-    assert garbled.abstained and garbled.reason == "unparsable model output"
+    assert garbled.abstained and garbled.reason_text == "unparsable model output"
     with pytest.raises(ConfigError, match="needs an LLM"):
         resolve_method("cot0").answer(question(), small_kg())
 

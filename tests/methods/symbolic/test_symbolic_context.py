@@ -79,4 +79,4 @@ def test_given_entities_and_context_kg_passed_in() -> None:
 def test_context_abstains_without_a_linked_entity() -> None:
     question = Question(qid="c", text="who won the tour de france in 1990", context=CONTEXT)
     answer = SymbolicReasoner().answer(question, TemporalKG(name="unused"))
-    assert answer.abstained and answer.reason
+    assert answer.abstained and answer.reason_text

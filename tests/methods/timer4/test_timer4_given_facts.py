@@ -64,7 +64,7 @@ def test_answers_over_the_shipped_facts_without_retrieval() -> None:
     with pytest.raises(ConfigError, match="--context retrieved"):
         method.answer(Question(qid="2", text="q"), TemporalKG([fact]))
     empty = method.answer(q.model_copy(update={"extra": {RETRIEVED_FACTS: []}}), TemporalKG([fact]))
-    assert empty.abstained and empty.reason == "no facts retrieved"
+    assert empty.abstained and empty.reason_text == "no facts retrieved"
 
 
 @pytest.fixture(scope="module")

@@ -231,9 +231,9 @@ class ARIMethod(Method):
         usage = answer_usage(ep.usage, self.llm)
         raw = next((s.raw_output for s in reversed(ep.steps) if s.raw_output), "")
         if not linked.anchors.entities:
-            return Answer.abstain(AbstainReason.NO_ENTITY_LINKED, trace=trace, usage=usage)
+            return Answer.abstain(AbstainReason.NO_ENTITY_LINKED.note(), trace=trace, usage=usage)
         if not ep.answers:
-            reason = AbstainReason.NO_ANSWER.format(stop=ep.stop_reason)
+            reason = AbstainReason.NO_ANSWER.note(stop=ep.stop_reason)
             return Answer.abstain(reason, trace=trace, usage=usage, raw_output=raw)
         return Answer(ep.answers, evidence=ep.evidence, trace=trace, usage=usage, raw_output=raw)
 

@@ -24,7 +24,7 @@ from ...datasets.base import Question
 from ...kg import KGStore
 from ...kg.fact import Fact
 from ...llm import LLMBackend, Usage, answer_usage
-from ...outcomes import AbstainReason, ErrorKind, ResultRow
+from ...outcomes import AbstainReason, Abstention, ErrorKind, ResultRow
 from ...prompts.ask import Refusal, Refused, ask
 from ...query.link import QuestionLinker
 from ...retrieval.temporal import TimeConstraint, parse_time_constraint
@@ -293,7 +293,7 @@ class CIKMethod(Method):
         limit = self.config.prompt_token_limit
         if limit is not None and tokens > limit:
             return Answer.abstain(
-                AbstainReason.EVIDENCE_OVER_LIMIT.format(tokens=tokens, limit=limit),
+                AbstainReason.EVIDENCE_OVER_LIMIT.note(tokens=tokens, limit=limit),
                 trace,
                 usage=answer_usage(usage, llm),
                 evidence=evidence,
@@ -306,21 +306,21 @@ class CIKMethod(Method):
         }
         return self._reason(llm, context, rendered, evidence, trace, usage)
 
-    def _no_evidence(self, stages: EvidenceStages, kg: KGStore) -> str | None:
+    def _no_evidence(self, stages: EvidenceStages, kg: KGStore) -> Abstention | None:
         """Why there is nothing to answer from (no question entity in the KG, an empty evidence set), or
         ``None``."""
         if not stages.entities:
             names = ", ".join(kg.label(e) for e in stages.missing)
             return (
-                AbstainReason.NO_INFORMATION_ABOUT.format(names=names)
+                AbstainReason.NO_INFORMATION_ABOUT.note(names=names)
                 if names
-                else AbstainReason.NO_QUESTION_ENTITY
+                else AbstainReason.NO_QUESTION_ENTITY.note()
             )
         if stages.pruned:
             return None
         failed = stages.path_failed
         if not failed or any(t.n_facts for t in stages.traversals):
-            return AbstainReason.EVIDENCE_EMPTY
+            return AbstainReason.EVIDENCE_EMPTY.note()
         error = stages.selection_error
         if ErrorKind.of_text(error) is ErrorKind.CONTEXT_WINDOW:
             why = PATH_OVER_CONTEXT
@@ -328,7 +328,7 @@ class CIKMethod(Method):
             why = f"Π_esg gave no usable path ({error.split(':', 1)[0]})"
         else:
             why = f"no relation path yields facts for {', '.join(kg.label(e) for e in failed)}"
-        return AbstainReason.PATH_SELECTION_FAILED.format(why=why)
+        return AbstainReason.PATH_SELECTION_FAILED.note(why=why)
 
     def _reason(
         self,
@@ -359,5 +359,5 @@ class CIKMethod(Method):
         answers = [rendered.map.decompress_answer(a) if rendered.map else a for a in raw]
         answers = list(dict.fromkeys(a for a in answers if a))
         trace.append({"step": "answer", "raw": raw, "answers": answers})
-        empty = AbstainReason.MODEL_NO_ANSWER_IN_EVIDENCE
+        empty = AbstainReason.MODEL_NO_ANSWER_IN_EVIDENCE.note()
         return listed_answer(answers, outcome.text, trace, usage, llm, empty=empty, evidence=evidence)

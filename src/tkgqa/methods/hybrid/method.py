@@ -152,23 +152,23 @@ class HybridMethod(Method):
             "answered_by": self.primary.name,
             "primary": self.primary.name,
             "primary_abstained": not _answered(first),
-            "primary_reason": first.reason,
+            "primary_reason": first.reason_text,
         }
         primary_steps = _tagged(first.trace, "primary")
         if _answered(first):
             return dataclasses.replace(first, trace=[route, *primary_steps])
         second = self.fallback.answer(question, kg)
-        route.update(route="fallback", fallback=self.fallback.name, fallback_reason=second.reason)
+        route.update(route="fallback", fallback=self.fallback.name, fallback_reason=second.reason_text)
         route["answered_by"] = self.fallback.name if _answered(second) else None
         trace = [route, *primary_steps, *_tagged(second.trace, "fallback")]
         usage = first.usage + second.usage
         if _answered(second):
             return dataclasses.replace(second, trace=trace, usage=usage)
-        reason = AbstainReason.BOTH_ABSTAINED.format(
+        reason = AbstainReason.BOTH_ABSTAINED.note(
             primary=self.primary.name,
-            primary_reason=first.reason or "no answer",
+            primary_reason=first.reason_text or "no answer",
             fallback=self.fallback.name,
-            fallback_reason=second.reason or "no answer",
+            fallback_reason=second.reason_text or "no answer",
         )
         return Answer.abstain(
             reason, trace=trace, usage=usage, evidence=second.evidence, raw_output=second.raw_output

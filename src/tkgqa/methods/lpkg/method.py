@@ -33,7 +33,7 @@ from ...datasets.base import Question
 from ...errors import ConfigError
 from ...kg.base import KGStore
 from ...llm import answer_usage
-from ...outcomes import AbstainReason, ResultRow
+from ...outcomes import AbstainReason, Abstention, ResultRow
 from ...query import ParserOptions, QuestionLinker, Reasoner
 from ..base import METHODS, Answer, Method, Preset
 from .config import CompareHow, LPKGConfig, PlanDemoSource, PlanFormat, QAPrompt
@@ -172,25 +172,25 @@ class LPKGMethod(Method):
         }
         usage = answer_usage(out.usage, self.llm if self.planner.name in {"icl", "sft"} else None)
         if plan is None:
-            reason = AbstainReason.PLAN_UNPARSED.format(error=out.error)
+            reason = AbstainReason.PLAN_UNPARSED.note(error=out.error)
             return Answer.abstain(reason, trace=[step], usage=usage, raw_output=out.text)
         ex = self.executor.run(plan, kg, question.text)
         trace = [step, *ex.steps]
         if not fallback and self._empty(ex):
             reason = (
-                AbstainReason.PLAN_STEP_EMPTY.format(step=ex.empty)
+                AbstainReason.PLAN_STEP_EMPTY.note(step=ex.empty)
                 if ex.empty
-                else (ex.error or AbstainReason.PLAN_FINAL_EMPTY)
+                else Abstention.of(ex.error) or AbstainReason.PLAN_FINAL_EMPTY.note()
             )
             first = ex
             ex = self.executor.run(direct_plan(question.text), kg, question.text)
             ex.usage = first.usage + ex.usage
-            trace.append({"step": "empty_fallback", "reason": reason})
+            trace.append({"step": "empty_fallback", "reason": reason.text})
             trace.extend(ex.steps)
         usage = usage + answer_usage(ex.usage, self.llm)
         labels = final_labels(ex.answers, kg)
         if not labels:
-            reason = ex.error or AbstainReason.PLAN_NO_ANSWER
+            reason = Abstention.of(ex.error) or AbstainReason.PLAN_NO_ANSWER.note()
             return Answer.abstain(reason, trace=trace, usage=usage, raw_output=out.text)
         return Answer(labels, ex.answers.facts()[:50], trace, usage, raw_output=out.text)
 

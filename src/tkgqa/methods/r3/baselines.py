@@ -75,7 +75,7 @@ class _Baseline(Method):
         usage = answer_usage(calls.usage, self.llm)
         evidence: list[Fact] = [pool.fact(i) for i in cited_ids if i in known]
         if not words:
-            return Answer.abstain(AbstainReason.MODEL_DONT_KNOW, trace, usage=usage, raw_output=text)
+            return Answer.abstain(AbstainReason.MODEL_DONT_KNOW.note(), trace, usage=usage, raw_output=text)
         return Answer(words, evidence, trace, usage=usage, raw_output=text)
 
     def _unparsable(self, refused: Refused, trace: list[dict[str, Any]], calls: Asker) -> Answer:

@@ -142,13 +142,13 @@ class R3Method(Method):
         usage = answer_usage(calls.usage, self.llm)
         if result.final is None or result.final.answer is None:
             if not report.union:
-                reason: str = AbstainReason.NO_QUESTION_ENTITY
+                reason = AbstainReason.NO_QUESTION_ENTITY.note()
             elif all(b.axiom is None for b in result.branches):
-                reason = AbstainReason.NO_AXIOM
+                reason = AbstainReason.NO_AXIOM.note()
             else:
                 depth, n = self.config.max_depth, len(result.branches)
-                reason = AbstainReason.NO_GROUNDED_ANSWER.format(depth=depth, n=n)
-            trace.append({"step": "explanation", "lines": self._lines(result, search, reason)})
+                reason = AbstainReason.NO_GROUNDED_ANSWER.note(depth=depth, n=n)
+            trace.append({"step": "explanation", "lines": self._lines(result, search, reason.text)})
             return Answer.abstain(reason, trace, usage=usage)
         answer = result.final.answer
         cited = list(answer.cited_facts)
@@ -219,7 +219,7 @@ class R3Method(Method):
             axiom, results, chosen = matcher.run(premises)
         except ParseError as exc:
             failed: list[dict[str, Any]] = [{"step": "preference", "error": short_error(exc)}]
-            return Answer.abstain(AbstainReason.AXIOM_UNPARSED, failed, usage=self._usage_of(calls))
+            return Answer.abstain(AbstainReason.AXIOM_UNPARSED.note(), failed, usage=self._usage_of(calls))
         trace: list[dict[str, Any]] = [
             {
                 "step": "preference",
@@ -238,7 +238,7 @@ class R3Method(Method):
         ]
         usage = self._usage_of(calls)
         if chosen is None:
-            return Answer.abstain(AbstainReason.NO_OPTION_JUDGED, trace, usage=usage)
+            return Answer.abstain(AbstainReason.NO_OPTION_JUDGED.note(), trace, usage=usage)
         best: OptionResult = results[chosen]
         cited = list(dict.fromkeys(i for c in best.checks for i in c.facts))
         trace.append(

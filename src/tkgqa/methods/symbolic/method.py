@@ -73,5 +73,7 @@ class SymbolicReasoner(Method):
         result = self.reasoner.execute(program, kg, priority=priority)
         steps: list[dict[str, object]] = [{"program": pretty(program)}, *(trace or []), *result.steps]
         if not result.answers:
-            return Answer.abstain(AbstainReason.PROGRAM_NO_ANSWER, trace=steps, evidence=result.evidence)
+            return Answer.abstain(
+                AbstainReason.PROGRAM_NO_ANSWER.note(), trace=steps, evidence=result.evidence
+            )
         return Answer(answers=result.answers, evidence=result.evidence, trace=steps)

@@ -420,7 +420,9 @@ class TimeR4Method(Method):
         trace: list[dict[str, Any]] = [{"step": "dataset_facts", "source": source, "facts": texts}]
         _stage(0, f"dataset facts ({source}): {len(texts)}", len(texts))
         if not texts:
-            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=answer_usage(Usage(), llm))
+            return Answer.abstain(
+                AbstainReason.NO_FACTS_RETRIEVED.note(), trace, usage=answer_usage(Usage(), llm)
+            )
         context = {"question": question.text, "facts": texts}
         evidence = list(question.context or [])
         return self._reason(llm, AUTHORS_REASON_PROMPT, context, evidence, trace, Usage())
@@ -443,7 +445,7 @@ class TimeR4Method(Method):
         if isinstance(parsed, Refused):
             return abstain_refused(parsed, trace, usage, llm, entry={"step": "reason"}, evidence=evidence)
         trace.append({"step": "reason", "answers": parsed.value})
-        empty = AbstainReason.MODEL_LISTED_NO_ANSWER
+        empty = AbstainReason.MODEL_LISTED_NO_ANSWER.note()
         return listed_answer(parsed.value, parsed.text, trace, usage, llm, empty=empty, evidence=evidence)
 
     def _answer(self, question: Question, kg: KGStore, llm: LLMBackend) -> Answer:
@@ -481,7 +483,9 @@ class TimeR4Method(Method):
         )
         _stage(2, f"TKS{' + φ_t rerank' if used is not None else ''}: {len(facts)} facts", len(facts))
         if not facts:
-            return Answer.abstain(AbstainReason.NO_FACTS_RETRIEVED, trace, usage=answer_usage(usage, llm))
+            return Answer.abstain(
+                AbstainReason.NO_FACTS_RETRIEVED.note(), trace, usage=answer_usage(usage, llm)
+            )
         context = {"question": query, "facts": [f.text for f in facts]}
         return self._reason(llm, REASON_PROMPT, context, [f.fact for f in facts], trace, usage)
 
