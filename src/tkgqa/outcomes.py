@@ -2,8 +2,9 @@
 came out (:class:`Outcome`), why a method abstained (:class:`AbstainReason`, and an abstention's typed value
 :class:`Abstention`) and what kind of error failed it (:class:`ErrorKind`).
 
-A leaf module (it imports nothing of tkgqa): methods give abstain reasons, ``tkgqa.eval`` writes rows and
-aggregates them, methods' ``report_metrics`` read them, the service's runs browser and the CLI show them.
+A leaf module (it imports only the leaf :mod:`tkgqa.trace`): methods give abstain reasons, ``tkgqa.eval``
+writes rows and aggregates them, methods' ``report_metrics`` read them, the service's runs browser and the
+CLI show them.
 
 ``ResultRow.to_json()`` is the ``results.jsonl`` line's object, key for key and in the same order as the
 runner always wrote it; :meth:`ResultRow.from_json` reads any line ever written, old run folders included:
@@ -19,6 +20,8 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from functools import cache
 from typing import Any
+
+from .trace import TraceStep, trace_json
 
 
 class Outcome(StrEnum):
@@ -217,6 +220,10 @@ class ResultRow:
     extra: dict[str, Any] = field(default_factory=dict)
     #: known keys the line did not have (an older run), not written back
     absent: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if any(isinstance(s, TraceStep) for s in self.trace):  # an answer's typed steps: their JSON form
+            object.__setattr__(self, "trace", trace_json(self.trace))
 
     # --- what the row says -------------------------------------------------------------------------
     @property

@@ -19,6 +19,7 @@ from ..methods.base import Answer, Method
 from ..outcomes import ResultRow
 from ..query import context_kg
 from ..sanitize import clean_json, clean_text, has_surrogates
+from ..trace import trace_json
 from .scoring import score_answer
 from .support import SupportChecker
 
@@ -110,7 +111,7 @@ def _row(
         gold_ids=list(q.answer_ids),
         **asdict(score),  # rank, strict_hit, lenient_hit, precision, recall, f1, exact_set
         evidence=[f.to_dict() for f in answer.evidence] if answer is not None else [],
-        trace=answer.trace if answer is not None else [],
+        trace=trace_json(answer.trace) if answer is not None else [],
         usage=usage,
         latency_s=round(latency, 6),
         abstained=answer.abstained if answer is not None else False,

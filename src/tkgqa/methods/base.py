@@ -22,6 +22,7 @@ from ..llm import AnswerUsage, LLMBackend, Usage, answer_usage, llm_context, res
 from ..outcomes import Abstention, ResultRow
 from ..prompts.ask import Refused
 from ..registry import Registry
+from ..trace import TraceStep, as_step, trace_json
 from .options import (  # noqa: F401 - the option helpers, re-exported where they were imported from
     SHOWN_OPTIONS,
     merge_config,
@@ -43,30 +44,31 @@ class Answer:
     :class:`~tkgqa.outcomes.Abstention`, ``None`` when there is none; its text is what :meth:`to_dict` and a
     row's ``reason`` write). A string given as ``reason`` (a third-party method's) is read by
     :meth:`Abstention.of <tkgqa.outcomes.Abstention.of>`.
-    ``trace`` is a list of JSON-ready steps (a symbolic program, an agent's actions, prompts' outputs).
+    ``trace`` is a tuple of typed steps (:class:`~tkgqa.trace.TraceStep`: a symbolic program, an agent's
+    actions, prompts' outputs), written as JSON by :meth:`to_dict`; a dict given as a step (a third-party
+    method's) becomes a :class:`~tkgqa.trace.RecordedStep`.
     """
 
     answers: list[str]
     evidence: list[Fact] = field(default_factory=list)
-    trace: list[dict[str, Any]] = field(default_factory=list)
+    trace: Sequence[TraceStep] = ()
     usage: AnswerUsage = field(default_factory=AnswerUsage)
     abstained: bool = False
     reason: Abstention | None = None
     raw_output: str = ""
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "trace", tuple(as_step(s) for s in self.trace))
         reason: object = self.reason
         if reason is not None and not isinstance(reason, Abstention):
             text = reason if isinstance(reason, str) else str(reason)  # a member stays one (a StrEnum)
             object.__setattr__(self, "reason", Abstention.of(text))
 
     @classmethod
-    def abstain(
-        cls, reason: Abstention | str, trace: list[dict[str, Any]] | None = None, **kw: Any
-    ) -> Answer:
+    def abstain(cls, reason: Abstention | str, trace: Sequence[TraceStep] = (), **kw: Any) -> Answer:
         """An abstention; ``reason``: best an :class:`~tkgqa.outcomes.Abstention` (``AbstainReason.X.note()``)
         or a member; other text (a plugin's) is read by :meth:`~tkgqa.outcomes.Abstention.of`."""
-        return cls(answers=[], abstained=True, reason=Abstention.of(reason), trace=trace or [], **kw)
+        return cls(answers=[], abstained=True, reason=Abstention.of(reason), trace=trace, **kw)
 
     @property
     def reason_text(self) -> str:
@@ -77,7 +79,7 @@ class Answer:
         return {
             "answers": list(self.answers),
             "evidence": [f.to_dict() for f in self.evidence],
-            "trace": self.trace,
+            "trace": trace_json(self.trace),
             "usage": self.usage.to_dict(),
             "abstained": self.abstained,
             "reason": self.reason_text,
@@ -443,18 +445,41 @@ def resolve_method(spec: str | type | Method, /, **options: Any) -> Method:
 
 
 # --- the answer step of LLM methods, from the one ask helper's outcome (:mod:`tkgqa.prompts.ask`) ---------
+@dataclass(frozen=True, eq=False, repr=False)
+class RefusedStep(TraceStep):
+    """A step whose LLM reply was refused (:func:`abstain_refused`): ``{key: name, "error": message}`` —
+    e.g. ``{"step": "answer", "error": …}``; ``key`` is the trace's naming key (``step``, or ``type`` for
+    the baselines)."""
+
+    key: str
+    name: str
+    error: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {self.key: self.name, "error": self.error}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self | None:
+        if len(data) != 2 or not isinstance(data.get("error"), str):
+            return None
+        key = next(k for k in data if k != "error")
+        name = data[key]
+        return cls(key, name, data["error"]) if key in ("step", "type") and isinstance(name, str) else None
+
+
 def abstain_refused(
     refused: Refused,
-    trace: list[dict[str, Any]],
+    trace: list[TraceStep],
     usage: Usage,
     llm: LLMBackend | None,
     *,
-    entry: dict[str, Any],
+    entry: tuple[str, str],
     evidence: Sequence[Fact] = (),
 ) -> Answer:
-    """Abstain with ``refused.reason``: ``entry`` plus the error appended to ``trace``; ``usage`` is the
-    question's (the refusal's own included where the caller counts it)."""
-    trace.append({**entry, "error": refused.message})
+    """Abstain with ``refused.reason``: a :class:`RefusedStep` (``entry``: its key and name, the error)
+    appended to ``trace``; ``usage`` is the question's (the refusal's own included where the caller counts
+    it)."""
+    trace.append(RefusedStep(*entry, refused.message))
     return Answer.abstain(
         refused.reason,
         trace,
@@ -467,7 +492,7 @@ def abstain_refused(
 def listed_answer(
     answers: list[str],
     text: str,
-    trace: list[dict[str, Any]],
+    trace: Sequence[TraceStep],
     usage: Usage,
     llm: LLMBackend | None,
     *,

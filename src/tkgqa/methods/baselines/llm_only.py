@@ -34,7 +34,7 @@ def ask_for_answers(
     abstention; an :class:`~tkgqa.errors.LLMError` (the backend failed) propagates."""
     outcome = ask(llm, prompt, context, retries=retries, max_tokens=max_tokens)
     if isinstance(outcome, Refused):
-        return abstain_refused(outcome, trace, outcome.usage, llm, entry={"type": "parse_failure"})
+        return abstain_refused(outcome, trace, outcome.usage, llm, entry=("type", "parse_failure"))
     trace.append({"type": "answer", "answers": outcome.value, "attempts": outcome.attempts})
     return Answer(outcome.value, trace=trace, usage=answer_usage(outcome.usage, llm), raw_output=outcome.text)
 

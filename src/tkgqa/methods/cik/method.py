@@ -353,7 +353,7 @@ class CIKMethod(Method):
         if isinstance(outcome, Refused):
             if outcome.kind is Refusal.UNPARSABLE:
                 usage = usage + outcome.usage
-            return abstain_refused(outcome, trace, usage, llm, entry={"step": "answer"}, evidence=evidence)
+            return abstain_refused(outcome, trace, usage, llm, entry=("step", "answer"), evidence=evidence)
         usage = usage + outcome.usage
         raw = outcome.value
         answers = [rendered.map.decompress_answer(a) if rendered.map else a for a in raw]

@@ -443,7 +443,7 @@ class TimeR4Method(Method):
             parsed = ask(llm, prompt, context, reason=reason, spent=usage, max_tokens=tokens)
         usage = usage + parsed.usage
         if isinstance(parsed, Refused):
-            return abstain_refused(parsed, trace, usage, llm, entry={"step": "reason"}, evidence=evidence)
+            return abstain_refused(parsed, trace, usage, llm, entry=("step", "reason"), evidence=evidence)
         trace.append({"step": "reason", "answers": parsed.value})
         empty = AbstainReason.MODEL_LISTED_NO_ANSWER.note()
         return listed_answer(parsed.value, parsed.text, trace, usage, llm, empty=empty, evidence=evidence)
