@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeVar
+
+S = TypeVar("S", bound="TraceStep")
 
 #: Every step class defined (in definition order): what :func:`read_trace` tries on a JSON step.
 _KINDS: list[type[TraceStep]] = []
@@ -96,6 +98,17 @@ class TraceStep(Mapping[str, Any]):
         except (TypeError, ValueError):
             return None
         return step if step.to_dict() == plain(data) else None
+
+    @property
+    def unwrapped(self) -> TraceStep:
+        """The step itself; a step that wraps another (a hybrid's part, tagged with its stage) gives the
+        step it wraps, so readers find a method's steps wherever they were put."""
+        return self
+
+    def shown_lines(self) -> list[str]:
+        """Lines that say this step to a person under the answer (``tkgqa ask``); none by default (R3's
+        explanation gives its axiom, steps and verdict)."""
+        return []
 
     # --- a read-only mapping over the JSON form ------------------------------------------------------
     def __getitem__(self, key: str) -> Any:
@@ -174,6 +187,11 @@ def read_trace(items: Iterable[Any]) -> list[TraceStep]:
         elif isinstance(item, Mapping):
             out.append(read_step(item))
     return out
+
+
+def steps_of(trace: Iterable[TraceStep], kind: type[S]) -> list[S]:
+    """The steps of ``trace`` of class ``kind``, wrapped ones included (:attr:`TraceStep.unwrapped`)."""
+    return [inner for inner in (s.unwrapped for s in trace) if isinstance(inner, kind)]
 
 
 def trace_json(steps: Sequence[TraceStep | Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -21,7 +21,9 @@ from ..kg.builder import load_warnings
 from ..kg.memory import TemporalKG
 from ..llm.helpers import USAGE_KEYS
 from ..methods.base import Answer, Method, resolve_method
+from ..query.program.steps import ParseStep
 from ..sanitize import clean_json
+from ..trace import TraceStep, steps_of
 
 ScalarOption = str | int | float | bool
 #: A method option's value: a scalar, or a dict of scalars for nested options (``fallback_options={...}``).
@@ -134,11 +136,9 @@ def needs_llm(spec: str, options: Mapping[str, Any] | None = None) -> bool:
     return not any(str(given.get(key, "")).lower() in values for key, values in LLM_FREE_OPTIONS.items())
 
 
-def _parsed_no_entity(trace: Sequence[Any]) -> bool:
+def _parsed_no_entity(trace: Sequence[TraceStep]) -> bool:
     """Whether the trace's symbolic parse found no KG entity in the question."""
-    parse = next(
-        (s["parse"] for s in trace if isinstance(s, dict) and isinstance(s.get("parse"), dict)), None
-    )
+    parse = next((s.parse for s in steps_of(trace, ParseStep) if isinstance(s.parse, Mapping)), None)
     return parse is not None and not parse.get("entities")
 
 

@@ -3,23 +3,26 @@ the symbolic program as a tree with the fact count of each step, and what is mis
 No FastAPI here.
 
 The program is the one typed program of :mod:`tkgqa.query.program.nodes`, as the executor recorded it in
-the trace (its ``executed`` step: the program as data and the facts each node found, by path —
-:meth:`tkgqa.query.program.executor.Executor.executed`); :func:`program_tree` reads it back with
-:func:`~tkgqa.query.program.nodes.from_dict` and shows each node with its count. Nothing is re-parsed or
-replayed; a trace without that record (another method, a run written before it was recorded) has no tree.
+the trace (its :class:`~tkgqa.query.program.steps.ExecutedStep`: the program as data and the facts each
+node found, by path — :meth:`tkgqa.query.program.executor.Executor.executed`); :func:`program_tree` reads
+it back with :func:`~tkgqa.query.program.nodes.from_dict` and shows each node with its count. Nothing is
+re-parsed or replayed; a trace without that record (another method, a run written before it was recorded)
+has no tree.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, assert_never
 
 from ..errors import DataError
 from ..kg.base import KGStore
 from ..kg.fact import Fact
 from ..query.program import nodes as nodes
+from ..query.program.steps import ExecutedStep, NodeStep, TimeStep
 from ..time import TemporalRelation
+from ..trace import TraceStep, read_trace, steps_of
 
 #: The most program nodes a view reads from a trace (a recorded program has a few dozen).
 MAX_NODES = 2_000
@@ -55,21 +58,23 @@ def evidence_cover(answers: Sequence[str], evidence: Sequence[dict[str, Any]]) -
     return {"answers": len(answers), "with_evidence": len(answers) - len(without), "without": without[:50]}
 
 
-def decision_facts(trace: Sequence[dict[str, Any]], kg: KGStore | None) -> dict[str, Any] | None:
+def decision_facts(
+    trace: Sequence[TraceStep | Mapping[str, Any]], kg: KGStore | None
+) -> dict[str, Any] | None:
     """What decided a first/last or before/after answer, from a symbolic program's trace: ``candidates``
     (the facts its last ``first``/``last`` step chose among, labelled; ``pool``: how many there were) and
     ``reference`` (the reference events its ``time`` steps read). ``None`` when the trace has neither."""
     candidates: list[dict[str, Any]] = []
     pool = 0
     reference: list[dict[str, Any]] = []
-    for step in trace:
-        if not isinstance(step, dict):
-            continue
-        if step.get("op") == "select" and isinstance(step.get("candidates"), list):
-            candidates = [f for f in step["candidates"] if isinstance(f, dict)]
-            pool = int(step.get("pool") or len(candidates))
-        ref = step.get("reference") if step.get("op") == "time" else None
-        if isinstance(ref, dict) and ref not in reference:
+    steps = read_trace(trace)  # an answer's steps as they are, a row's JSON steps read back
+    for node in steps_of(steps, NodeStep):
+        if node.op == "select" and node.candidates is not None:
+            candidates = [dict(f) for f in node.candidates if isinstance(f, Mapping)]
+            pool = node.pool or len(candidates)
+    for time in steps_of(steps, TimeStep):
+        ref = dict(time.reference) if isinstance(time.reference, Mapping) else None
+        if ref is not None and ref not in reference:
             reference.append(ref)
     if not candidates and not reference:
         return None
@@ -182,13 +187,15 @@ def _label_arg(arg: str, label: Callable[[str], str]) -> str:
     return "|".join(parts)
 
 
-def executed_program(trace: Sequence[Any]) -> tuple[nodes.Program, dict[str, Any]] | None:
+def executed_program(
+    trace: Sequence[TraceStep | Mapping[str, Any]],
+) -> tuple[nodes.Program, dict[str, Any]] | None:
     """The typed program a symbolic trace ran and the facts of each node by path (the executor's
-    ``executed`` step: :meth:`~tkgqa.query.program.executor.Executor.executed`); ``None`` when the trace
-    has none (another method, a run written before it was recorded) or it is not a program."""
-    record = next(
-        (s["executed"] for s in trace if isinstance(s, dict) and isinstance(s.get("executed"), dict)), None
-    )
+    :class:`~tkgqa.query.program.steps.ExecutedStep`, see
+    :meth:`~tkgqa.query.program.executor.Executor.executed`); ``None`` when the trace has none (another
+    method, a run written before it was recorded) or it is not a program."""
+    executed = steps_of(read_trace(trace), ExecutedStep)
+    record = next((s.executed for s in executed if isinstance(s.executed, Mapping)), None)
     if record is None or not isinstance(record.get("facts"), dict):
         return None
     try:
@@ -201,7 +208,7 @@ def executed_program(trace: Sequence[Any]) -> tuple[nodes.Program, dict[str, Any
 
 
 def program_tree(
-    trace: Sequence[dict[str, Any]], label: Callable[[str], str] | None = None
+    trace: Sequence[TraceStep | Mapping[str, Any]], label: Callable[[str], str] | None = None
 ) -> dict[str, Any] | None:
     """``{"tree", "counted", "empty_step", "missing"}`` for an answer whose trace records the program the
     executor ran (``None`` otherwise): the typed program (:mod:`tkgqa.query.program.nodes`) as a tree with

@@ -17,6 +17,7 @@ from ..kg.base import KGStore
 from ..kg.loaders import load_warnings
 from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
 from ..methods.base import Answer, Method, StepEvent, resolve_method
+from ..query.program.steps import ProgramStep
 from ..sanitize import clean_text, terminal_text
 from . import app
 from .run_config import METHOD_OPTION_HELP, POLICY_HELP, cli_method_options
@@ -49,10 +50,10 @@ def print_answer(question: str, answer: Answer, kg: KGStore) -> None:
             table.caption = f"… {len(answer.evidence) - 10} more"
         console.print(table)
     for step in answer.trace:
-        if "program" in step:
-            console.print(Text("program: ", style="dim") + plain(step["program"]), highlight=False)
-        for line in step.get("lines", []) if step.get("step") == "explanation" else []:
-            console.print(line, highlight=False, markup=False)  # R3: axiom, steps with cited facts, verdict
+        if isinstance(step.unwrapped, ProgramStep):
+            console.print(Text("program: ", style="dim") + plain(step.unwrapped.program), highlight=False)
+        for line in step.unwrapped.shown_lines():  # R3: axiom, steps with cited facts, verdict
+            console.print(line, highlight=False, markup=False)
 
 
 def answer_showing_steps(runner: Method, question: str, store: KGStore, llm: str | None) -> Answer:

@@ -12,6 +12,8 @@ from ...kg.base import KGStore
 from ...kg.fact import Fact
 from ...outcomes import AbstainReason
 from ...query import AnswerOrder, Extreme, Parse, ParserOptions, Program, Reasoner, pretty
+from ...query.program.steps import ParseStep, ProgramStep
+from ...trace import TraceStep
 from ..base import METHODS, Answer, Method, MethodConfig, options_from
 from ..client import client_option
 
@@ -56,7 +58,7 @@ class SymbolicReasoner(Method):
     def reason(self, question: Question, kg: KGStore) -> Answer:
         store = self.reasoner.store_for(question, kg)
         parsed = self.reasoner.parse(question, store)
-        trace: list[dict[str, object]] = [{"parse": parsed.info}]
+        trace: list[TraceStep] = [ParseStep(parsed.info)]
         if parsed.program is None:
             return Answer.abstain(parsed.reason, trace=trace)
         return self.execute(parsed.program, store, trace, priority=Reasoner.context_priority(question))
@@ -65,13 +67,13 @@ class SymbolicReasoner(Method):
         self,
         program: Program,
         kg: KGStore,
-        trace: list[dict[str, object]] | None = None,
+        trace: list[TraceStep] | None = None,
         *,
         priority: dict[Fact, int] | None = None,
     ) -> Answer:
         """Run a program over ``kg``; ``priority`` (fact → rank) breaks ties between equally good answers."""
         result = self.reasoner.execute(program, kg, priority=priority)
-        steps: list[dict[str, object]] = [{"program": pretty(program)}, *(trace or []), *result.steps]
+        steps: list[TraceStep] = [ProgramStep(pretty(program)), *(trace or []), *result.steps]
         if not result.answers:
             return Answer.abstain(
                 AbstainReason.PROGRAM_NO_ANSWER.note(), trace=steps, evidence=result.evidence

@@ -32,6 +32,7 @@ from ...time import (
     span_of,
 )
 from ...time.interval import NEG_INF, POS_INF
+from ...trace import TraceStep
 from .answer_sets import AnswerSet, ValueKind, compare
 from .nodes import (
     AnswerOrder,
@@ -55,6 +56,7 @@ from .nodes import (
     paths,
     to_dict,
 )
+from .steps import ExecutedStep, NodeStep, TimeStep
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +69,7 @@ class Row:
 class Result:
     answers: list[str]
     evidence: list[Fact]
-    steps: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[TraceStep] = field(default_factory=list)
 
 
 _MAX_EVIDENCE = 50
@@ -84,7 +86,7 @@ class Executor:
         self.kg = kg
         self.priority = priority or {}
         self.max_evidence = max_evidence
-        self.steps: list[dict[str, Any]] = []
+        self.steps: list[TraceStep] = []
         self.reference_facts: list[Fact] = []
         self._times: dict[int, tuple[TimeOf, Interval | TimePoint | None]] = {}  # per run, by id
         self._facts: dict[int, int | None] = {}  # per run: what each node found, by id (None: not counted)
@@ -117,7 +119,7 @@ class Executor:
         for f in self.reference_facts:
             if f not in evidence:
                 evidence.append(f)
-        self.steps.append({"executed": self.executed(program)})
+        self.steps.append(ExecutedStep(self.executed(program)))
         return Result(answers, evidence, self.steps)
 
     def executed(self, program: Program) -> dict[str, Any]:
@@ -236,7 +238,7 @@ class Executor:
                 out = self._compare(node)
             case _:
                 assert_never(node)
-        self.steps.append({"op": type(node).__name__.lower(), "facts": len(out), **extra})
+        self.steps.append(NodeStep(type(node).__name__.lower(), len(out), **extra))
         self._facts[id(node)] = len(out)
         return out
 
@@ -268,9 +270,9 @@ class Executor:
         assert point is not None
         if expr.which is ReferenceTime.SPAN:
             span = Interval(point, fact.end if fact.end is None or fact.end >= point else point)
-            self.steps.append({"op": "time", "value": str(span), "reference": fact.to_dict()})
+            self.steps.append(TimeStep(str(span), fact.to_dict()))
             return span
-        self.steps.append({"op": "time", "value": point.iso(), "reference": fact.to_dict()})
+        self.steps.append(TimeStep(point.iso(), fact.to_dict()))
         return point.coarsen(expr.granularity) if expr.granularity else point
 
     def _hop(self, node: Hop) -> list[Row]:
