@@ -28,6 +28,7 @@ from ...outcomes import AbstainReason, Abstention, ErrorKind, ResultRow
 from ...prompts.ask import Refusal, Refused, ask
 from ...query.link import QuestionLinker
 from ...retrieval.temporal import TimeConstraint, parse_time_constraint
+from ...trace import TraceStep
 from ..base import (
     METHODS,
     Answer,
@@ -63,6 +64,7 @@ from .pruning import (
     truncate_hops,
 )
 from .run_summary import PATH_OVER_CONTEXT, run_summary
+from .steps import AnswerStep, EvidenceStep, RenderStep
 
 
 @dataclass(frozen=True)
@@ -102,22 +104,22 @@ class EvidenceStages:
             "pruned": len(self.pruned),
         }
 
-    def trace(self) -> dict[str, Any]:
-        return {
-            "step": "evidence",
-            "entities": list(self.entities),
-            "missing": list(self.missing),
-            "paths": [
+    def trace(self) -> EvidenceStep:
+        """The answer's ``evidence`` trace step."""
+        return EvidenceStep(
+            entities=list(self.entities),
+            missing=list(self.missing),
+            paths=[
                 {"entity": p.entity, "path": list(p.path), "dropped": [list(d) for d in p.dropped]}
                 for p in self.paths
             ],
-            "path_failed": list(self.path_failed),
-            "fallback": [t.entity for t in self.traversals if t.fallback],
-            "counts": self.counts(),
-            "over_delta2": self.over_delta2,
-            "constraint": str(self.constraint) if self.constraint else None,
-            "selection_error": self.selection_error,
-        }
+            path_failed=list(self.path_failed),
+            fallback=[t.entity for t in self.traversals if t.fallback],
+            counts=self.counts(),
+            over_delta2=self.over_delta2,
+            constraint=str(self.constraint) if self.constraint else None,
+            selection_error=self.selection_error,
+        )
 
 
 @METHODS.register("cik")
@@ -270,7 +272,7 @@ class CIKMethod(Method):
 
     def _answer(self, question: Question, kg: KGStore, llm: LLMBackend) -> Answer:
         stages = self.evidence(question, kg)
-        trace = [stages.trace()]
+        trace: list[TraceStep] = [stages.trace()]
         usage = stages.usage
         c = stages.counts()
         label = (
@@ -285,9 +287,7 @@ class CIKMethod(Method):
         rendered = self.render(stages, kg)
         layout = self.config.layout
         tokens = rendered.tokens()
-        trace.append(
-            {"step": "render", "compressed": rendered.map is not None, "layout": layout, "tokens": tokens}
-        )
+        trace.append(RenderStep(compressed=rendered.map is not None, layout=layout, tokens=tokens))
         report_step(StepEvent(StepKind.STAGE, 1, f"evidence rendered ({layout}): {tokens} tokens"))
         evidence = [it.fact for it in stages.pruned]
         limit = self.config.prompt_token_limit
@@ -336,7 +336,7 @@ class CIKMethod(Method):
         context: dict[str, Any],
         rendered: RenderedEvidence,
         evidence: list[Fact],
-        trace: list[dict[str, Any]],
+        trace: list[TraceStep],
         usage: Usage,
     ) -> Answer:
         """Π_rog over the rendered evidence; ``usage``: what the path selection spent. A prompt too long for
@@ -358,6 +358,6 @@ class CIKMethod(Method):
         raw = outcome.value
         answers = [rendered.map.decompress_answer(a) if rendered.map else a for a in raw]
         answers = list(dict.fromkeys(a for a in answers if a))
-        trace.append({"step": "answer", "raw": raw, "answers": answers})
+        trace.append(AnswerStep(raw=raw, answers=answers))
         empty = AbstainReason.MODEL_NO_ANSWER_IN_EVIDENCE.note()
         return listed_answer(answers, outcome.text, trace, usage, llm, empty=empty, evidence=evidence)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
 
@@ -22,6 +22,7 @@ from ...datasets.base import Question
 from ...kg import KGStore
 from ...query.coverage import coverage_at
 from .method import TimeR4Method
+from .steps import RewriteStep
 
 COVERAGE_NS = (5, 10, 15, 20)
 STAGES = ("fks", "tks", "tks_rerank")
@@ -34,8 +35,8 @@ class QuestionCoverage:
     rewritten: bool
     scope: str
     n_candidates: int | None
+    rewrite: RewriteStep  # the rewrite trace step
     qtype: str = ""
-    rewrite: dict[str, Any] = field(default_factory=dict)  # the rewrite trace step
     time_constraint: str | None = None  # what the rerank used
     tks_model: str = ""  # which time-aware retriever ran (trained, or the FKS model)
 
@@ -64,8 +65,8 @@ def question_coverage(
         outcome.rewritten,
         stages.scope,
         stages.n_candidates,
-        question.qtype or "",
         outcome.step,
+        question.qtype or "",
         None if used is None else str(used),
         stages.tks_model,
     )
@@ -97,7 +98,7 @@ def summarize(
     }
     out["questions"] = len(rows)
     out["rewritten"] = sum(r.rewritten for r in rows)
-    out["rewrite_modes"] = dict(Counter(str(r.rewrite.get("mode", "")) for r in rows if r.rewritten))
+    out["rewrite_modes"] = dict(Counter(r.rewrite.mode for r in rows if r.rewritten))
     out["reranked"] = sum(r.time_constraint is not None for r in rows)
     out["scopes"] = scopes
     out["mean_candidates"] = fmean(sizes) if sizes else None

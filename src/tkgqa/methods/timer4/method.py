@@ -59,6 +59,7 @@ from ...retrieval import BM25Retriever, Retriever, ScoredFact, TimeConstraint
 from ...retrieval.temporal import fuse, time_scores
 from ...retrieval.training import find_trained_retriever, trained_retriever_dir, trained_retrievers
 from ...time import span_of
+from ...trace import TraceStep
 from ..base import (
     METHODS,
     Answer,
@@ -82,6 +83,15 @@ from .config import (
 from .given_facts import AUTHORS_REASON_PROMPT, dataset_facts
 from .prompts import REASON_PROMPT, REWRITE_PROMPT, quadruple_text
 from .rewrite import RewriteAnchor, RewriteMode, RewriteOutcome, check_rewrite, kg_rewrite, needs_rewrite
+from .steps import (
+    DatasetFactsStep,
+    FKSStep,
+    LLMRewriteStep,
+    ReasonStep,
+    RewriteError,
+    RewriteSkipped,
+    TKSStep,
+)
 
 _FAST_EMBEDDERS = ("model2vec", "hashing")
 
@@ -365,10 +375,10 @@ class TimeR4Method(Method):
         text = question.text if isinstance(question, Question) else question
         mode = self.rewrite_mode()
         policy = RewritePolicy(cfg.preset_value("rewrite_policy"))
-        step: dict[str, Any] = {"step": "rewrite", "mode": str(mode), "policy": str(policy), "original": text}
+        common = (str(mode), str(policy), text)  # the rewrite step's first fields
 
         def unchanged(reason: str) -> RewriteOutcome:
-            return RewriteOutcome(text, None, None, {**step, "skipped": reason})
+            return RewriteOutcome(text, None, None, RewriteSkipped(*common, skipped=reason))
 
         if mode is RewriteMode.OFF:
             return unchanged("disabled")
@@ -378,7 +388,7 @@ class TimeR4Method(Method):
             found, why = kg_rewrite(question, kg, self.reasoner)
             if found is None:
                 return unchanged(why)
-            return RewriteOutcome(found.text, mode, found.constraint, {**step, **found.trace()})
+            return RewriteOutcome(found.text, mode, found.constraint, found.step(*common))
         if self.llm is None:
             raise ConfigError(
                 "timer4 rewrite=llm needs an LLM (--llm); use rewrite=kg or auto to rewrite offline"
@@ -398,14 +408,16 @@ class TimeR4Method(Method):
             context = {"question": text, "facts": shown}
             parsed = ask(self.llm, REWRITE_PROMPT, context, window=True, max_tokens=96)
         if isinstance(parsed, Refused):  # keep the question; other LLM errors propagate
-            return RewriteOutcome(text, None, None, {**step, "error": parsed.message}, parsed.usage)
+            return RewriteOutcome(text, None, None, RewriteError(*common, error=parsed.message), parsed.usage)
         check = check_rewrite(text, parsed.value)
         accepted = check.accepted
         out = parsed.value if accepted else text
-        trace = {**step, "proposed": parsed.value, "accepted": accepted, "rewritten": out}
-        if not accepted:  # refused: the original question stays, and the trace says why
-            trace["refused"] = check.reason()
-        return RewriteOutcome(out, mode if accepted else None, None, trace, parsed.usage)
+        # refused: the original question stays, and the trace says why
+        refused = None if accepted else check.reason()
+        step = LLMRewriteStep(
+            *common, proposed=parsed.value, accepted=accepted, rewritten=out, refused=refused
+        )
+        return RewriteOutcome(out, mode if accepted else None, None, step, parsed.usage)
 
     def reason(self, question: Question, kg: KGStore) -> Answer:
         if self.llm is None:
@@ -417,7 +429,7 @@ class TimeR4Method(Method):
     def _answer_given(self, question: Question, kg: KGStore, llm: LLMBackend) -> Answer:
         """``facts=dataset``: the authors' answer prompt over the dataset's facts (:mod:`.given_facts`)."""
         texts, source = dataset_facts(question, kg)
-        trace: list[dict[str, Any]] = [{"step": "dataset_facts", "source": source, "facts": texts}]
+        trace: list[TraceStep] = [DatasetFactsStep(source=source, facts=texts)]
         _stage(0, f"dataset facts ({source}): {len(texts)}", len(texts))
         if not texts:
             return Answer.abstain(
@@ -433,7 +445,7 @@ class TimeR4Method(Method):
         prompt: Prompt[list[str]],
         context: dict[str, Any],
         evidence: list[Fact],
-        trace: list[dict[str, Any]],
+        trace: list[TraceStep],
         usage: Usage,
     ) -> Answer:
         """The answer step (§4.6): ``prompt`` over ``context``; ``usage``: what earlier steps spent."""
@@ -444,7 +456,7 @@ class TimeR4Method(Method):
         usage = usage + parsed.usage
         if isinstance(parsed, Refused):
             return abstain_refused(parsed, trace, usage, llm, entry=("step", "reason"), evidence=evidence)
-        trace.append({"step": "reason", "answers": parsed.value})
+        trace.append(ReasonStep(answers=parsed.value))
         empty = AbstainReason.MODEL_LISTED_NO_ANSWER.note()
         return listed_answer(parsed.value, parsed.text, trace, usage, llm, empty=empty, evidence=evidence)
 
@@ -454,15 +466,14 @@ class TimeR4Method(Method):
         fks = self.fks_facts(question, kg, ids, cfg.rewrite_facts)
         outcome = self.rewrite(question, fks, kg)
         query, step, usage = outcome.text, outcome.step, outcome.usage
-        trace: list[dict[str, Any]] = [
-            {
-                "step": "fks",
-                "scope": scope,
-                "fact_retrieval": "dense" if cfg.fact_retrieval else "entity linking (ablation)",
-                "candidates": None if ids is None else len(ids),
-                "entities": entities,
-                "facts": [f.text for f in fks],
-            },
+        trace: list[TraceStep] = [
+            FKSStep(
+                scope=scope,
+                fact_retrieval="dense" if cfg.fact_retrieval else "entity linking (ablation)",
+                candidates=None if ids is None else len(ids),
+                entities=entities,
+                facts=[f.text for f in fks],
+            ),
             step,
         ]
         _stage(0, f"FKS ({scope}): {len(fks)} facts", len(fks))
@@ -472,14 +483,13 @@ class TimeR4Method(Method):
         used = retriever.resolve_constraint(query, outcome.constraint or "auto") if cfg.rerank else None
         facts = (self.rerank(retriever, query, pool, used, kg) if cfg.rerank else pool)[: cfg.top_k]
         trace.append(
-            {
-                "step": "tks",
-                "retriever": note,
-                "rerank": cfg.rerank,
-                "time_constraint": None if used is None else str(used),
-                "phi_norm": str(cfg.preset_value("phi_norm")),
-                "facts": [f.text for f in facts],
-            }
+            TKSStep(
+                retriever=note,
+                rerank=cfg.rerank,
+                time_constraint=None if used is None else str(used),
+                phi_norm=str(cfg.preset_value("phi_norm")),
+                facts=[f.text for f in facts],
+            )
         )
         _stage(2, f"TKS{' + φ_t rerank' if used is not None else ''}: {len(facts)} facts", len(facts))
         if not facts:

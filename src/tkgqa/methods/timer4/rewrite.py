@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, assert_never
+from typing import assert_never
 
 from ...datasets.base import Question
 from ...errors import ConfigError
@@ -39,6 +39,7 @@ from ...query.text.frame import interrogative_when
 from ...query.text.words import tokenize
 from ...retrieval.temporal import TimeConstraint
 from ...time import Granularity, Interval, TemporalRelation, TimePoint
+from .steps import KGRewriteStep, RewriteStep
 
 _SIGNAL = re.compile(
     r"\b(before|after|prior to|following|during|while|until|since|when|"
@@ -295,16 +296,20 @@ class KGRewrite:
         """φ_t's constraint: before/after the anchor's time, else *equal* (in) it."""
         return TimeConstraint.relative_to(self.relation, self.time)
 
-    def trace(self) -> dict[str, Any]:
-        return {
-            "relation": str(self.relation),
-            "time": time_text(self.time),
-            "constraint": str(self.constraint),
-            "reference": self.reference,
-            "anchor_facts": [str(f) for f in self.facts],
-            "relaxed": self.relaxed,
-            "rewritten": self.text,
-        }
+    def step(self, mode: str, policy: str, original: str) -> KGRewriteStep:
+        """The rewrite trace step (``mode``, ``policy``, ``original``: the stage's common fields)."""
+        return KGRewriteStep(
+            mode,
+            policy,
+            original,
+            relation=str(self.relation),
+            time=time_text(self.time),
+            constraint=str(self.constraint),
+            reference=self.reference,
+            anchor_facts=[str(f) for f in self.facts],
+            relaxed=self.relaxed,
+            rewritten=self.text,
+        )
 
 
 @dataclass(frozen=True)
@@ -315,12 +320,12 @@ class RewriteOutcome:
     text: str
     mode: RewriteMode | None
     constraint: TimeConstraint | None
-    step: dict[str, Any]
+    step: RewriteStep
     usage: Usage = field(default_factory=Usage)
 
     @property
     def rewritten(self) -> bool:
-        return self.text != self.step.get("original", self.text)
+        return self.text != self.step.original
 
 
 def _relations(node: Rows) -> set[str]:
