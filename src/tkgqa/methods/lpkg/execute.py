@@ -81,6 +81,7 @@ from .plan import (
     TimeStep,
 )
 from .prompts import ANSWER_PROMPT, AUTHORS_COMPARE_PROMPT
+from .steps import ApplyCall, CallError, CombineCall, ExecutionStep, GetAnswerCall, SearchCall
 
 
 class SearchMode(StrEnum):
@@ -270,15 +271,18 @@ class LLMComparer:
         return AnswerSet(ValueKind.ENTITY, tuple(Support(v, ()) for v in dict.fromkeys(values))), parsed.usage
 
 
-def _report(steps: list[dict[str, Any]], start: int) -> None:
+def _report(steps: list[ExecutionStep], start: int) -> None:
     """Report the trace entries from ``start`` on as step events (the service streams them)."""
     for i, entry in enumerate(steps[start:], start=start):
-        label = f"{entry['step']} = {entry.get('call', 'error')}"
-        answers = entry.get("answers")
-        if answers:
-            label += ": " + ", ".join(map(str, answers[:3]))
-        ok = None if "error" not in entry else False
-        report_step(StepEvent(StepKind.STAGE, i, label[:200], count=entry.get("n_answers"), ok=ok))
+        if isinstance(entry, CallError):
+            label, count, ok = f"{entry.var} = error", None, False
+        elif isinstance(entry, SearchCall):
+            label, count, ok = f"{entry.var} = {entry.call}", None, None
+        else:
+            label, count, ok = f"{entry.var} = {entry.call}", entry.n_answers, None
+            if entry.answers:
+                label += ": " + ", ".join(map(str, entry.answers[:3]))
+        report_step(StepEvent(StepKind.STAGE, i, label[:200], count=count, ok=ok))
 
 
 def _fact_text(f: Fact, kg: KGStore) -> str:
@@ -323,7 +327,7 @@ class Execution:
     """The result of running a plan: final answers, the trace of every step, the final evidence, usage."""
 
     answers: AnswerSet
-    steps: list[dict[str, Any]] = field(default_factory=list)
+    steps: list[ExecutionStep] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
     error: str = ""
     empty: str = ""  # with stop_on_empty: the step whose answers came out empty (the plan stopped there)
@@ -369,7 +373,7 @@ class PlanExecutor:
                 self._step(step, env, kg, ex)
             except (KeyError, TypeError, ValueError) as exc:  # a plan that parses but cannot run
                 ex.error = f"{step.var}: {type(exc).__name__}: {exc}"
-                ex.steps.append({"step": step.var, "error": ex.error})
+                ex.steps.append(CallError(var=step.var, error=ex.error))
                 _report(ex.steps, before)
                 return ex
             _report(ex.steps, before)
@@ -397,11 +401,9 @@ class PlanExecutor:
             out.append(filled)
         return out
 
-    def _trace(self, var: str, call: str, answers: AnswerSet, kg: KGStore, **extra: Any) -> dict[str, Any]:
+    def _answered(self, answers: AnswerSet, kg: KGStore) -> dict[str, Any]:
+        """The answer fields of a plan-line step: the first ten labels, the count, a few evidence facts."""
         return {
-            "step": var,
-            "call": call,
-            **extra,
             "answers": [_label(v, answers.kind, kg) for v in answers.values()[:10]],
             "n_answers": len(answers),
             "evidence": [f.to_dict() for f in answers.facts()[: self.trace_facts]],
@@ -415,11 +417,15 @@ class PlanExecutor:
                 infos = [self.search(t, kg) for t in self.texts(env[step.query], env, kg)]
                 env[step.var] = infos
                 found = [f for i in infos for f in i.facts[: self.trace_facts]][: self.trace_facts]
-                ex.steps.append({
-                    "step": step.var, "call": "Search", "queries": [i.question for i in infos],
-                    "n_facts": sum(len(i.facts) for i in infos), "how": infos[0].note if infos else "",
-                    "evidence": [f.to_dict() for f in found],
-                })  # fmt: skip
+                ex.steps.append(
+                    SearchCall(
+                        var=step.var,
+                        queries=[i.question for i in infos],
+                        n_facts=sum(len(i.facts) for i in infos),
+                        how=infos[0].note if infos else "",
+                        evidence=[f.to_dict() for f in found],
+                    )
+                )
             case AnswerStep():
                 texts = self.texts(env[step.query], env, kg)
                 given: list[Info] = env[step.info]
@@ -433,26 +439,35 @@ class PlanExecutor:
                     ex.usage = ex.usage + usage
                     results.append(answers)
                 env[step.var] = union(results) if results else AnswerSet(ValueKind.ENTITY)
-                ex.steps.append(self._trace(step.var, "Get_Answer", env[step.var], kg, queries=texts))
+                answered = self._answered(env[step.var], kg)
+                ex.steps.append(GetAnswerCall(var=step.var, queries=texts, **answered))
             case SetStep():
                 parts = [env[v] for v in step.inputs]
                 env[step.var] = intersect(parts) if step.op is SetOperation.AND else union(parts)
                 call = "Intersection" if step.op is SetOperation.AND else "Union"
-                ex.steps.append(self._trace(step.var, call, env[step.var], kg, inputs=list(step.inputs)))
+                answered = self._answered(env[step.var], kg)
+                ex.steps.append(CombineCall(var=step.var, call=call, inputs=list(step.inputs), **answered))
             case CompareStep():
                 env[step.var] = self._compare(step, env, kg, ex)
-                ex.steps.append(self._trace(step.var, "Compare", env[step.var], kg, inputs=list(step.inputs)))
+                answered = self._answered(env[step.var], kg)
+                ex.steps.append(
+                    CombineCall(var=step.var, call="Compare", inputs=list(step.inputs), **answered)
+                )
             case TimeStep():
                 env[step.var] = self._time(step, env)
-                ex.steps.append(self._trace(step.var, str(step.op), env[step.var], kg, input=step.input))
+                answered = self._answered(env[step.var], kg)
+                ex.steps.append(ApplyCall(var=step.var, call=str(step.op), input=step.input, **answered))
             case PickStep():
                 env[step.var] = pick(env[step.input], step.which)
-                ex.steps.append(
-                    self._trace(step.var, str(step.which).title(), env[step.var], kg, input=step.input)
-                )
+                answered = self._answered(env[step.var], kg)
+                call = str(step.which).title()
+                ex.steps.append(ApplyCall(var=step.var, call=call, input=step.input, **answered))
             case FinishStep():
                 ex.answers = env[step.answer]
-                ex.steps.append(self._trace(step.var, "Finish_The_Plan", ex.answers, kg, input=step.answer))
+                answered = self._answered(ex.answers, kg)
+                ex.steps.append(
+                    ApplyCall(var=step.var, call="Finish_The_Plan", input=step.answer, **answered)
+                )
             case _:
                 raise TypeError(f"unknown plan step {type(step).__name__}")
 

@@ -35,6 +35,7 @@ from ...kg.base import KGStore
 from ...llm import answer_usage
 from ...outcomes import AbstainReason, Abstention, ResultRow
 from ...query import ParserOptions, QuestionLinker, Reasoner
+from ...trace import TraceStep
 from ..base import METHODS, Answer, Method, Preset
 from .config import CompareHow, LPKGConfig, PlanDemoSource, PlanFormat, QAPrompt
 from .execute import (
@@ -56,6 +57,7 @@ from .metrics import plan_metrics
 from .official import is_official_file
 from .planner import ICLPlanner, Planner, resolve_planner
 from .prompts import ANSWER_PROMPT, AUTHORS_ANSWER_PROMPT, Demo
+from .steps import EmptyFallbackStep, PlanStep
 
 
 @METHODS.register("lpkg")
@@ -159,23 +161,22 @@ class LPKGMethod(Method):
         plan, fallback = out.plan, False
         if plan is None and self.config.fallback:
             plan, fallback = direct_plan(question.text), True
-        step: dict[str, Any] = {
-            "step": "plan",
-            "planner": self.planner.name,
-            "text": out.text,
-            "parsed": out.plan is not None,
-            "error": out.error,
-            "shape": out.plan.shape() if out.plan is not None else None,
-            "pattern": (str(p) if (p := out.plan.pattern()) is not None else None) if out.plan else None,
-            "fallback": fallback,
-            "seconds": round(out.seconds, 4),
-        }
+        step = PlanStep(
+            planner=self.planner.name,
+            text=out.text,
+            parsed=out.plan is not None,
+            error=out.error,
+            shape=out.plan.shape() if out.plan is not None else None,
+            pattern=(str(p) if (p := out.plan.pattern()) is not None else None) if out.plan else None,
+            fallback=fallback,
+            seconds=round(out.seconds, 4),
+        )
         usage = answer_usage(out.usage, self.llm if self.planner.name in {"icl", "sft"} else None)
         if plan is None:
             reason = AbstainReason.PLAN_UNPARSED.note(error=out.error)
             return Answer.abstain(reason, trace=[step], usage=usage, raw_output=out.text)
         ex = self.executor.run(plan, kg, question.text)
-        trace = [step, *ex.steps]
+        trace: list[TraceStep] = [step, *ex.steps]
         if not fallback and self._empty(ex):
             reason = (
                 AbstainReason.PLAN_STEP_EMPTY.note(step=ex.empty)
@@ -185,7 +186,7 @@ class LPKGMethod(Method):
             first = ex
             ex = self.executor.run(direct_plan(question.text), kg, question.text)
             ex.usage = first.usage + ex.usage
-            trace.append({"step": "empty_fallback", "reason": reason.text})
+            trace.append(EmptyFallbackStep(reason.text))
             trace.extend(ex.steps)
         usage = usage + answer_usage(ex.usage, self.llm)
         labels = final_labels(ex.answers, kg)

@@ -18,11 +18,13 @@ from ...kg.fact import Fact
 from ...llm import Message, answer_usage
 from ...outcomes import AbstainReason
 from ...prompts.ask import Asker, Refused
-from ..base import METHODS, Answer, Method, missing_llm_error
+from ...trace import TraceStep
+from ..base import METHODS, Answer, Method, RefusedStep, missing_llm_error
 from .config import BaselineConfig
 from .entities import EntityFinder
 from .facts import FactPool, Pruning, Ranker, prune, subgraph
 from .prompts import baselines as B
+from .steps import CitationStep, RetrievalStep
 from .task import Task, TaskKind, calls_of, short_error
 
 
@@ -47,7 +49,7 @@ class _Baseline(Method):
         calls = calls_of(self.llm, self.config.max_tokens)
         pool = FactPool(kg)
         ids = self._facts(question, kg, task, pool)
-        trace: list[dict[str, Any]] = [{"step": "retrieval", "facts": pool.table(ids)}] if ids else []
+        trace: list[TraceStep] = [RetrievalStep(pool.table(ids))] if ids else []
         lines = pool.lines(ids)
         if task.kind == TaskKind.CHOICE:
             options = [o.text for o in task.options]
@@ -66,11 +68,10 @@ class _Baseline(Method):
         known = set(ids)
         if ids:
             trace.append(
-                {
-                    "step": "grounding",
-                    "cited_facts": [{"id": i, **pool.fact(i).to_dict()} for i in cited_ids if i in known],
-                    "unknown_ids": [i for i in cited_ids if i not in known],
-                }
+                CitationStep(
+                    cited_facts=[{"id": i, **pool.fact(i).to_dict()} for i in cited_ids if i in known],
+                    unknown_ids=[i for i in cited_ids if i not in known],
+                )
             )
         usage = answer_usage(calls.usage, self.llm)
         evidence: list[Fact] = [pool.fact(i) for i in cited_ids if i in known]
@@ -78,8 +79,8 @@ class _Baseline(Method):
             return Answer.abstain(AbstainReason.MODEL_DONT_KNOW.note(), trace, usage=usage, raw_output=text)
         return Answer(words, evidence, trace, usage=usage, raw_output=text)
 
-    def _unparsable(self, refused: Refused, trace: list[dict[str, Any]], calls: Asker) -> Answer:
-        trace.append({"step": "parse_failure", "error": short_error(refused.error)})
+    def _unparsable(self, refused: Refused, trace: list[TraceStep], calls: Asker) -> Answer:
+        trace.append(RefusedStep("step", "parse_failure", short_error(refused.error)))
         return Answer.abstain(
             refused.reason, trace, usage=answer_usage(calls.usage, self.llm), raw_output=refused.raw
         )

@@ -9,11 +9,11 @@ link to nothing are reported as ``unlinked``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ...kg.base import KGStore
 from ...kg.linking import EntityLinker
 from ...query import PerKG, QuestionLinker, base_store
+from .steps import EntitiesStep
 
 
 @dataclass(frozen=True)
@@ -27,16 +27,16 @@ class EntityReport:
     union: tuple[str, ...] = ()
     llm_error: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "step": "entities",
-            "linker": list(self.linker),
-            "llm_names": list(self.llm_names),
-            "llm": list(self.llm),
-            "unlinked": list(self.unlinked),
-            "union": list(self.union),
-            **({"llm_error": self.llm_error} if self.llm_error else {}),
-        }
+    def step(self) -> EntitiesStep:
+        """The report as its trace step (``{"step": "entities", …}``)."""
+        return EntitiesStep(
+            list(self.linker),
+            list(self.llm_names),
+            list(self.llm),
+            list(self.unlinked),
+            list(self.union),
+            self.llm_error,
+        )
 
 
 class EntityFinder:

@@ -22,7 +22,9 @@ from ...kg.crlt import parse_kg_triples, parse_time_literal, split_relation
 from ...kg.linking import normalize
 from ...outcomes import ResultRow
 from ...query import PerKG
+from ...trace import RecordedStep, TraceStep
 from ..base import Answer
+from .steps import ChoiceGroundingStep, CitationStep, GroundingStep
 
 
 @dataclass(frozen=True)
@@ -96,12 +98,34 @@ def fact_exists(kg: KGStore, fact: Mapping[str, Any]) -> bool:
     return bool(kg.facts(subject=s, relation=r, object=o, limit=1)) if kg.has_entity(s) else False
 
 
-def _cited(trace: Iterable[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], int] | None:
-    """The cited fact dicts of the last ``grounding`` step and how many cited ids resolved to no fact."""
+def _cited_json(step: Mapping[str, Any]) -> tuple[list[Mapping[str, Any]], int] | None:
+    """A JSON step's cited fact dicts and how many cited ids resolved to no fact (``None``: not a
+    ``grounding`` step)."""
+    if step.get("step") != "grounding":
+        return None
+    return list(step.get("cited_facts") or []), len(step.get("unknown_ids") or [])
+
+
+def _cited_rows(trace: Iterable[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], int] | None:
+    """The cited fact dicts of a row's last ``grounding`` step and how many cited ids resolved to no
+    fact."""
     found = None
     for step in trace:
-        if step.get("step") == "grounding":
-            found = (list(step.get("cited_facts") or []), len(step.get("unknown_ids") or []))
+        found = _cited_json(step) or found
+    return found
+
+
+def _cited_steps(trace: Iterable[TraceStep]) -> tuple[list[Mapping[str, Any]], int] | None:
+    """The same of an answer's trace: its last citing step (:data:`~.steps.CitingStep`; a plugin's step
+    known only by its JSON form is read as a row's)."""
+    found = None
+    for step in trace:
+        if isinstance(step, CitationStep):
+            found = (list(step.cited_facts), len(step.unknown_ids))
+        elif isinstance(step, GroundingStep | ChoiceGroundingStep):
+            found = (list(step.cited_facts), 0)
+        elif isinstance(step, RecordedStep):
+            found = _cited_json(step.data) or found
     return found
 
 
@@ -113,13 +137,13 @@ def grounding_of(answer: Answer | ResultRow, kg: KGStore | None = None) -> Groun
     """The grounding of one answer (an :class:`Answer` or a ``results.jsonl`` row); ``kg=None``: see the
     module's note."""
     if isinstance(answer, Answer):
-        trace, raw, answered = answer.trace, answer.raw_output, bool(answer.answers) and not answer.abstained
+        raw, answered = answer.raw_output, bool(answer.answers) and not answer.abstained
+        found = _cited_steps(answer.trace) if answered else None
     else:
-        trace, raw = answer.steps(), answer.raw_output
-        answered = bool(answer.predictions) and not answer.abstained
+        raw, answered = answer.raw_output, bool(answer.predictions) and not answer.abstained
+        found = _cited_rows(answer.steps()) if answered else None
     if not answered:
         return Grounding(False)
-    found = _cited(trace)
     if found is not None:
         cited, unknown = found
         exists = (lambda f: fact_exists(kg, f)) if kg is not None else _resolved

@@ -30,7 +30,8 @@ from ...kg.base import KGStore
 from ...llm import AnswerUsage, Usage, answer_usage
 from ...outcomes import AbstainReason, ResultRow
 from ...prompts.ask import Asker, Refused
-from ..base import METHODS, Answer, Method, SetupNotes, missing_llm_error
+from ...trace import TraceStep
+from ..base import METHODS, Answer, Method, RefusedStep, SetupNotes, missing_llm_error
 from .config import SPEC_FLAGS, EntitySource, PremiseJudge, PromptStyle, R3Config
 from .demos import DemoSource, load_demos
 from .entities import EntityFinder, EntityReport
@@ -40,6 +41,14 @@ from .preference import OptionResult, PreferenceMatcher
 from .prompting import Prompter
 from .prompts import ours as P
 from .search import SearchResult, TreeSearch
+from .steps import (
+    ChoiceGroundingStep,
+    ExplanationStep,
+    FactsStep,
+    GroundingStep,
+    PreferenceStep,
+    TreeStep,
+)
 from .task import Task, TaskKind, calls_of, short_error
 
 
@@ -129,7 +138,7 @@ class R3Method(Method):
 
     def _query(self, question: Question, kg: KGStore, task: Task, calls: Asker) -> Answer:
         report = self.extract_entities(question, kg, calls)
-        trace: list[dict[str, Any]] = [report.to_dict()]
+        trace: list[TraceStep] = [report.step()]
         search = TreeSearch(
             self.config, calls, kg, question.text, task, self.linker, self.ranker, self.prompter(task)
         )
@@ -138,7 +147,7 @@ class R3Method(Method):
         shown = sorted(
             {i for b in result.branches for n in b.nodes for i in n.facts}, key=lambda x: int(x[1:])
         )
-        trace.append({"step": "facts", "table": search.pool.table(shown)})
+        trace.append(FactsStep(search.pool.table(shown)))
         usage = answer_usage(calls.usage, self.llm)
         if result.final is None or result.final.answer is None:
             if not report.union:
@@ -148,40 +157,38 @@ class R3Method(Method):
             else:
                 depth, n = self.config.max_depth, len(result.branches)
                 reason = AbstainReason.NO_GROUNDED_ANSWER.note(depth=depth, n=n)
-            trace.append({"step": "explanation", "lines": self._lines(result, search, reason.text)})
+            trace.append(ExplanationStep(self._lines(result, search, reason.text)))
             return Answer.abstain(reason, trace, usage=usage)
         answer = result.final.answer
         cited = list(answer.cited_facts)
         word = task.word(answer.verdict)
         assert word is not None
         trace.append(
-            {
-                "step": "grounding",
-                "verdict": str(answer.verdict),
-                "cited_facts": [{"id": i, **search.pool.fact(i).to_dict()} for i in cited],
-                "steps": [s.to_dict() for s in answer.steps],
-                "n_fact_steps": sum(bool(s.facts) for s in answer.steps),
-            }
+            GroundingStep(
+                verdict=str(answer.verdict),
+                cited_facts=[{"id": i, **search.pool.fact(i).to_dict()} for i in cited],
+                steps=[s.to_dict() for s in answer.steps],
+                n_fact_steps=sum(bool(s.facts) for s in answer.steps),
+            )
         )
-        trace.append({"step": "explanation", "lines": self._lines(result, search, f"answer: {word}")})
+        trace.append(ExplanationStep(self._lines(result, search, f"answer: {word}")))
         raw = (
             "\n".join(f"{s.text} [{', '.join(s.facts + s.rules)}]" for s in answer.steps)
             + f"\nAnswer: {word}"
         )
         return Answer([word], [search.pool.fact(i) for i in cited], trace, usage=usage, raw_output=raw)
 
-    def _tree(self, result: SearchResult) -> dict[str, Any]:
+    def _tree(self, result: SearchResult) -> TreeStep:
         final = result.final
-        return {
-            "step": "r3_tree",
-            "max_depth": self.config.max_depth,
-            "breadth": self.config.breadth,
-            "branches": [b.to_dict() for b in result.branches],
-            "answered_at": None
+        return TreeStep(
+            max_depth=self.config.max_depth,
+            breadth=self.config.breadth,
+            branches=[b.to_dict() for b in result.branches],
+            answered_at=None
             if final is None or result.final_branch is None
             else {"branch": result.final_branch.index, "depth": final.depth},
-            "verdict": str(final.verdict) if final is not None else str(P.Verdict.UNKNOWN),
-        }
+            verdict=str(final.verdict) if final is not None else str(P.Verdict.UNKNOWN),
+        )
 
     @staticmethod
     def _lines(result: SearchResult, search: TreeSearch, outcome: str) -> list[str]:
@@ -218,23 +225,19 @@ class R3Method(Method):
         try:
             axiom, results, chosen = matcher.run(premises)
         except ParseError as exc:
-            failed: list[dict[str, Any]] = [{"step": "preference", "error": short_error(exc)}]
+            failed = [RefusedStep("step", "preference", short_error(exc))]
             return Answer.abstain(AbstainReason.AXIOM_UNPARSED.note(), failed, usage=self._usage_of(calls))
-        trace: list[dict[str, Any]] = [
-            {
-                "step": "preference",
-                "axiom": axiom.to_dict() if axiom else {"premises": list(premises or [])},
-                "judge": str(self.config.judge),
-                "choice_rule": matcher.rule_used,
-                "options": [r.to_dict() for r in results],
-                "chosen": None if chosen is None else results[chosen].option.id,
-            },
-            {
-                "step": "facts",
-                "table": matcher.pool.table(
-                    sorted({i for r in results for i in r.facts}, key=lambda x: int(x[1:]))
-                ),
-            },
+        trace: list[TraceStep] = [
+            PreferenceStep(
+                axiom=axiom.to_dict() if axiom else {"premises": list(premises or [])},
+                judge=str(self.config.judge),
+                choice_rule=matcher.rule_used,
+                options=[r.to_dict() for r in results],
+                chosen=None if chosen is None else results[chosen].option.id,
+            ),
+            FactsStep(
+                matcher.pool.table(sorted({i for r in results for i in r.facts}, key=lambda x: int(x[1:])))
+            ),
         ]
         usage = self._usage_of(calls)
         if chosen is None:
@@ -242,11 +245,7 @@ class R3Method(Method):
         best: OptionResult = results[chosen]
         cited = list(dict.fromkeys(i for c in best.checks for i in c.facts))
         trace.append(
-            {
-                "step": "grounding",
-                "verdict": "choice",
-                "cited_facts": [{"id": i, **matcher.pool.fact(i).to_dict()} for i in cited],
-            }
+            ChoiceGroundingStep("choice", [{"id": i, **matcher.pool.fact(i).to_dict()} for i in cited])
         )
         lines = [f"premise P{n}: {p}" for n, p in enumerate(axiom.premises if axiom else premises or [], 1)]
         for r in results:
@@ -255,7 +254,7 @@ class R3Method(Method):
             )
             lines.append(f"option {r.option.text}: {marks or r.error}")
         lines.append(f"answer: {best.option.text}")
-        trace.append({"step": "explanation", "lines": lines})
+        trace.append(ExplanationStep(lines))
         return Answer(
             [best.option.text],
             [matcher.pool.fact(i) for i in cited],
