@@ -20,12 +20,14 @@ from ...query import Reasoner
 from ...query.link import LinkedQuestion, QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
+from ...trace import TraceStep
 from ..base import METHODS, Answer, Method, missing_llm_error, options_from
 from .agent import Episode, run_episode
 from .config import ARIConfig, ARISetup, EmbedderName, embedder_fallback, embedder_kind
 from .environment import ARIEnvironment, FilterSettings
 from .memory import ARIMemory, HistoryRecord, HistoryStep
 from .policies import ActionPromptStyle, LLMPolicy, OraclePolicy, Policy
+from .steps import AgentStep, FinalStep, SetupStep
 
 PolicyFactory = Callable[[Question, KGStore], Policy]
 
@@ -214,20 +216,16 @@ class ARIMethod(Method):
         ep, linked, cluster, methodology = self.episode(question, kg)
         if self.config.online_memory:
             self._remember(question, kg, ep, linked)
-        setup: dict[str, Any] = {
-            "type": "setup",
-            "policy": self.config.policy,
-            "entities": list(linked.anchors.entities),
-            "times": [t.iso() for t in linked.anchors.times],
-            "masked_question": linked.masked,
-        }
-        if cluster is not None:
-            setup["cluster"] = cluster
-            setup["methodology"] = methodology
-        trace = [setup, *({"type": "step", **s.to_dict()} for s in ep.steps)]
-        trace.append(
-            {"type": "final", "stop": ep.stop_reason, "forced": ep.forced, "n_actions": ep.n_actions}
+        setup = SetupStep(
+            self.config.policy,
+            list(linked.anchors.entities),
+            [t.iso() for t in linked.anchors.times],
+            linked.masked,
+            cluster,
+            methodology,
         )
+        trace: list[TraceStep] = [setup, *(AgentStep.of(s) for s in ep.steps)]
+        trace.append(FinalStep(ep.stop_reason, ep.forced, ep.n_actions))
         usage = answer_usage(ep.usage, self.llm)
         raw = next((s.raw_output for s in reversed(ep.steps) if s.raw_output), "")
         if not linked.anchors.entities:

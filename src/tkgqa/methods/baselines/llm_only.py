@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from ...datasets.base import Question
@@ -11,9 +9,11 @@ from ...kg.base import KGStore
 from ...llm import LLMBackend, answer_usage
 from ...prompts.ask import Refused, ask
 from ...prompts.base import Context, PromptSpec
+from ...trace import TraceStep
 from ..base import METHODS, Answer, Method, MethodConfig, abstain_refused
 from ..client import client_option
 from .prompts import LLM_ONLY_PROMPT
+from .steps import AnswerStep
 
 
 class LLMOnlyConfig(MethodConfig):
@@ -28,14 +28,14 @@ def ask_for_answers(
     context: Context,
     retries: int,
     max_tokens: int,
-    trace: list[dict[str, Any]],
+    trace: list[TraceStep],
 ) -> Answer:
     """One prompt → a parsed answer list (shared by the single-prompt baselines). Unparsable output is an
     abstention; an :class:`~tkgqa.errors.LLMError` (the backend failed) propagates."""
     outcome = ask(llm, prompt, context, retries=retries, max_tokens=max_tokens)
     if isinstance(outcome, Refused):
         return abstain_refused(outcome, trace, outcome.usage, llm, entry=("type", "parse_failure"))
-    trace.append({"type": "answer", "answers": outcome.value, "attempts": outcome.attempts})
+    trace.append(AnswerStep(outcome.value, outcome.attempts))
     return Answer(outcome.value, trace=trace, usage=answer_usage(outcome.usage, llm), raw_output=outcome.text)
 
 

@@ -8,8 +8,6 @@ the question, and the best ``max_facts`` (20 in the paper) are listed in time or
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from ...datasets.base import Question
@@ -20,10 +18,12 @@ from ...llm import LLMBackend
 from ...query import QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
+from ...trace import TraceStep
 from ..base import METHODS, Answer, Method, MethodConfig
 from ..client import client_option
 from .llm_only import ask_for_answers
 from .prompts import KG_RAG_PROMPT
+from .steps import RetrievalStep
 
 
 class KGRAGConfig(MethodConfig):
@@ -91,7 +91,7 @@ class KGRAG(Method):
 
     def reason(self, question: Question, kg: KGStore) -> Answer:
         facts = self.retrieve(question, kg)
-        trace: list[dict[str, Any]] = [{"type": "retrieval", "facts": [verbalize(kg, f) for f in facts]}]
+        trace: list[TraceStep] = [RetrievalStep([verbalize(kg, f) for f in facts])]
         context = {"question": question.text, "facts": [verbalize(kg, f) for f in facts]}
         found = ask_for_answers(
             self.llm,

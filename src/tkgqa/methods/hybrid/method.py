@@ -8,7 +8,8 @@ default), which gets the ``llm`` (and ``policy``) options. The answer's trace st
      "primary": "symbolic", "primary_abstained": bool, "primary_reason": str,
      "fallback": "ari", "fallback_reason": str}        # the last two only when the fallback ran
 
-followed by the primary's steps and then the fallback's, each tagged ``"stage": "primary"|"fallback"``.
+followed by the primary's steps and then the fallback's, each tagged ``"stage": "primary"|"fallback"``
+(:mod:`.steps`: a :class:`~.steps.RouteStep`, then :class:`~.steps.StagedStep` wrappers).
 Usage is the sum of both. The primary and the fallback each take their own options as a dict
 (``primary_options`` / ``fallback_options``), so nothing needs escaping::
 
@@ -27,6 +28,7 @@ The short string form stays for ``--method``::
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import ConfigDict, Field
@@ -36,8 +38,10 @@ from ...errors import ConfigError
 from ...kg.base import KGStore
 from ...llm.base import LLMBackend
 from ...outcomes import AbstainReason
+from ...trace import TraceStep
 from ..base import METHODS, Answer, Method, MethodConfig, parse_options, resolve_method
 from ..client import client_option
+from .steps import RouteStep, StagedStep
 
 
 class HybridConfig(MethodConfig):
@@ -68,8 +72,8 @@ def parse_hybrid_spec(spec: str) -> dict[str, str]:
     return parse_options(spec, method="hybrid")
 
 
-def _tagged(steps: list[dict[str, Any]], stage: str) -> list[dict[str, Any]]:
-    return [{**step, "stage": stage} for step in steps]
+def _tagged(steps: Sequence[TraceStep], stage: str) -> list[StagedStep]:
+    return [StagedStep(step, stage) for step in steps]
 
 
 def _answered(answer: Answer) -> bool:
@@ -146,21 +150,25 @@ class HybridMethod(Method):
 
     def reason(self, question: Question, kg: KGStore) -> Answer:
         first = self.primary.answer(question, kg)
-        route: dict[str, Any] = {
-            "type": "route",
-            "route": "primary",
-            "answered_by": self.primary.name,
-            "primary": self.primary.name,
-            "primary_abstained": not _answered(first),
-            "primary_reason": first.reason_text,
-        }
+        route = RouteStep(
+            route="primary",
+            answered_by=self.primary.name,
+            primary=self.primary.name,
+            primary_abstained=not _answered(first),
+            primary_reason=first.reason_text,
+        )
         primary_steps = _tagged(first.trace, "primary")
         if _answered(first):
             return dataclasses.replace(first, trace=[route, *primary_steps])
         second = self.fallback.answer(question, kg)
-        route.update(route="fallback", fallback=self.fallback.name, fallback_reason=second.reason_text)
-        route["answered_by"] = self.fallback.name if _answered(second) else None
-        trace = [route, *primary_steps, *_tagged(second.trace, "fallback")]
+        route = dataclasses.replace(
+            route,
+            route="fallback",
+            answered_by=self.fallback.name if _answered(second) else None,
+            fallback=self.fallback.name,
+            fallback_reason=second.reason_text,
+        )
+        trace: list[TraceStep] = [route, *primary_steps, *_tagged(second.trace, "fallback")]
         usage = first.usage + second.usage
         if _answered(second):
             return dataclasses.replace(second, trace=trace, usage=usage)
