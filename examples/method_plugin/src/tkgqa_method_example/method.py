@@ -3,15 +3,34 @@ the first KG entity the question names. Small on purpose: it shows the shape eve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from tkgqa.datasets import Question
 from tkgqa.kg import KGStore
 from tkgqa.methods.base import Answer, Method
 from tkgqa.outcomes import ResultRow
+from tkgqa.trace import TraceStep
 
 from .config import Order, TimelineConfig
+
+
+# A trace step is a frozen dataclass: its JSON form (in rows, the API) is the tag pair, then its fields.
+@dataclass(frozen=True, eq=False, repr=False)
+class EntityStep(TraceStep):
+    """The entity the question names (``{"step": "entity", "entity": ...}``)."""
+
+    tag = ("step", "entity")
+    entity: str
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class FactStep(TraceStep):
+    """The fact the answer comes from, as data."""
+
+    tag = ("step", "fact")
+    fact: Mapping[str, Any]
 
 
 class Timeline(Method):
@@ -35,7 +54,7 @@ class Timeline(Method):
             return Answer.abstain(f"the KG has no fact about {kg.label(entity)}")
         chosen = facts[0] if self.config.order is Order.EARLIEST else facts[-1]
         evidence = [chosen, *(f for f in facts if f != chosen)][: self.config.max_evidence]
-        trace = [{"step": "entity", "entity": entity}, {"step": "fact", "fact": chosen.to_dict()}]
+        trace = [EntityStep(entity), FactStep(chosen.to_dict())]
         return Answer([kg.label(chosen.object)], evidence=evidence, trace=trace)
 
     def report_metrics(self, rows: Sequence[ResultRow]) -> dict[str, Any]:

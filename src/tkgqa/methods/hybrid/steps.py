@@ -41,6 +41,11 @@ class StagedStep(TraceStep):
     step: TraceStep
     stage: str
 
+    @property
+    def unwrapped(self) -> TraceStep:
+        """The part's own step (so readers find, e.g., the symbolic program in a hybrid's trace)."""
+        return self.step.unwrapped
+
     def to_dict(self) -> dict[str, Any]:
         out = self.step.to_dict()
         out["stage"] = self.stage

@@ -90,10 +90,14 @@ class CitationStep(TraceStep):
 
 @dataclass(frozen=True, eq=False, repr=False)
 class ExplanationStep(TraceStep):
-    """The explanation's lines (shown by the CLI)."""
+    """The explanation's lines: the axiom, the steps with their cited facts, the verdict (``tkgqa ask``
+    shows them under the answer)."""
 
     tag = ("step", "explanation")
     lines: list[str]
+
+    def shown_lines(self) -> list[str]:
+        return [str(line) for line in self.lines]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
