@@ -20,6 +20,7 @@ import http.client
 import os
 import re
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
@@ -159,6 +160,18 @@ def test_a_marked_command_is_not_run(line: Line) -> None:
     pytest.skip(f"{line.page}: `{line.text.split('#')[0].strip()}` is not run here: {why}")
 
 
+def _reuse_distilled_models(home: Path) -> None:
+    """Copy the static embedders this test session already distilled (``models/model2vec-*`` under the
+    session's ``$TKGQA_HOME``) into a page's fresh home: a page's command then finds the model as a user's
+    second run does, instead of distilling it again for minutes. The distillation on first use is tested
+    where it is the subject (``tests/retrieval/test_retrieval_embedders.py``); a page that runs before any
+    distillation distils for itself."""
+    session = Path(os.environ.get("TKGQA_HOME", "")) / "models"
+    for built in sorted(session.glob("model2vec-*")) if session.is_dir() else []:
+        if built.is_dir() and not built.name.startswith("."):
+            shutil.copytree(built, home / "models" / built.name)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "page", [p for p in PAGES if commands(p) or python_examples(p)], ids=lambda p: p.name
@@ -171,6 +184,7 @@ def test_every_command_of_the_page_runs(page: Path, tmp_path: Path, shared_data_
         "HF_HUB_OFFLINE": "1",
         "TKGQA_DATA": str(shared),  # data read by name comes from the shared copy
     }
+    _reuse_distilled_models(tmp_path / "home")
     served = False
     not_run: list[str] = []
     for line in commands(page):

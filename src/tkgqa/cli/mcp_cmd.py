@@ -18,6 +18,7 @@ console = TerminalConsole(stderr=True)  # stdout is the protocol's in stdio mode
 
 @app.command()
 def mcp(
+    ctx: typer.Context,
     kg: str | None = typer.Option(None, "--kg", help="KG file or .duckdb store (default: the demo KG)."),
     method: str = typer.Option("symbolic", "--method", help="Default method of the ask tool."),
     llm: str | None = typer.Option(None, "--llm", help="Default LLM spec of the methods that use one."),
@@ -71,23 +72,7 @@ def mcp(
 
     check_append_flags(kg, allow_append, ephemeral_append, create)
     apply_llm_settings(llm_timeout, llm_retries)
-    settings = service_settings(
-        allow_method=allow_method,
-        allow_llm=allow_llm,
-        allow_option=allow_option,
-        allow_host=allow_host,
-        host=host,
-        token=read_token(api_token_file) if http else None,
-        max_tokens=max_tokens,
-        max_body=max_body,
-        request_timeout=request_timeout,
-        queue_limit=queue_limit,
-        max_pending=max_pending,
-        method_workers=method_workers,
-        allow_append=allow_append,
-        ephemeral_append=ephemeral_append,
-        create=create,
-    )
+    settings = service_settings(ctx.params, read_token(api_token_file) if http else None)
     console.print(f"tkgqa mcp: loading KG {kg or 'demo'} and method {method}…", highlight=False, markup=False)
     serve_mcp(
         kg, method, llm, settings, http=http, host=host, port=port,

@@ -8,6 +8,7 @@ limits (queue, deadline, body size, ``max_tokens``); binding beyond loopback nee
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -52,36 +53,38 @@ def check_append_flags(kg: str | None, allow_append: bool, ephemeral_append: boo
         )
 
 
-def service_settings(
-    *,
-    allow_method: list[str] | None,
-    allow_llm: list[str] | None,
-    allow_option: list[str] | None,
-    allow_host: list[str] | None,
-    host: str,
-    token: str | None,
-    **limits: Any,
-) -> Any:
+#: The flags of ``tkgqa serve`` and ``tkgqa mcp`` that become :class:`~tkgqa.service.policy.ServiceSettings`
+#: fields as given (under their field's name, see :func:`service_settings`).
+SHARED_LIMITS = (
+    "max_tokens", "max_body", "request_timeout", "queue_limit", "max_pending", "method_workers",
+    "allow_append", "ephemeral_append", "create",
+)  # fmt: skip
+
+
+def service_settings(flags: Mapping[str, Any], token: str | None, **limits: Any) -> Any:
     """The :class:`~tkgqa.service.policy.ServiceSettings` of the flags ``tkgqa serve`` and ``tkgqa mcp``
-    share: the allow-lists (``fake`` is always an allowed LLM), the hosts the server answers to, the token;
-    ``limits``: the other settings by their flag's name (``max_body``, ``request_timeout``, …)."""
+    share, read from ``flags`` (the command's parameters, ``ctx.params``): the allow-lists (``fake`` is always
+    an allowed LLM), the hosts the server answers to and the :data:`SHARED_LIMITS`; ``token``: the API token;
+    ``limits``: the command's other settings by their flag's name (``shutdown_timeout``, …)."""
     from ..service.guard import allowed_hosts
     from ..service.policy import ServiceSettings, parse_list
 
     renamed = {"max_body": "max_body_bytes", "request_timeout": "request_timeout_s",
                "shutdown_timeout": "shutdown_timeout_s", "create": "create_store"}  # fmt: skip
+    given = {**{k: flags[k] for k in SHARED_LIMITS}, **limits}
     return ServiceSettings(
-        allow_methods=parse_list(allow_method),
-        allow_llms=("fake", *(parse_list(allow_llm) or ())),
-        allow_options=parse_list(allow_option),
+        allow_methods=parse_list(flags["allow_method"]),
+        allow_llms=("fake", *(parse_list(flags["allow_llm"]) or ())),
+        allow_options=parse_list(flags["allow_option"]),
         api_token=token,
-        allowed_hosts=allowed_hosts(host, parse_list(allow_host) or ()),
-        **{renamed.get(k, k): v for k, v in limits.items()},
+        allowed_hosts=allowed_hosts(flags["host"], parse_list(flags["allow_host"]) or ()),
+        **{renamed.get(k, k): v for k, v in given.items()},
     )
 
 
 @app.command()
 def serve(
+    ctx: typer.Context,
     kg: str | None = typer.Option(
         None, "--kg", help="KG file (default: --dataset's KG, else the bundled demo KG)."
     ),
@@ -177,21 +180,8 @@ def serve(
     token = read_token(api_token_file)
     check_binding(host, token)
     settings = service_settings(
-        allow_method=allow_method,
-        allow_llm=allow_llm,
-        allow_option=allow_option,
-        allow_host=allow_host,
-        host=host,
-        token=token,
-        max_tokens=max_tokens,
-        max_body=max_body,
-        request_timeout=request_timeout,
-        queue_limit=queue_limit,
-        max_pending=max_pending,
-        method_workers=method_workers,
-        allow_append=allow_append,
-        ephemeral_append=ephemeral_append,
-        create=create,
+        ctx.params,
+        token,
         shutdown_timeout=shutdown_timeout,
         runs_dir=str(runs_dir) if runs_dir is not None else None,
     )

@@ -20,6 +20,8 @@ from ..core import iter_jsonl
 
 Converter = Callable[[Sequence[Path], Sequence[Path]], dict[str, Any]]
 CONVERTERS: dict[str, Converter] = {}
+#: How the TimeR4 conversions that check each line's question text joined their inputs (``SOURCE.json``).
+_BY_POSITION_CHECKED = "by position with test_prompt.json (question texts checked)"
 
 
 def converter(name: str) -> Callable[[Converter], Converter]:
@@ -91,7 +93,7 @@ def timer4_retrieved_facts(inputs: Sequence[Path], outputs: Sequence[Path]) -> d
     """TimeR4's ChatGPT results + ``test_prompt.json`` + ``questions/test.json`` → per test question the facts
     TimeR4 retrieved (``timer4_retrieved_facts``) and ChatGPT's reply, with the original question text."""
     results, prompts, questions = inputs
-    original = {str(q.get("Id")): q.get("Question") for q in _list_of_dicts(read_json(questions), questions)}
+    original = _original_questions(questions)
     rows = []
     for i, (p, r) in enumerate(timer4_results(results, prompts)):
         qid = p.get("id")
@@ -109,7 +111,7 @@ def timer4_retrieved_facts(inputs: Sequence[Path], outputs: Sequence[Path]) -> d
             }
         )
     _write_json(outputs[0], rows)
-    return {"questions": len(rows), "joined": "by position with test_prompt.json (question texts checked)"}
+    return {"questions": len(rows), "joined": _BY_POSITION_CHECKED}
 
 
 @converter("timer4-chatgpt-cassette")
@@ -117,20 +119,16 @@ def timer4_chatgpt_cassette(inputs: Sequence[Path], outputs: Sequence[Path]) -> 
     """TimeR4's ChatGPT results → a replay cassette: ``{id, prompt, response, gold_text}`` per question (the
     exact prompt sent, the raw reply, TimeR4's evaluation target)."""
     results, prompts = inputs
-    pairs = timer4_results(results, prompts)
-    _write_jsonl(
-        outputs[0],
-        [
-            {
-                "id": p.get("id"),
-                "prompt": r.get("text"),
-                "response": r.get("response"),
-                "gold_text": r.get("answers"),
-            }
-            for p, r in pairs
-        ],
-    )
-    return {"lines": len(pairs), "joined": "by position with test_prompt.json (question texts checked)"}
+    rows = [
+        {
+            "id": p.get("id"),
+            "prompt": r.get("text"),
+            "response": r.get("response"),
+            "gold_text": r.get("answers"),
+        }
+        for p, r in timer4_results(results, prompts)
+    ]
+    return _write_lines(outputs[0], rows, _BY_POSITION_CHECKED)
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -138,10 +136,12 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
     return _list_of_dicts(rows, path)
 
 
-def _write_jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+def _write_lines(path: Path, rows: Sequence[dict[str, Any]], joined: str) -> dict[str, Any]:
+    """Write ``rows`` as JSON lines; the converter's summary: how many lines, and how they were joined."""
     with path.open("w", encoding="utf-8") as out:
         for row in rows:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return {"lines": len(rows), "joined": joined}
 
 
 def _lines_by_position(results: Path, prompts_path: Path) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -176,8 +176,7 @@ def timer4_chatgpt_rewrites(inputs: Sequence[Path], outputs: Sequence[Path]) -> 
                 "response": r.get("question"),
             }
         )
-    _write_jsonl(outputs[0], rows)
-    return {"lines": len(rows), "joined": "by id with questions/test.json"}
+    return _write_lines(outputs[0], rows, "by id with questions/test.json")
 
 
 @converter("timer4-llama2-answers")
@@ -189,11 +188,9 @@ def timer4_llama2_answers(inputs: Sequence[Path], outputs: Sequence[Path]) -> di
         pred = r.get("prediction")
         response = pred[0] if isinstance(pred, list) and len(pred) == 1 else pred
         out.append({"id": p.get("id"), "response": response, "gold_text": r.get("ground_truth")})
-    _write_jsonl(outputs[0], out)
-    return {
-        "lines": len(out),
-        "joined": "by position with test_prompt.json (counts checked; no question text)",
-    }
+    return _write_lines(
+        outputs[0], out, "by position with test_prompt.json (counts checked; no question text)"
+    )
 
 
 @converter("timer4-llama2-predictions")
@@ -219,8 +216,7 @@ def timer4_llama2_predictions(inputs: Sequence[Path], outputs: Sequence[Path]) -
                 "gold_text": r.get("ground_truth"),
             }
         )
-    _write_jsonl(outputs[0], out)
-    return {"lines": len(out), "joined": "by position with test_prompt.json (question texts checked)"}
+    return _write_lines(outputs[0], out, _BY_POSITION_CHECKED)
 
 
 @converter("json-missing-commas")

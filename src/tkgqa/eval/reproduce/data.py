@@ -24,6 +24,19 @@ class DataSpec:
     kg_needed: tuple[str, ...] = ()
 
 
+def _crlt_kgqa(file: str, what: str, shared: str) -> DataSpec:
+    """One of CR-LT-KGQA's two sets (``what``: questions or claims): one folder, each answered over the union
+    of its entries' own KG triples."""
+    return DataSpec(
+        "crlt_kgqa",
+        (((file,), f"CR-LT-KGQA {what}"),),
+        (
+            f"CR-LT-KGQA {what} (long-tail): {shared} shared; KG = the union of the entries' own KG Triples "
+            "(an oracle sub-graph), not live Wikidata",
+        ),
+    )
+
+
 DATA: dict[str, DataSpec] = {
     "multitq": DataSpec(
         "multitq",
@@ -74,22 +87,8 @@ DATA: dict[str, DataSpec] = {
             "are read by the LLM alone",
         ),
     ),
-    "crlt_qa": DataSpec(
-        "crlt_kgqa",
-        ((("CR-LT-QA.json",), "CR-LT-KGQA questions"),),
-        (
-            "CR-LT-KGQA questions (long-tail): 140 of 200 shared; KG = the union of the entries' own KG "
-            "Triples (an oracle sub-graph), not live Wikidata",
-        ),
-    ),
-    "crlt_claims": DataSpec(
-        "crlt_kgqa",
-        ((("CR-LT-ClaimVerification.json",), "CR-LT-KGQA claims"),),
-        (
-            "CR-LT-KGQA claims (long-tail): 105 of 150 shared; KG = the union of the entries' own KG Triples "
-            "(an oracle sub-graph), not live Wikidata",
-        ),
-    ),
+    "crlt_qa": _crlt_kgqa("CR-LT-QA.json", "questions", "140 of 200"),
+    "crlt_claims": _crlt_kgqa("CR-LT-ClaimVerification.json", "claims", "105 of 150"),
     "recipe_mpr": DataSpec(
         "recipe_mpr",
         ((("500QA.json",), "Recipe-MPR queries"),),
