@@ -16,10 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-#: The most pairs ``duplicates`` may list over ``src/`` (the count reached by the last clean-up). 55 after the
-#: typed trace: three folds (serve/mcp settings, the converters' writer, CR-LT-KGQA's spec) removed five pairs,
-#: and the step dataclasses added three declarations of one shape (LPKG's plan-line calls, TimeR4's rewrite
-#: outcomes, CIK's and TimeR4's render/answer steps) — declarations, not a repeated meaning.
+#: The most pairs ``duplicates`` may list over ``src/`` (the count reached by the last clean-up). 55 after
+#: the typed trace: three folds (serve/mcp settings, the converters' writer, CR-LT-KGQA's spec) removed five
+#: pairs, and the step dataclasses added three declarations of one shape (LPKG's plan-line calls, TimeR4's
+#: rewrite outcomes, CIK's and TimeR4's render/answer steps) — declarations, not a repeated meaning.
 CEILING = 55
 
 SRC = Path(__file__).resolve().parents[1] / "src"
