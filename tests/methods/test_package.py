@@ -1,25 +1,31 @@
 """Method packages register through one descriptor (:class:`tkgqa.methods.package.MethodPackage`), built-in
-or third-party: methods as lazy references, a command group, parse tasks; a package's namespace is lazy."""
+or third-party: methods as lazy references, a command group, parse tasks, analyses; a package's namespace is
+lazy."""
 
 from __future__ import annotations
 
+import json
 import sys
 import warnings
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from test_registry import module_dir, run_python, write_distribution
+from tkgqa.cli import _load_commands, app
 from tkgqa.errors import ConfigError
 from tkgqa.llm.parse_tasks import run_task
 from tkgqa.methods import METHODS, Method, MethodPackage
 from tkgqa.methods import package as pkg
+from tkgqa.methods.analyses import Analysis
 from tkgqa.registry import Registry
 
 __all__ = ["module_dir"]  # the fixture, shared with test_registry
 
 PLUGIN_MODULE = """
 from tkgqa.llm.parse_tasks import ParseTask, as_is
+from tkgqa.methods.analyses import Analysis, SummaryTable
 from tkgqa.methods.base import Answer, Method
 from tkgqa.methods.package import MethodPackage
 
@@ -31,11 +37,20 @@ class Echo(Method):
 def _upper(response, record):
     return response.upper()
 
+def _count(each, llm, options):
+    rows = each("regtest count", lambda q, kg: {"qid": q.qid, "llm": llm})
+    return {"questions": len(rows), "options": options}, rows
+
+def _table(summary):
+    return SummaryTable("count", ("questions",), ((str(summary["questions"]),),), "a caption")
+
 TASKS = [ParseTask("regtest.upper", {}, _upper, as_is, "the reply in capitals")]
+ANALYSIS = Analysis(_count, _table, options=("scope",))
 PLUGIN = MethodPackage(
     name="regtest",
     methods={"regtest_echo": "tkgqa_regtest_pkg:Echo"},
     parse_tasks="tkgqa_regtest_pkg:TASKS",
+    analyses={"regtest_echo": "tkgqa_regtest_pkg:ANALYSIS", "regtest_bad": "tkgqa_regtest_pkg:TASKS"},
 )
 NOT_A_PACKAGE = {"methods": {}}
 """
@@ -55,6 +70,8 @@ def test_every_builtin_package_declares_its_methods_commands_and_tasks() -> None
         for target in package.methods.values():  # each package names only its own modules
             assert target.startswith(f"tkgqa.methods.{name}.")
     assert {n for n, p in declared.items() if p.commands} == {"ari", "timer4", "lpkg"}
+    assert list(pkg.analysis_packages()) == ["timer4", "cik"]
+    assert all(isinstance(pkg.load_analysis(name), Analysis) for name in ("timer4", "cik"))
     assert sorted(pkg.parse_tasks()) == [
         "ari.action", "cik.answer", "cik.paths", "lpkg.plan", "r3.axiom", "r3.verdict",
         "timer4.answer", "timer4.rewrite",
@@ -65,10 +82,12 @@ def test_every_builtin_package_declares_its_methods_commands_and_tasks() -> None
 def test_a_descriptor_holds_references_only() -> None:
     with pytest.raises(ConfigError, match=r"'tkgqa.methods' is not a 'module:attr' reference"):
         MethodPackage(name="x", methods={"x": "tkgqa.methods"})
-    with pytest.raises(ConfigError, match="declares no methods, commands, parse tasks or paper"):
+    with pytest.raises(ConfigError, match="declares no methods, commands, parse tasks, paper or analyses"):
         MethodPackage(name="x", methods={})
     with pytest.raises(ConfigError, match=r"extras for undeclared method\(s\) \['y'\]"):
         MethodPackage(name="x", methods={"x": "m:X"}, extras={"y": "retrieval"})
+    with pytest.raises(ConfigError, match=r"'m' is not a 'module:attr' reference"):
+        MethodPackage(name="x", methods={}, analyses={"x": "m"})
     package = MethodPackage(name="x", methods={"x": "m:X"})
     with pytest.raises(TypeError):
         package.methods["y"] = "m:Y"  # type: ignore[index]
@@ -87,6 +106,36 @@ def test_a_third_party_package_registers_like_a_builtin(module_dir: Path, fresh_
     assert "regtest.upper" in tasks and "ari.action" in tasks
     outcome = run_task(tasks["regtest.upper"], {"id": 1, "response": "yes"})
     assert outcome.ok and outcome.value == "YES"
+
+
+def test_a_third_party_package_registers_an_analysis(
+    module_dir: Path, fresh_plugins: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TKGQA_HOME", str(tmp_path / "home"))
+    write_distribution(
+        module_dir, "tkgqa-regtest-pkg", pkg.PACKAGE_GROUP, {"regtest": "tkgqa_regtest_pkg:PLUGIN"},
+        module=PLUGIN_MODULE,
+    )  # fmt: skip
+    assert list(pkg.analysis_packages()) == ["timer4", "cik", "regtest_echo", "regtest_bad"]
+    with pytest.raises(ConfigError, match=r"'tkgqa_regtest_pkg:TASKS' of plugin tkgqa-regtest-pkg is a list"):
+        pkg.load_analysis("regtest_bad")
+    with pytest.raises(ConfigError, match=r"unknown analysis 'nope'; use one of timer4, cik, regtest_echo"):
+        pkg.load_analysis("nope")
+    _load_commands()
+    out = tmp_path / "out"
+    args = ["analyze", "coverage", "--dataset", "demo", "--limit", "2", "--output", str(out)]
+    result = CliRunner().invoke(app, [*args, "--method", "regtest_echo", "--scope", "kg", "--embedder", "x"])
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    summary = json.loads((out / "coverage.json").read_text())
+    assert summary["questions"] == 2 and summary["options"] == {"scope": "kg"}  # only the options it names
+    assert summary["meta"]["method"] == "regtest_echo"
+    assert [json.loads(line)["llm"] for line in (out / "per_question.jsonl").open()] == [None, None]
+    assert "a caption" in result.output
+    result = CliRunner().invoke(app, [*args, "--method", "ari"])
+    assert result.exit_code != 0
+    assert "--method must be one of timer4, cik, regtest_echo, regtest_bad, got 'ari'" in str(
+        result.exception
+    )
 
 
 def test_a_broken_package_is_skipped_with_a_warning_naming_it(module_dir: Path, fresh_plugins: None) -> None:

@@ -3,7 +3,8 @@ at the cutoff; the CIK-LLM paper's ``K<2000``) and ``obfuscate`` (Q′ over ``K_
 what was done — ``report.json``'s ``kg_view``, recorded by :func:`tkgqa.evaluate` itself.
 
 ``as_of`` is read by :func:`tkgqa.time.parse_as_of`, the one rule: a year, month or date is a cutoff; ``all``
-is the whole KG (``K_all``, recorded as such); ``None`` is no view at all.
+is the whole KG (``K_all``, recorded as such); ``None`` is no view at all. :func:`obfuscated_alone` is the
+measurements' variant (``tkgqa analyze coverage --obfuscate``): ``Q′`` over ``K′`` alone.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..datasets.base import Question
 from ..datasets.core import Dataset
 from ..errors import ConfigError
 from ..kg.base import KGStore
@@ -80,3 +82,17 @@ def _load(path: str | Path) -> KGStore:
     from ..kg.loaders import load_kg
 
     return load_kg(path)
+
+
+def obfuscated_alone(questions: list[Question], store: KGStore | None) -> tuple[list[Question], KGStore]:
+    """K′/Q′: question entities linked on the original KG first, then every label obfuscated."""
+    from ..methods.cik.obfuscate import entity_label_words, obfuscate_kg, obfuscate_question
+    from ..query.link import QuestionLinker
+
+    if store is None:
+        raise ConfigError("--obfuscate needs a shared KG (not per-question contexts)")
+    linker = QuestionLinker()
+    new_kg, mapping = obfuscate_kg(store)
+    vocab = entity_label_words(store)
+    linked = [q.model_copy(update={"entities": linker(q, store)}) for q in questions]
+    return [obfuscate_question(q, vocab, mapping) for q in linked], new_kg

@@ -15,7 +15,8 @@ declares what it adds to tkgqa in one :class:`MethodPackage`, in a tiny module t
 Nothing a descriptor names is imported when it is read: the methods become lazy references of
 :data:`tkgqa.methods.METHODS` (listed at once, imported on first resolve), the commands module is imported
 when the ``tkgqa`` command line is built, the parse tasks when ``tkgqa llm parse`` runs, the paper table (a
-data file of the package, ``"package:file"``) when ``tkgqa reproduce`` reads it (:func:`read_paper`).
+data file of the package, ``"package:file"``) when ``tkgqa reproduce`` reads it (:func:`read_paper`), an
+analysis when ``tkgqa analyze coverage`` runs it (:func:`load_analysis`).
 
 Where descriptors come from:
 
@@ -35,7 +36,7 @@ small modules, no method implementation.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata, resources
 from types import MappingProxyType
@@ -46,6 +47,7 @@ from ..registry import Reference, Registry
 
 if TYPE_CHECKING:
     from ..llm.parse_tasks import ParseTask
+    from .analyses import Analysis
 
 #: Entry-point group of third-party method packages (one :class:`MethodPackage` each).
 PACKAGE_GROUP = "tkgqa.method_packages"
@@ -60,7 +62,8 @@ class MethodPackage:
     with a ``name``, added to ``tkgqa`` as that command group; ``parse_tasks``: a sequence of
     :class:`~tkgqa.llm.parse_tasks.ParseTask` read by ``tkgqa llm parse``; ``paper``: ``"package:file"`` of
     the published tables of the package's paper (the JSON that :mod:`tkgqa.eval.reproduce.spec` reads, a data
-    file shipped inside the package), reproduced by ``tkgqa reproduce NAME``."""
+    file shipped inside the package), reproduced by ``tkgqa reproduce NAME``; ``analyses``: method name → an
+    :class:`~tkgqa.methods.analyses.Analysis`, run by ``tkgqa analyze coverage --method NAME``."""
 
     name: str
     methods: Mapping[str, str]
@@ -68,15 +71,20 @@ class MethodPackage:
     commands: str | None = None
     parse_tasks: str | None = None
     paper: str | None = None
+    analyses: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "methods", MappingProxyType(dict(self.methods)))
-        object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
-        refs = [*self.methods.values(), *filter(None, (self.commands, self.parse_tasks, self.paper))]
+        for name in ("methods", "extras", "analyses"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+        refs = [
+            *self.methods.values(),
+            *self.analyses.values(),
+            *filter(None, (self.commands, self.parse_tasks, self.paper)),
+        ]
         bad = [ref for ref in refs if not isinstance(ref, str) or ":" not in ref]
-        if not self.methods and not self.commands and not self.parse_tasks and not self.paper:
+        if not refs:
             raise ConfigError(
-                f"method package {self.name!r} declares no methods, commands, parse tasks or paper"
+                f"method package {self.name!r} declares no methods, commands, parse tasks, paper or analyses"
             )
         if bad:
             raise ConfigError(f"method package {self.name!r}: {bad[0]!r} is not a 'module:attr' reference")
@@ -210,21 +218,23 @@ def parse_tasks() -> dict[str, ParseTask]:
     return out
 
 
+def _by_name(what: str, names: Callable[[MethodPackage], Iterable[str]]) -> dict[str, Declared]:
+    """The packages by each name ``names`` gives, built-in ones first (a plugin taking a name already taken
+    is skipped with a warning naming ``what``)."""
+    out: dict[str, Declared] = {}
+    for declared in method_packages():
+        for name in names(declared.package):
+            if name not in out:
+                out[name] = declared
+                continue
+            warnings.warn(f"{what} of {declared.origin} skipped: the name {name!r} is taken", stacklevel=3)
+    return out
+
+
 def paper_packages() -> dict[str, Declared]:
     """The packages that name a paper table, by package name (the paper's name in ``tkgqa reproduce``): the
     built-in ones, then the plugins' (a plugin taking a name already taken is skipped with a warning)."""
-    out: dict[str, Declared] = {}
-    for declared in method_packages():
-        name = declared.package.name
-        if declared.package.paper is None:
-            continue
-        if name in out:
-            warnings.warn(
-                f"paper table of {declared.origin} skipped: the name {name!r} is taken", stacklevel=2
-            )
-            continue
-        out[name] = declared
-    return out
+    return _by_name("paper table", lambda package: [package.name] if package.paper is not None else [])
 
 
 def read_paper(name: str) -> tuple[str, str]:
@@ -240,3 +250,25 @@ def read_paper(name: str) -> tuple[str, str]:
         raise ConfigError(
             f"the paper table {ref!r} of {declared.origin} cannot be read: {type(exc).__name__}: {exc}"
         ) from None
+
+
+def analysis_packages() -> dict[str, Declared]:
+    """The packages that declare an analysis, by the analysis's name (``tkgqa analyze coverage --method
+    NAME``): the built-in ones, then the plugins' (a plugin taking a name already taken is skipped with a
+    warning)."""
+    return _by_name("analysis", lambda package: package.analyses)
+
+
+def load_analysis(name: str) -> Analysis:
+    """The :class:`~tkgqa.methods.analyses.Analysis` declared as ``name``, imported now (guarded when a
+    plugin's)."""
+    from .analyses import Analysis
+
+    declared = analysis_packages().get(name)
+    if declared is None:
+        raise ConfigError(f"unknown analysis {name!r}; use one of {', '.join(analysis_packages())}")
+    target = declared.package.analyses[name]
+    found = load_declared(declared, "analysis", target)
+    if not isinstance(found, Analysis):
+        raise ConfigError(f"{target!r} of {declared.origin} is a {type(found).__name__}, not an Analysis")
+    return found

@@ -12,12 +12,17 @@ of them, whether the 1-hop fallback was used and whether more than δ2 facts rem
 
 ``run_summary.run_summary`` counts the same from an evaluation's ``results.jsonl`` rows (their ``evidence``
 trace step) for ``report.json``: path selection failures, fallbacks, abstentions, sets above δ2.
+
+:data:`ANALYSIS` is ``tkgqa analyze coverage --method cik``: ``coverage.json`` holds ``{"facts": {"retrieved",
+"truncated", "pruned"}, "tokens": {"uncompressed", "compressed"}, "answer_coverage"}`` (means over questions;
+CIK-LLM Table 3 / Figure 5) plus details. Relation paths come from the LLM with ``--llm``, else from the
+deterministic lexical policy; ``--tokenizer smollm2`` counts tokens with a local model's tokenizer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from statistics import fmean, pstdev
 from typing import Any
 
@@ -25,6 +30,7 @@ from ...datasets.base import Question
 from ...kg import KGStore
 from ...llm.tokens import Tokenizer, counter_name
 from ...query.coverage import answer_covered
+from ..analyses import Analysis, Each, SummaryTable
 from .evidence import render_plain, token_counts
 from .method import CIKMethod, EvidenceStages
 
@@ -140,3 +146,41 @@ def summarize(
         "token_counter": token_counter or counter_name(),
         "config": method.config.model_dump(mode="json") if method is not None else {},
     }
+
+
+def _tokenizer(name: str | None) -> Tokenizer | None:
+    """``None``: the default counter; otherwise a local llama.cpp model's tokenizer (``smollm2``)."""
+    if not name:
+        return None
+    from ...llm.llamacpp_backend import LlamaCppBackend
+
+    return LlamaCppBackend(name).tokenize
+
+
+def _run(each: Each, llm: str | None, options: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    tokenizer_name = options.pop("tokenizer", None)
+    method = CIKMethod(llm=llm, **options)
+    tokenizer = _tokenizer(tokenizer_name)
+
+    def one(q: Question, kg: KGStore) -> QuestionStats:
+        stages = method.evidence(q, kg, use_llm=llm is not None)
+        return question_stats(method, q, kg, stages, tokenizer=tokenizer)
+
+    rows = each("cik evidence", one)
+    summary = summarize(rows, method=method, token_counter=tokenizer_name)
+    summary["path_selection"] = "llm" if llm else "lexical (deterministic, offline)"
+    return summary, [{**asdict(r), "curve": {str(k): v for k, v in r.curve.items()}} for r in rows]
+
+
+def _table(summary: Mapping[str, Any]) -> SummaryTable:
+    rows = tuple(
+        (stage, f"{summary['facts'][stage]:.1f}", f"{summary['answer_coverage_by_stage'][stage]:.3f}")
+        for stage in ("retrieved", "truncated", "pruned")
+    )
+    tok = summary["tokens"]
+    caption = f"tokens: {tok['uncompressed']:.0f} plain → {tok['compressed']:.0f} compressed"
+    return SummaryTable("evidence", ("stage", "facts", "answer coverage"), rows, caption)
+
+
+#: ``tkgqa analyze coverage --method cik``
+ANALYSIS = Analysis(_run, _table, options=("tokenizer",))

@@ -8,12 +8,18 @@ rewrite without): TKS retrieves with the rewritten question, the rerank uses the
 resolved. Without a rewrite (``rewrite=off``, or a question with no implicit time) TKS equals FKS unless a
 trained time-aware retriever is found or given (``tks_embedder``; ``tks_models`` in the summary says which
 ran).
+
+:data:`ANALYSIS` is ``tkgqa analyze coverage --method timer4``: ``coverage.json`` holds
+``{"fks": {"5": …, "10": …, "15": …, "20": …}, "tks": {…}, "tks_rerank": {…}}`` (TimeR4 Figure 3), also per
+question type (``by_qtype``). The rewrite is the LLM's with ``--llm``, else offline through the KG
+(``-o rewrite=off|kg|llm|auto``); ``per_question.jsonl`` records each question's rewrite and the constraint
+the rerank used. ``--embedder``, ``--tks-embedder`` and ``--scope`` set the method's options of those names.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Any
@@ -21,6 +27,7 @@ from typing import Any
 from ...datasets.base import Question
 from ...kg import KGStore
 from ...query.coverage import coverage_at
+from ..analyses import Analysis, Each, SummaryTable
 from .method import TimeR4Method
 from .steps import RewriteStep
 
@@ -109,3 +116,31 @@ def summarize(
         out["deviations"] = method.describe()["deviations"]
     out["tks_models"] = dict(Counter(r.tks_model for r in rows))
     return out
+
+
+def _run(each: Each, llm: str | None, options: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    method = TimeR4Method(llm=llm, **options)
+    rows = each("timer4 coverage", lambda q, kg: question_coverage(method, q, kg))
+    return summarize(rows, method=method), [
+        {
+            "qid": r.qid,
+            "qtype": r.qtype,
+            "scope": r.scope,
+            "candidates": r.n_candidates,
+            "rewritten": r.rewritten,
+            "rewrite": {k: v for k, v in r.rewrite.items() if k != "step"},
+            "time_constraint": r.time_constraint,
+            "covered": {s: {str(n): v for n, v in c.items()} for s, c in r.covered.items()},
+        }
+        for r in rows
+    ]
+
+
+def _table(summary: Mapping[str, Any]) -> SummaryTable:
+    ns = tuple(str(n) for n in COVERAGE_NS)
+    rows = tuple((stage, *(f"{summary[stage][n]:.3f}" for n in ns)) for stage in STAGES)
+    return SummaryTable("answer coverage", ("stage", *(f"@{n}" for n in ns)), rows)
+
+
+#: ``tkgqa analyze coverage --method timer4``
+ANALYSIS = Analysis(_run, _table, options=("embedder", "tks_embedder", "scope"))

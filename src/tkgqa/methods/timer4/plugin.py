@@ -1,5 +1,6 @@
 """What the TimeR4 package registers (strings only; see :mod:`tkgqa.methods.package`): the method,
-``tkgqa timer4 …`` and the ``timer4.*`` parse tasks."""
+``tkgqa timer4 …``, the ``timer4.*`` parse tasks, the paper table and ``tkgqa analyze coverage --method
+timer4``."""
 
 from ..package import MethodPackage
 
@@ -10,4 +11,5 @@ PLUGIN = MethodPackage(
     commands="tkgqa.methods.timer4.commands:timer4_app",
     parse_tasks="tkgqa.methods.timer4.parse_tasks:TASKS",
     paper="tkgqa.methods.timer4:paper.json",
+    analyses={"timer4": "tkgqa.methods.timer4.coverage:ANALYSIS"},
 )
