@@ -121,15 +121,17 @@ def test_a_bound_prompt_is_a_prompt_spec_and_run_prompt_raises_a_refusal() -> No
 
 
 def test_a_refusal_becomes_an_abstention_with_its_reason_raw_text_and_trace_entry() -> None:
-    from tkgqa.methods.base import abstain_refused, listed_answer
+    from tkgqa.methods.base import RefusedStep, abstain_refused, listed_answer
+    from tkgqa.trace import TraceStep
 
     out = ask(FakeLLM(["x", "y"]), NUMBER, {"what": "days"}, reason="could not parse the answer")
     assert isinstance(out, Refused)
-    trace: list[dict[str, object]] = []
-    answer = abstain_refused(out, trace, out.usage, None, entry={"step": "answer"})
+    trace: list[TraceStep] = []
+    answer = abstain_refused(out, trace, out.usage, None, entry=("step", "answer"))
     assert answer.abstained and answer.raw_output == "y"
     assert answer.reason == AbstainReason.ANSWER_UNPARSED.note()
-    assert trace == [{"step": "answer", "error": out.message}]
+    assert trace == [RefusedStep("step", "answer", out.message)] and isinstance(answer.trace[0], RefusedStep)
+    assert answer.to_dict()["trace"] == [{"step": "answer", "error": out.message}]
     assert answer.usage.to_dict()["llm_calls"] == 2 and answer.usage.to_dict()["parse_failures"] == 2
     empty = listed_answer([], "none", [], Usage(calls=1), None, empty="the model listed no answer")
     assert empty.abstained and empty.reason_text == "the model listed no answer"
