@@ -148,8 +148,7 @@ class RecordedStep(TraceStep):
     data: Mapping[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        out = plain(self.data)
-        return out if isinstance(out, dict) else {}
+        return {key: plain(value) for key, value in self.data.items()}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:

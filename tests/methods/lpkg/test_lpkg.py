@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from lpkg_plans import COMPARE_PLAN, IN_PLAN
 from typer.testing import CliRunner
 
 from tkgqa.cli import _load_commands, app
@@ -37,22 +38,6 @@ from tkgqa.query.program.answer_sets import CompareMode
 from tkgqa.testing import FakeLLM
 
 _load_commands()  # the method packages' command groups (`tkgqa lpkg …`)
-
-IN_PLAN = """Sub_Question_1 = "Who visited China?"
-Info_1 = Search(query=Sub_Question_1)
-Ans_1 = Get_Answer(query=Sub_Question_1, info=Info_1)
-Temp_Results1 = During(Answer=Ans_1, Time="2014-11")
-Final_Answer = Finish_The_Plan(Answer=Temp_Results1)"""
-
-COMPARE_PLAN = """Sub_Question_1 = "When did Angela Merkel visit China?"
-Info_1 = Search(query=Sub_Question_1)
-Ans_1 = Get_Answer(query=Sub_Question_1, info=Info_1)
-Sub_Question_2 = "When did Vladimir Putin visit China?"
-Info_2 = Search(query=Sub_Question_2)
-Ans_2 = Get_Answer(query=Sub_Question_2, info=Info_2)
-Ans_3 = Compare(Original_Query=Original_Question, Subquestions=[Sub_Question_1, Sub_Question_2],
-                Answers=[Ans_1, Ans_2])
-Final_Answer = Finish_The_Plan(Answer=Ans_3)"""
 
 CHAIN_PLAN = """Sub_Question_1 = "Who visited China in November 2014?"
 Info_1 = Search(query=Sub_Question_1)

@@ -92,3 +92,16 @@ AXIOM = (
     "Dogs eat kibble. Therefore, a helpful rule is:\nRule: The mascot must be a dog to eat kibble.\n"
     "Premises:\n- The mascot of the university Alma Reyes attended is a dog\nConclusion: it eats kibble."
 )
+
+
+def grounded_script() -> Script:
+    """An R3 run that links Alma Reyes, states the axiom and answers "Yes" citing her education fact."""
+    return Script(
+        entities="Selected entity/entities:\nAlma Reyes",
+        axiom=AXIOM,
+        prune="Therefore, the relevant facts are: None",
+        answer=lambda u: (
+            f"Step 1: Alma Reyes studied at Northbrook. [{fact_id(u, 'educated at')}]\n"
+            "Step 2: Its mascot is a bulldog, a dog. [R1, assumption]\nAnswer: Yes"
+        ),
+    )

@@ -5,7 +5,7 @@ tree search on "I don't know", parse failures, backend errors, options."""
 from __future__ import annotations
 
 import pytest
-from r3_helpers import AXIOM, Script, fact_id, question, small_kg
+from r3_helpers import AXIOM, Script, fact_id, grounded_script, question, small_kg
 
 from tkgqa.errors import ConfigError, LLMError
 from tkgqa.llm import LLMRequest
@@ -30,15 +30,7 @@ def step(answer: object, name: str) -> dict:
 
 
 def test_grounded_answer_at_depth_zero() -> None:
-    script = Script(
-        entities="Selected entity/entities:\nAlma Reyes",
-        axiom=AXIOM,
-        prune="Therefore, the relevant facts are: None",
-        answer=lambda u: (
-            f"Step 1: Alma Reyes studied at Northbrook. [{fact_id(u, 'educated at')}]\n"
-            "Step 2: Its mascot is a bulldog, a dog. [R1, assumption]\nAnswer: Yes"
-        ),
-    )
+    script = grounded_script()
     kg = small_kg()
     answer = r3(script, llm_pick="facts").answer(question(), kg)
     assert answer.answers == ["yes"] and not answer.abstained

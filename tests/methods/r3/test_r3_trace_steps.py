@@ -5,7 +5,7 @@ the JSON of a row alike."""
 
 from __future__ import annotations
 
-from r3_helpers import AXIOM, Script, fact_id, question, small_kg
+from r3_helpers import Script, fact_id, grounded_script, question, small_kg
 
 from tkgqa.datasets import load_dataset
 from tkgqa.methods import resolve_method
@@ -38,18 +38,6 @@ def typed(answer: Answer) -> list[type[TraceStep]]:
     assert [type(s) for s in back] == kinds
     assert [s.to_dict() for s in back] == written and back == list(answer.trace)
     return kinds
-
-
-def grounded_script() -> Script:
-    return Script(
-        entities="Selected entity/entities:\nAlma Reyes",
-        axiom=AXIOM,
-        prune="Therefore, the relevant facts are: None",
-        answer=lambda u: (
-            f"Step 1: Alma Reyes studied at Northbrook. [{fact_id(u, 'educated at')}]\n"
-            "Step 2: Its mascot is a bulldog, a dog. [R1, assumption]\nAnswer: Yes"
-        ),
-    )
 
 
 def test_r3_query_steps() -> None:
