@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tkgqa.api.views import decision_facts, program_tree
@@ -35,10 +35,11 @@ _json = st.recursive(
         max_size=5,
     )
 )
+@example({"facts": None, "op": None})  # a NodeStep's keys in another order: not read as one
 def test_any_json_step_reads_back_to_the_same_json(data: dict[str, Any]) -> None:
     step = read_step(data)
     assert isinstance(step, TraceStep)
-    assert step.to_dict() == data and json.dumps(trace_json([step])) == json.dumps([data])
+    assert json.dumps(trace_json([step])) == json.dumps([data])  # the same values in the same key order
 
 
 def test_a_step_is_a_frozen_dataclass_with_a_json_form_and_a_mapping_view() -> None:

@@ -97,7 +97,7 @@ class TraceStep(Mapping[str, Any]):
             step = cls(**values)
         except (TypeError, ValueError):
             return None
-        return step if step.to_dict() == plain(data) else None
+        return step if writes_back(step, data) else None
 
     @property
     def unwrapped(self) -> TraceStep:
@@ -164,6 +164,23 @@ def as_step(item: TraceStep | Mapping[str, Any]) -> TraceStep:
     raise TypeError(f"a trace step is a TraceStep or a dict, not {type(item).__name__}")
 
 
+def writes_back(step: TraceStep, data: Mapping[str, Any]) -> bool:
+    """Whether ``step``'s JSON form is ``data`` exactly: the same values and the same key order at every
+    level (a row written back must keep its bytes; ``==`` on dicts ignores the order)."""
+    return _ordered(step.to_dict()) == _ordered(data)
+
+
+def _ordered(value: Any) -> Any:
+    """``value`` with every mapping as a list of its (key, value) pairs, so comparing sees the key order."""
+    if isinstance(value, TraceStep):
+        value = value.to_dict()
+    if isinstance(value, Mapping):
+        return [(k, _ordered(v)) for k, v in value.items()]
+    if isinstance(value, list | tuple):
+        return [_ordered(v) for v in value]
+    return value
+
+
 def read_step(data: Mapping[str, Any]) -> TraceStep:
     """The step whose JSON form ``data`` is: the first step class (of those imported) that writes it back
     unchanged, else a :class:`RecordedStep`."""
@@ -171,7 +188,7 @@ def read_step(data: Mapping[str, Any]) -> TraceStep:
         if kind is RecordedStep:
             continue
         step = kind.from_dict(data)
-        if step is not None:
+        if step is not None and writes_back(step, data):
             return step
     return RecordedStep(dict(data))
 

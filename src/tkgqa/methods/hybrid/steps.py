@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Self
 
-from ...trace import TraceStep, plain, read_step, step_field
+from ...trace import TraceStep, read_step, step_field, writes_back
 
 #: the stages a hybrid answer's steps are tagged with
 STAGES = ("primary", "fallback")
@@ -58,4 +58,4 @@ class StagedStep(TraceStep):
             return None
         assert isinstance(stage, str)
         step = cls(read_step({k: v for k, v in data.items() if k != "stage"}), stage)
-        return step if step.to_dict() == plain(data) else None
+        return step if writes_back(step, data) else None
