@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from tkgqa.errors import ParseError
+from tkgqa.errors import DataError, ParseError
 from tkgqa.methods.ari.prompts import (
+    EXAMPLES,
+    EXEMPLARS_FILE,
+    PAPER_EXAMPLES,
     ActionChoice,
     ActionRefusal,
     ActionRefused,
+    ExampleSet,
     build_action_messages,
     build_methodology_messages,
     format_examples,
     format_history,
     parse_action_choice,
     parse_constrained_choice,
+    parse_exemplars,
     parse_methodology,
     parse_written_action,
 )
@@ -125,6 +132,43 @@ def test_parse_written_action_never_swaps_in_a_near_action() -> None:
         with pytest.raises(ActionRefused) as info:
             parse_written_action(f"Action: ${near}$", ACTIONS)
         assert info.value.refusal is ActionRefusal.NOT_OFFERED and near in str(info.value)
+
+
+def test_the_exemplars_are_read_from_the_shipped_json() -> None:
+    assert (len(PAPER_EXAMPLES), len(EXAMPLES)) == (5, 3)  # Table 8's five; our three
+    assert PAPER_EXAMPLES[1][1][1] == (
+        "get_first({entities})",
+        'entities = [("Government_(Cote_d\'Ivoire)", ...]',
+        "",
+    )
+    assert EXAMPLES[0][1][-1] == ("answer(Turkey)", "", "The remaining entity answers the question.")
+    for question, steps in PAPER_EXAMPLES + EXAMPLES:
+        assert isinstance(question, str) and isinstance(steps, tuple)
+        assert all(isinstance(step, tuple) and len(step) == 3 for step in steps)
+
+
+def _one_set(steps: object) -> dict[str, object]:
+    good = {"examples": [{"question": "Q?", "steps": [{"action": "answer(x)"}]}]}
+    return {"paper": good, "ours": {"note": "n", "examples": [{"question": "Q?", "steps": steps}]}}
+
+
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        ([], "must be an object"),
+        ({"paper": {"examples": []}}, "paper.examples must be a non-empty list"),
+        (_one_set([{"action": ""}]), "ours.examples[0].steps[0].action must be a non-empty string"),
+        (_one_set([{"action": "a", "reason": 3}]), "ours.examples[0].steps[0].reason must be a string"),
+        (_one_set([{"action": "a", "why": "b"}]), "ours.examples[0].steps[0] has keys other than"),
+        (_one_set("answer(x)"), "ours.examples[0].steps must be a non-empty list"),
+    ],
+)
+def test_malformed_exemplars_name_the_file_and_the_place(data: object, where: str) -> None:
+    with pytest.raises(DataError, match=re.escape(where)) as info:
+        parse_exemplars(data)
+    assert info.value.path == EXEMPLARS_FILE and str(info.value).startswith(f"{EXEMPLARS_FILE}: ")
+    ok = parse_exemplars(_one_set([{"action": "answer(x)", "response": "", "reason": "r"}]))
+    assert ok[ExampleSet.OURS] == (("Q?", (("answer(x)", "", "r"),)),)
 
 
 def test_methodology_prompt_and_its_ablation() -> None:

@@ -6,6 +6,7 @@ metrics in breakdowns."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -26,6 +27,7 @@ from tkgqa.methods.lpkg.official import official_block, read_official, split_off
 from tkgqa.methods.lpkg.prompts import (
     AUTHORS_ANSWER_TEMPLATE,
     OFFICIAL_HEADER,
+    OFFICIAL_HEADER_FILE,
     official_planner_messages,
 )
 from tkgqa.outcomes import ResultRow
@@ -235,6 +237,19 @@ def _official_line(line: str) -> bool:
     return any(re.fullmatch(kind, line.strip()) for kind in _LINE_KINDS)
 
 
+def test_the_official_header_is_the_shipped_file_byte_for_byte() -> None:
+    """The stubs are read from the package's resource file unchanged: its tab indents, the trailing space
+    after "need." and the closing blank line (what an editor stripping whitespace would lose) are pinned by
+    the digest of the text the former Python literal held, so this holds without the authors' file too."""
+    assert OFFICIAL_HEADER_FILE == "official_planning_header.txt"
+    digest = hashlib.sha256(OFFICIAL_HEADER.encode("utf-8")).hexdigest()
+    assert digest == "6dbec1f4e74e72abb85fb06ba2559e37e70d241cfa34c968b39e38426aac7c77"
+    assert OFFICIAL_HEADER.startswith("###Complete the Code Below###\n") and OFFICIAL_HEADER.endswith(
+        "    return Answer\n\n"
+    )
+    assert "\t\tthought: The reason why this query is need. \n" in OFFICIAL_HEADER
+
+
 @pytest.fixture(scope="module")
 def official_file(shared_data: Path) -> Path:
     path = shared_data / "llm_recordings" / "lpkg_official_planning_prompt.json"
@@ -245,7 +260,7 @@ def official_file(shared_data: Path) -> Path:
 
 def test_the_official_prompt_matches_ours_and_its_demonstrations_parse(official_file: Path) -> None:
     text = json.loads(official_file.read_text("utf-8"))["instruction"]
-    assert text.startswith(OFFICIAL_HEADER)  # the stubs typed into prompts/lpkg.py are the authors'
+    assert text.startswith(OFFICIAL_HEADER)  # the stubs of official_planning_header.txt are the authors'
     demos = read_official(official_file)
     assert len(demos) == 10 and demos == split_official(text)
     for demo in demos:

@@ -6,12 +6,14 @@ method's classes. Parsers never evaluate model output; they raise :class:`ParseE
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from importlib import resources
 
-from ...errors import ParseError
+from ...errors import DataError, ParseError
 from ...llm.base import Message
 from ...prompts.base import Bound
 
@@ -59,131 +61,71 @@ class ExampleSet(StrEnum):
 
 Example = tuple[str, tuple[tuple[str, str, str], ...]]  # question, (action, response, reason) per step
 
+#: The file beside this module holding the worked examples, one set per :class:`ExampleSet` value
+#: (``{"note": …, "examples": [{"question": …, "steps": [{"action": …, "response": …, "reason": …}]}]}``;
+#: an absent ``response``/``reason`` is ``""``: the answer step's response is written "Correct!").
+EXEMPLARS_FILE = "exemplars.json"
+_STEP_KEYS = ("action", "response", "reason")
+
+
+def _text(value: object, where: str, *, required: bool = True) -> str:
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise DataError(f"{where} must be a{' non-empty' if required else ''} string", path=EXEMPLARS_FILE)
+    return value
+
+
+def _entries(value: object, where: str) -> list[dict[str, object]]:
+    """``value``: a non-empty list of JSON objects (DataError naming ``where`` else)."""
+    if not isinstance(value, list) or not value or not all(isinstance(v, dict) for v in value):
+        raise DataError(f"{where} must be a non-empty list of objects", path=EXEMPLARS_FILE)
+    return value
+
+
+def _example(entry: dict[str, object], where: str) -> Example:
+    if set(entry) - {"question", "steps"}:
+        raise DataError(f"{where} has keys other than question and steps", path=EXEMPLARS_FILE)
+    steps = []
+    for k, step in enumerate(_entries(entry.get("steps"), f"{where}.steps")):
+        at = f"{where}.steps[{k}]"
+        if set(step) - set(_STEP_KEYS):
+            raise DataError(f"{at} has keys other than {', '.join(_STEP_KEYS)}", path=EXEMPLARS_FILE)
+        action = _text(step.get("action"), f"{at}.action")
+        response, reason = (_text(step.get(key, ""), f"{at}.{key}", required=False) for key in _STEP_KEYS[1:])
+        steps.append((action, response, reason))
+    return _text(entry.get("question"), f"{where}.question"), tuple(steps)
+
+
+def parse_exemplars(data: object) -> dict[ExampleSet, tuple[Example, ...]]:
+    """The worked examples of :data:`EXEMPLARS_FILE`'s parsed JSON, one tuple per :class:`ExampleSet`;
+    a :class:`DataError` naming the file and the faulty place when it is malformed."""
+    if not isinstance(data, dict) or set(data) - {"note", *ExampleSet}:
+        raise DataError(f"must be an object of note and {', '.join(ExampleSet)}", path=EXEMPLARS_FILE)
+    sets = {}
+    for source in ExampleSet:
+        block = data.get(source.value)
+        if not isinstance(block, dict) or set(block) - {"note", "examples"}:
+            raise DataError(f"{source.value} must be an object of note and examples", path=EXEMPLARS_FILE)
+        entries = _entries(block.get("examples"), f"{source.value}.examples")
+        sets[source] = tuple(_example(e, f"{source.value}.examples[{i}]") for i, e in enumerate(entries))
+    return sets
+
+
+def _read_exemplars() -> dict[ExampleSet, tuple[Example, ...]]:
+    text = resources.files(__package__).joinpath(EXEMPLARS_FILE).read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise DataError(f"not valid JSON ({exc})", path=EXEMPLARS_FILE) from None
+    return parse_exemplars(data)
+
+
+_EXEMPLARS = _read_exemplars()
 # The paper's exemplars for MultiTQ (Table 8), verbatim except: function names as Fig. 8 writes them
 # (get_time, not getTime), "no time" written as the action template's "no time constraints", and the answer
 # step's response "Correct!" (as in the table). The elided lists ("...") are the paper's.
-PAPER_EXAMPLES: tuple[Example, ...] = (
-    (
-        "In which month did the City Mayor of Philippines first praise Ona?",
-        (
-            (
-                "get_time(City_Mayor_(Philippines),Praise_or_endorse,Ona)",
-                "entities = [('City_Mayor_(Philippines)', '2014-10-07')]",
-                "",
-            ),
-            ("get_first({entities})", "entities = [('City_Mayor_(Philippines)', '2014-10-07')]", ""),
-            ("answer(2014-10)", "", ""),
-        ),
-    ),
-    (
-        "Before Mali's militant, which country was the last to criticise France?",
-        (
-            (
-                "get_time(Militant_(Mali),Criticize_or_denounce,France)",
-                "entities = [('Militant_(Mali)', '2013-01-21')]",
-                "",
-            ),
-            ("get_first({entities})", 'entities = [("Government_(Cote_d\'Ivoire)", ...]', ""),
-            ("get_last({entities})", "entities = [('Royal_Administration_(Spain)', '2015-12-24')]", ""),
-            ("answer(Royal_Administration_(Spain))", "", ""),
-        ),
-    ),
-    (
-        "Who was the last to give a criticism to Iran before Pervez Musharraf did?",
-        (
-            (
-                "get_time(Pervez_Musharraf,Criticize_or_denounce,Iran)",
-                "entities = [('Pervez_Musharraf', '2006-01-17')]",
-                "",
-            ),
-            (
-                "get_head_entity(Iran,Criticize_or_denounce,no time constraints)",
-                "entities = [('Shirin_Ebadi', '2005-01-05'), ...]",
-                "",
-            ),
-            ("get_before({entities},2006-01-17)", "entities = [('Shirin_Ebadi', '2005-01-05'),...]", ""),
-            ("get_last({entities})", "entities = [('Angela_Merkel', '2006-01-16')]", ""),
-            ("answer(Angela_Merkel)", "", ""),
-        ),
-    ),
-    (
-        "At what time did Xi Jinping first make optimistic remarks on Japan?",
-        (
-            (
-                "get_time(Xi_Jinping,Make_optimistic_comment,Japan)",
-                "entities = [('Xi_Jinping', '2008-04-18'), ...]",
-                "",
-            ),
-            ("get_first({entities})", "entities = [('Xi_Jinping', '2008-04-18')]", ""),
-            ("answer(2008-04-18)", "", ""),
-        ),
-    ),
-    (
-        "Who wanted to cooperate with Japan in November, 2005?",
-        (
-            (
-                "get_head_entity(Japan,Express_intent_to_cooperate,2005-11)",
-                "entities = [('Government_Official_(Russia)', ...]",
-                "",
-            ),
-            ("answer(South_Korea)", "", ""),
-        ),
-    ),
-)
-
+PAPER_EXAMPLES: tuple[Example, ...] = _EXEMPLARS[ExampleSet.PAPER]
 # Hand-written worked examples (invented for this library; not benchmark questions), with reasons (CoT KB).
-EXAMPLES: tuple[Example, ...] = (
-    (
-        "Who was the last to host a visit from Angela Merkel before 2016?",
-        (
-            (
-                "get_head_entity(Angela Merkel, Host a visit, no time constraints)",
-                "entities = [('France', '2005-11-23'), '...', ('China', '2019-09-06')] (41 results)",
-                "Find who hosted Angela Merkel; the constraint is not a single period, so take all times.",
-            ),
-            (
-                "get_before({entities}, 2016)",
-                "entities = [('France', '2005-11-23'), '...', ('Turkey', '2015-10-18')] (23 results)",
-                "Keep the visits before 2016.",
-            ),
-            (
-                "get_last({entities})",
-                "entities = [('Turkey', '2015-10-18')]",
-                "The question asks for the last one.",
-            ),
-            ("answer(Turkey)", "", "The remaining entity answers the question."),
-        ),
-    ),
-    (
-        "In which month did Barack Obama first visit China?",
-        (
-            (
-                "get_time(Barack Obama, Make a visit, China)",
-                "entities = [('Barack Obama', '2009-11-15'), ('Barack Obama', '2014-11-10'), "
-                "('Barack Obama', "
-                "'2016-09-03')]",
-                "Both entities are known: retrieve the times of the event.",
-            ),
-            (
-                "get_first({entities})",
-                "entities = [('Barack Obama', '2009-11-15')]",
-                "We need the first visit.",
-            ),
-            ("answer(2009-11)", "", "The question asks for a month, so answer at month granularity."),
-        ),
-    ),
-    (
-        "Who visited China in November 2014?",
-        (
-            (
-                "get_head_entity(China, Make a visit, 2014-11)",
-                "entities = [('Barack Obama', '2014-11-10')]",
-                "Find who visited China during that month.",
-            ),
-            ("answer(Barack Obama)", "", "The result answers the question."),
-        ),
-    ),
-)
+EXAMPLES: tuple[Example, ...] = _EXEMPLARS[ExampleSet.OURS]
 
 
 def format_examples(n: int, *, with_reasons: bool = False, source: ExampleSet = ExampleSet.OURS) -> str:

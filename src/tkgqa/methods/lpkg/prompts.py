@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib import resources
 
 from ...errors import ParseError
 from ...llm.base import Message
@@ -221,76 +222,14 @@ ANSWER_PROMPT: Prompt[list[str]] = Prompt("lpkg.answer", build_answer, parse_lpk
 
 
 # --- the paper preset: the authors' prompts -------------------------------------------------------------
-#: The official code-completion planning prompt's opening (the authors' planning data, Appendix C.2): the
-#: function stubs the plan calls. Typed in here; ``tests/methods/lpkg/test_lpkg_paper.py`` checks it against
-#: the authors' file (``tkgqa data fetch lpkg-prompt``: ``llm_recordings/`` under the data root) when present.
-OFFICIAL_HEADER = '''###Complete the Code Below###
-
-from langchain import SerpAPIWrapper
-from utils import QA_LLM
-search = SerpAPIWrapper()
-
-def Search(query:str,thought:str):
-    """Search relevant information about query based on external Search Engine.
-    Attributes:
-\t\tquery: The question you want to search.
-\t\tthought: The reason why this query is need.\x20
-    """
-    if thought is not None:
-        return search.run(query)
-    else:
-        return ("Please give your thought!")
-
-def Get_Answer(query:str,info:str):
-    """Get the answer of the query based on the information.
-    Attributes:
-    query: The question you want to search.
-    info: The information relevant to the query.
-    """
-    ### Use the QA_LLM model to get the answer.
-    return QA_LLM(query,info)
-
-def Compare(Original_Query:str,Subquestions:list,Answers:list):
-    """Compare the answer of the sub-questions and return the final answer of original query.
-    Attributes:
-    Original_Query: The original question.
-    Subquestions: The list of sub-questions.
-    Answers: The list of answers of the sub-questions.
-    """
-    query = Original_Query
-    info = str()
-    for i in range(len(Subquestions)):
-        info += Subquestions[i] + ' : ' + Answers[i] + '\\n'
-    return QA_LLM(query,info)
-
-def Intersection(Answer1:str,Answer2:str):
-    """Find the intersection of two answer sets.
-    Attributes:
-    Answer1: The first answer set.
-    Answer2: The second answer set.
-    """
-    List1 = Answer1.split(',')
-    List2 = Answer2.split(',')
-    return str(set(List1) & set(List2))
-
-def Union(Answer1:str,Answer2:str):
-    """Find the union of two answer sets.
-    Attributes:
-    Answer1: The first answer set.
-    Answer2: The second answer set.
-    """
-    List1 = Answer1.split(',')
-    List2 = Answer2.split(',')
-    return str(set(List1) | set(List2))
-
-def Finish_The_Plan(Answer:str):
-    """Call this function to finish the plan and return the final answer.
-    Attributes:
-    Answer: The final answer of the original question.
-    """
-    return Answer
-
-'''
+#: The file beside this module holding the official code-completion planning prompt's opening (the authors'
+#: planning data, Appendix C.2): the function stubs the plan calls, byte for byte as the authors' prompt
+#: writes them (tabs, a trailing space and the closing blank line included), so it diffs against their file.
+OFFICIAL_HEADER_FILE = "official_planning_header.txt"
+#: :data:`OFFICIAL_HEADER_FILE`'s text, read once at import; ``tests/methods/lpkg/test_lpkg_paper.py`` checks
+#: it against the authors' file (``tkgqa data fetch lpkg-prompt``: ``llm_recordings/`` under the data root)
+#: when present.
+OFFICIAL_HEADER = resources.files(__package__).joinpath(OFFICIAL_HEADER_FILE).read_text(encoding="utf-8")
 OFFICIAL_RULE = "###################"
 OFFICIAL_YOUR_TURN = "# Your turn! Just complete the code below and do not return other things."
 
