@@ -25,14 +25,7 @@ def http_app(server: MCPServer, settings: ServiceSettings, host: str = "127.0.0.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         host=host,
     )
-    return RequestGuard(
-        inner,
-        max_body_bytes=settings.max_body_bytes,
-        max_json_depth=settings.max_json_depth,
-        token=settings.api_token,
-        hosts=settings.allowed_hosts,
-        protected=MCP_PATH,
-    )
+    return RequestGuard(inner, settings=settings, protected=MCP_PATH)
 
 
 def run_http(app: Any, host: str, port: int, *, log_level: str = "warning") -> None:

@@ -111,13 +111,7 @@ def create_app(
         redoc_url=None,
     )
     app.state.tkgqa = state
-    app.add_middleware(
-        RequestGuard,
-        max_body_bytes=settings.max_body_bytes,
-        max_json_depth=settings.max_json_depth,
-        token=settings.api_token,
-        hosts=settings.allowed_hosts,
-    )
+    app.add_middleware(RequestGuard, settings=settings)
     app.add_middleware(SecurityHeaders)  # outermost: the guard's refusals carry the headers too
     _add_error_handlers(app)
     # ui_router first: its /api/runs/{name}/questions/{qid:path}/gold-facts must win over the runs router's

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .errors import error_body
+from .policy import ServiceSettings
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -106,23 +107,15 @@ async def send_error(
 
 
 class RequestGuard:
-    """See the module docstring. ``token``: the API token (``None``: no authentication); ``protected``: the
-    path prefix that needs it."""
+    """See the module docstring. ``settings``: the server's limits (body size, JSON depth), its API token
+    (``None``: no authentication) and its allowed hosts; ``protected``: the path prefix needing the token."""
 
-    def __init__(
-        self,
-        app: ASGIApp,
-        *,
-        max_body_bytes: int,
-        max_json_depth: int,
-        token: str | None = None,
-        hosts: tuple[str, ...] | None = None,
-        protected: str = "/api/",
-    ) -> None:
+    def __init__(self, app: ASGIApp, *, settings: ServiceSettings, protected: str = "/api/") -> None:
         self.app = app
         self.protected = protected
-        self.max_body_bytes = max_body_bytes
-        self.max_json_depth = max_json_depth
+        self.max_body_bytes = settings.max_body_bytes
+        self.max_json_depth = settings.max_json_depth
+        token, hosts = settings.api_token, settings.allowed_hosts
         self._token = token.strip().encode() if token else None
         self._hosts = None if hosts is None or ANY_HOST in hosts else frozenset(host_name(h) for h in hosts)
 

@@ -66,6 +66,18 @@ def _settle(future: Future[Any], *, result: Any = None, error: BaseException | N
         pass
 
 
+def admit(
+    pending: int, limit: int, *, closed: bool, stopping: str, busy: str, retry_after: Callable[[], float]
+) -> None:
+    """The admission rule of a slot and of the pool: :class:`ShuttingDownError` saying ``stopping`` once
+    ``closed``, else :class:`BusyError` saying ``busy`` (with ``retry_after()``) when ``pending`` questions
+    already fill ``limit``."""
+    if closed:
+        raise ShuttingDownError(stopping)
+    if pending >= limit:
+        raise BusyError(busy, retry_after=retry_after())
+
+
 class MethodSlot:
     """One method configuration: its instances, its queue and its worker threads."""
 
@@ -105,13 +117,14 @@ class MethodSlot:
     def submit(self, job: Job) -> Future[Any]:
         """Queue ``job(method)``; BusyError when ``queue_limit`` questions are already pending."""
         with self._cv:
-            if self._closed:
-                raise ShuttingDownError("the server is stopping (or this method was unloaded); try again")
-            if self.pending >= self.queue_limit:
-                raise BusyError(
-                    f"{self.pending} questions are already waiting for method {self.key[0]!r}; try later",
-                    retry_after=self.retry_after(),
-                )
+            admit(
+                self.pending,
+                self.queue_limit,
+                closed=self._closed,
+                stopping="the server is stopping (or this method was unloaded); try again",
+                busy=f"{self.pending} questions are already waiting for method {self.key[0]!r}; try later",
+                retry_after=self.retry_after,
+            )
             future: Future[Any] = Future()
             self.pending += 1
             future.add_done_callback(self._finished)
@@ -345,13 +358,14 @@ class MethodPool:
         """Queue ``job(method)`` on the slot of (spec, llm, options); BusyError when full,
         ShuttingDownError after :meth:`close`."""
         with self._lock:
-            if self.closed:
-                raise ShuttingDownError("the server is stopping; try again in a moment")
-            if self.pending >= self.max_pending:
-                raise BusyError(
-                    f"the server has {self.pending} questions waiting; try again later",
-                    retry_after=max((s.retry_after() for s in self._slots.values()), default=1.0),
-                )
+            admit(
+                self.pending,
+                self.max_pending,
+                closed=self.closed,
+                stopping="the server is stopping; try again in a moment",
+                busy=f"the server has {self.pending} questions waiting; try again later",
+                retry_after=lambda: max((s.retry_after() for s in self._slots.values()), default=1.0),
+            )
             future = self._slot(spec, llm, options).submit(job)
             self.pending += 1
             self._start_watchdog()
