@@ -14,7 +14,7 @@ the linked question entities and locks the relation after the first lookup. Two 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TypeVar
 
@@ -81,28 +81,26 @@ class FilterSettings:
     rank_with_time: bool = False
 
 
+@dataclass(eq=False, repr=False)
 class ARIEnvironment:
     """Candidate actions and their execution for one question over one KG."""
 
-    def __init__(
-        self,
-        kg: KGStore,
-        anchors: QuestionAnchors,
-        similarity: Similarity,
-        settings: FilterSettings | None = None,
-    ) -> None:
-        self.kg = kg
-        self.anchors = anchors
-        self.similarity = similarity
-        self.settings = settings or FilterSettings()
-        self._score_cache: dict[str, float] = {}
-        self._count_cache: dict[Action, int] = {}
-        self._cand_cache: dict[tuple[object, ...], list[Action]] = {}
-        self._rel_cache: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
-        self._base_cache: dict[tuple[object, ...], list[Action]] = {}
-        self._edge_cache: dict[tuple[str, str], frozenset[str]] = {}
-        self._rank_cache: dict[tuple[object, ...], list[Action]] = {}
-        self._text_cache: dict[tuple[Action, bool], str] = {}
+    kg: KGStore
+    anchors: QuestionAnchors
+    similarity: Similarity
+    settings: FilterSettings = field(default_factory=FilterSettings)
+    _score_cache: dict[str, float] = field(init=False, default_factory=dict)
+    _count_cache: dict[Action, int] = field(init=False, default_factory=dict)
+    _cand_cache: dict[tuple[object, ...], list[Action]] = field(init=False, default_factory=dict)
+    _rel_cache: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(init=False, default_factory=dict)
+    _base_cache: dict[tuple[object, ...], list[Action]] = field(init=False, default_factory=dict)
+    _edge_cache: dict[tuple[str, str], frozenset[str]] = field(init=False, default_factory=dict)
+    _rank_cache: dict[tuple[object, ...], list[Action]] = field(init=False, default_factory=dict)
+    _text_cache: dict[tuple[Action, bool], str] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.settings is None:  # an explicit None still means the defaults
+            self.settings = FilterSettings()
 
     # --- enumeration (Eq. 2) ------------------------------------------------------------------------
     def lookup_times(self, state: AgentState) -> list[TimePoint | None]:

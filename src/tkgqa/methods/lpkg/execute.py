@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, assert_never
 
@@ -202,26 +202,19 @@ class SymbolicReader:
         return Executor(TemporalKG(info.facts, name="info")).answer_set(program), Usage()
 
 
+@dataclass(eq=False, repr=False)
 class LLMReader:
     """``Get_Answer`` by an LLM over the retrieved facts: ``prompt`` (the authors' QA prompt, or ours
     without its own-knowledge clauses), read as a '#'-separated list. ``votes`` > 1: the reply is sampled
     ``votes`` times (``temperature``, sample ``i`` with seed ``i``) and the most frequent reply text wins,
     as in the authors' executor (:func:`~tkgqa.prompts.ask.vote`)."""
 
-    def __init__(
-        self,
-        llm: LLMBackend,
-        *,
-        max_facts: int = 30,
-        prompt: PromptSpec[list[str]] = ANSWER_PROMPT,
-        votes: int = 1,
-        temperature: float = 1.0,
-    ) -> None:
-        self.llm = llm
-        self.max_facts = max_facts
-        self.prompt = prompt
-        self.votes = votes
-        self.temperature = temperature
+    llm: LLMBackend
+    _: KW_ONLY
+    max_facts: int = 30
+    prompt: PromptSpec[list[str]] = ANSWER_PROMPT
+    votes: int = 1
+    temperature: float = 1.0
 
     def __call__(self, text: str, info: Info, kg: KGStore) -> tuple[AnswerSet, Usage]:
         facts = info.facts[: self.max_facts]
@@ -339,30 +332,21 @@ class Comparer(Protocol):
     ) -> tuple[AnswerSet, Usage]: ...
 
 
+@dataclass(eq=False, repr=False)
 class PlanExecutor:
     """Runs plans over one store at a time with a searcher and a reader. ``comparer``: ``Compare`` by it
     (the LLM, :class:`LLMComparer`) instead of the rule; ``stop_on_empty``: the plan stops at the first
     ``Get_Answer``/``Intersection``/``Union`` whose answers are empty (``Execution.empty`` names it), as the
     authors' executor does before answering the question directly."""
 
-    def __init__(
-        self,
-        searcher: Searcher,
-        reader: Reader,
-        linker: QuestionLinker,
-        *,
-        max_fanout: int = 10,
-        trace_facts: int = 5,
-        comparer: Comparer | None = None,
-        stop_on_empty: bool = False,
-    ) -> None:
-        self.search = searcher
-        self.read = reader
-        self.linker = linker
-        self.max_fanout = max_fanout
-        self.trace_facts = trace_facts
-        self.comparer = comparer
-        self.stop_on_empty = stop_on_empty
+    searcher: Searcher
+    reader: Reader
+    linker: QuestionLinker
+    _: KW_ONLY
+    max_fanout: int = 10
+    trace_facts: int = 5
+    comparer: Comparer | None = None
+    stop_on_empty: bool = False
 
     def run(self, plan: Plan, kg: KGStore, question: str = "") -> Execution:
         env: dict[str, Any] = {"Original_Question": Text("Original_Question", question)}
@@ -414,7 +398,7 @@ class PlanExecutor:
             case Text():
                 env[step.var] = step
             case SearchStep():
-                infos = [self.search(t, kg) for t in self.texts(env[step.query], env, kg)]
+                infos = [self.searcher(t, kg) for t in self.texts(env[step.query], env, kg)]
                 env[step.var] = infos
                 found = [f for i in infos for f in i.facts[: self.trace_facts]][: self.trace_facts]
                 ex.steps.append(
@@ -435,7 +419,7 @@ class PlanExecutor:
                         info = given[i]
                     else:
                         info = Info(text, tuple(dict.fromkeys(f for x in given for f in x.facts)))
-                    answers, usage = self.read(text, info, kg)
+                    answers, usage = self.reader(text, info, kg)
                     ex.usage = ex.usage + usage
                     results.append(answers)
                 env[step.var] = union(results) if results else AnswerSet(ValueKind.ENTITY)

@@ -19,7 +19,7 @@ import random
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -95,33 +95,26 @@ class Planner(ABC):
         return {"planner": self.name}
 
 
+@dataclass(eq=False, repr=False)
 class ICLPlanner(Planner):
     """In-context planning with ``k`` demonstrations (LPKG's ICLPKG); ``tuned``: a model fine-tuned on the
     exported planning data, asked in its training format (the question only)."""
 
     name = "icl"
 
-    def __init__(
-        self,
-        llm: LLMBackend,
-        demos: Sequence[Demo],
-        *,
-        k: int = 4,
-        max_tokens: int = 400,
-        retries: int = 0,
-        tuned: bool = False,
-        official: bool = False,
-    ):
-        self.llm = llm
-        self.k = k
-        self.max_tokens = max_tokens
-        self.retries = retries
-        self.tuned = tuned
-        self.official = official
-        self.demos: list[Demo] = []
-        self.blocks: list[str] = []
-        self.set_demos([] if tuned else demos)
-        if tuned:
+    llm: LLMBackend
+    demos: Sequence[Demo]  # after construction: the first ``k`` as a list (none when ``tuned``)
+    _: KW_ONLY
+    k: int = 4
+    max_tokens: int = 400
+    retries: int = 0
+    tuned: bool = False
+    official: bool = False
+    blocks: list[str] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.set_demos([] if self.tuned else self.demos)
+        if self.tuned:
             self.name = "sft"
 
     def set_demos(self, demos: Sequence[Demo]) -> None:
