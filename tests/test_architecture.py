@@ -18,7 +18,7 @@ import tkgqa.methods
 grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter: run `make install-test`")
 
 #: what every method may use inside tkgqa.methods
-_SHARED = {"analyses", "base", "_builtin", "client", "options", "package"}
+_SHARED = {"analyses", "base", "_builtin", "client", "options", "package", "paper_inputs"}
 
 
 def _method_packages() -> list[str]:

@@ -1,6 +1,6 @@
 """Method packages register through one descriptor (:class:`tkgqa.methods.package.MethodPackage`), built-in
-or third-party: methods as lazy references, a command group, parse tasks, analyses; a package's namespace is
-lazy."""
+or third-party: methods as lazy references, a command group, parse tasks, analyses, paper inputs; a package's
+namespace is lazy."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from tkgqa.llm.parse_tasks import run_task
 from tkgqa.methods import METHODS, Method, MethodPackage
 from tkgqa.methods import package as pkg
 from tkgqa.methods.analyses import Analysis
+from tkgqa.methods.paper_inputs import PaperInputs
 from tkgqa.registry import Registry
 
 __all__ = ["module_dir"]  # the fixture, shared with test_registry
@@ -28,6 +29,7 @@ from tkgqa.llm.parse_tasks import ParseTask, as_is
 from tkgqa.methods.analyses import Analysis, SummaryTable
 from tkgqa.methods.base import Answer, Method
 from tkgqa.methods.package import MethodPackage
+from tkgqa.methods.paper_inputs import PaperInputs
 
 class Echo(Method):
     name = "regtest_echo"
@@ -46,11 +48,16 @@ def _table(summary):
 
 TASKS = [ParseTask("regtest.upper", {}, _upper, as_is, "the reply in capitals")]
 ANALYSIS = Analysis(_count, _table, options=("scope",))
+INPUTS = PaperInputs(
+    missing=lambda request: None if request.options.get("k") else f"no k for {request.dataset}",
+    prepare=lambda request: {"seen": [request.method, request.dataset_dir.name, request.llm]},
+)
 PLUGIN = MethodPackage(
     name="regtest",
     methods={"regtest_echo": "tkgqa_regtest_pkg:Echo"},
     parse_tasks="tkgqa_regtest_pkg:TASKS",
     analyses={"regtest_echo": "tkgqa_regtest_pkg:ANALYSIS", "regtest_bad": "tkgqa_regtest_pkg:TASKS"},
+    paper_inputs={"regtest_echo": "tkgqa_regtest_pkg:INPUTS", "regtest_bad": "tkgqa_regtest_pkg:TASKS"},
 )
 NOT_A_PACKAGE = {"methods": {}}
 """
@@ -72,6 +79,9 @@ def test_every_builtin_package_declares_its_methods_commands_and_tasks() -> None
     assert {n for n, p in declared.items() if p.commands} == {"ari", "timer4", "lpkg"}
     assert list(pkg.analysis_packages()) == ["timer4", "cik"]
     assert all(isinstance(pkg.load_analysis(name), Analysis) for name in ("timer4", "cik"))
+    assert list(pkg.paper_inputs_packages()) == ["ari", "lpkg"]
+    assert all(isinstance(pkg.load_paper_inputs(name), PaperInputs) for name in ("ari", "lpkg"))
+    assert pkg.load_paper_inputs("timer4") is None and pkg.load_paper_inputs("react_kb") is None
     assert sorted(pkg.parse_tasks()) == [
         "ari.action", "cik.answer", "cik.paths", "lpkg.plan", "r3.axiom", "r3.verdict",
         "timer4.answer", "timer4.rewrite",
@@ -82,12 +92,14 @@ def test_every_builtin_package_declares_its_methods_commands_and_tasks() -> None
 def test_a_descriptor_holds_references_only() -> None:
     with pytest.raises(ConfigError, match=r"'tkgqa.methods' is not a 'module:attr' reference"):
         MethodPackage(name="x", methods={"x": "tkgqa.methods"})
-    with pytest.raises(ConfigError, match="declares no methods, commands, parse tasks, paper or analyses"):
+    with pytest.raises(ConfigError, match="parse tasks, paper, analyses or paper inputs"):
         MethodPackage(name="x", methods={})
     with pytest.raises(ConfigError, match=r"extras for undeclared method\(s\) \['y'\]"):
         MethodPackage(name="x", methods={"x": "m:X"}, extras={"y": "retrieval"})
     with pytest.raises(ConfigError, match=r"'m' is not a 'module:attr' reference"):
         MethodPackage(name="x", methods={}, analyses={"x": "m"})
+    with pytest.raises(ConfigError, match=r"'m.X' is not a 'module:attr' reference"):
+        MethodPackage(name="x", methods={"x": "m:X"}, paper_inputs={"x": "m.X"})
     package = MethodPackage(name="x", methods={"x": "m:X"})
     with pytest.raises(TypeError):
         package.methods["y"] = "m:Y"  # type: ignore[index]
@@ -136,6 +148,30 @@ def test_a_third_party_package_registers_an_analysis(
     assert "--method must be one of timer4, cik, regtest_echo, regtest_bad, got 'ari'" in str(
         result.exception
     )
+
+
+def test_a_third_party_package_declares_paper_inputs(
+    module_dir: Path, fresh_plugins: None, tmp_path: Path
+) -> None:
+    from tkgqa.eval.reproduce.row_inputs import inputs_reason, prepare_inputs
+    from tkgqa.eval.reproduce.spec import Column, PaperRow
+
+    write_distribution(
+        module_dir, "tkgqa-regtest-pkg", pkg.PACKAGE_GROUP, {"regtest": "tkgqa_regtest_pkg:PLUGIN"},
+        module=PLUGIN_MODULE,
+    )  # fmt: skip
+    assert list(pkg.paper_inputs_packages()) == ["ari", "lpkg", "regtest_echo", "regtest_bad"]
+    with pytest.raises(ConfigError, match=r"'tkgqa_regtest_pkg:TASKS' of plugin tkgqa-regtest-pkg is a list"):
+        pkg.load_paper_inputs("regtest_bad")
+    inputs = pkg.load_paper_inputs("regtest_echo")
+    assert isinstance(inputs, PaperInputs)
+    # tkgqa reproduce asks it by the row's method name, with the row's parsed options and the dataset's paths
+    added = prepare_inputs("regtest_echo:k=1", "multitq", tmp_path, "fake", tmp_path / "out")
+    assert added == {"seen": ["regtest_echo:k=1", "multitq", "fake"]}
+    column = Column(id="c", dataset="multitq")
+    row = PaperRow(id="r", method="regtest_echo", llm=True)
+    assert inputs_reason(row, column, tmp_path) == "no k for multitq"
+    assert inputs_reason(row.model_copy(update={"method": "regtest_echo:k=1"}), column, tmp_path) is None
 
 
 def test_a_broken_package_is_skipped_with_a_warning_naming_it(module_dir: Path, fresh_plugins: None) -> None:

@@ -16,7 +16,9 @@ Nothing a descriptor names is imported when it is read: the methods become lazy 
 :data:`tkgqa.methods.METHODS` (listed at once, imported on first resolve), the commands module is imported
 when the ``tkgqa`` command line is built, the parse tasks when ``tkgqa llm parse`` runs, the paper table (a
 data file of the package, ``"package:file"``) when ``tkgqa reproduce`` reads it (:func:`read_paper`), an
-analysis when ``tkgqa analyze coverage`` runs it (:func:`load_analysis`).
+analysis when ``tkgqa analyze coverage`` runs it (:func:`load_analysis`), what a method is given in a paper
+row as the paper gave it when ``tkgqa reproduce`` plans or runs that method's cells
+(:func:`load_paper_inputs`).
 
 Where descriptors come from:
 
@@ -48,6 +50,7 @@ from ..registry import Reference, Registry
 if TYPE_CHECKING:
     from ..llm.parse_tasks import ParseTask
     from .analyses import Analysis
+    from .paper_inputs import PaperInputs
 
 #: Entry-point group of third-party method packages (one :class:`MethodPackage` each).
 PACKAGE_GROUP = "tkgqa.method_packages"
@@ -63,7 +66,9 @@ class MethodPackage:
     :class:`~tkgqa.llm.parse_tasks.ParseTask` read by ``tkgqa llm parse``; ``paper``: ``"package:file"`` of
     the published tables of the package's paper (the JSON that :mod:`tkgqa.eval.reproduce.spec` reads, a data
     file shipped inside the package), reproduced by ``tkgqa reproduce NAME``; ``analyses``: method name → an
-    :class:`~tkgqa.methods.analyses.Analysis`, run by ``tkgqa analyze coverage --method NAME``."""
+    :class:`~tkgqa.methods.analyses.Analysis`, run by ``tkgqa analyze coverage --method NAME``;
+    ``paper_inputs``: method name → a :class:`~tkgqa.methods.paper_inputs.PaperInputs`, what ``tkgqa
+    reproduce`` gives that method's LLM cells as the paper gave them (e.g. ARI's history memory)."""
 
     name: str
     methods: Mapping[str, str]
@@ -72,19 +77,22 @@ class MethodPackage:
     parse_tasks: str | None = None
     paper: str | None = None
     analyses: Mapping[str, str] = field(default_factory=dict)
+    paper_inputs: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name in ("methods", "extras", "analyses"):
+        for name in ("methods", "extras", "analyses", "paper_inputs"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
         refs = [
             *self.methods.values(),
             *self.analyses.values(),
+            *self.paper_inputs.values(),
             *filter(None, (self.commands, self.parse_tasks, self.paper)),
         ]
         bad = [ref for ref in refs if not isinstance(ref, str) or ":" not in ref]
         if not refs:
             raise ConfigError(
-                f"method package {self.name!r} declares no methods, commands, parse tasks, paper or analyses"
+                f"method package {self.name!r} declares no methods, commands, parse tasks, paper, "
+                "analyses or paper inputs"
             )
         if bad:
             raise ConfigError(f"method package {self.name!r}: {bad[0]!r} is not a 'module:attr' reference")
@@ -271,4 +279,25 @@ def load_analysis(name: str) -> Analysis:
     found = load_declared(declared, "analysis", target)
     if not isinstance(found, Analysis):
         raise ConfigError(f"{target!r} of {declared.origin} is a {type(found).__name__}, not an Analysis")
+    return found
+
+
+def paper_inputs_packages() -> dict[str, Declared]:
+    """The packages that declare paper inputs, by method name: the built-in ones, then the plugins' (a plugin
+    taking a name already taken is skipped with a warning)."""
+    return _by_name("paper inputs", lambda package: package.paper_inputs)
+
+
+def load_paper_inputs(method: str) -> PaperInputs | None:
+    """The :class:`~tkgqa.methods.paper_inputs.PaperInputs` declared for ``method``, imported now (guarded
+    when a plugin's); ``None`` when no package declares any (the method is given nothing more)."""
+    from .paper_inputs import PaperInputs
+
+    declared = paper_inputs_packages().get(method)
+    if declared is None:
+        return None
+    target = declared.package.paper_inputs[method]
+    found = load_declared(declared, "paper inputs", target)
+    if not isinstance(found, PaperInputs):
+        raise ConfigError(f"{target!r} of {declared.origin} is a {type(found).__name__}, not PaperInputs")
     return found

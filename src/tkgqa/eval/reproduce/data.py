@@ -100,18 +100,6 @@ DATA: dict[str, DataSpec] = {
 }
 
 
-#: The LPKG authors' planning prompt (their 10 demonstrations) under the data root: what ICL-LPKG is given.
-LPKG_PLANNING_PROMPT = Path("llm_recordings") / "lpkg_official_planning_prompt.json"
-
-
-def lpkg_planning_prompt(root: Path | None) -> Path | None:
-    """The LPKG authors' planning prompt under ``root`` (``None``: not there)."""
-    if root is None:
-        return None
-    path = root / LPKG_PLANNING_PROMPT
-    return path if path.is_file() else None
-
-
 def default_data_root() -> Path | None:
     """The data root every command reads by name (:func:`tkgqa.home.data_root`: ``$TKGQA_DATA``, else
     ``$TKGQA_HOME/data``, which ``tkgqa data fetch`` fills)."""

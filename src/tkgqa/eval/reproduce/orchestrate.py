@@ -12,10 +12,9 @@ from typing import Any
 from ...errors import TKGQAError
 from ...userfiles import claim_folder, parse_json, read_input, write_text
 from ..runner import is_run_folder
-from .data import lpkg_planning_prompt
-from .models import describe_llm, recording_of
+from .models import describe_llm, recording_of, split_spec
 from .render import render_markdown
-from .row_inputs import build_history_memory, inputs_reason, is_icl_lpkg, needs_memory
+from .row_inputs import inputs_reason, prepare_inputs
 from .run import (
     SAMPLE,
     SEED,
@@ -163,18 +162,17 @@ def _run(
     warn: Callable[[str], None] | None,
     method_options: MethodOptions | None,
 ) -> RunOutcome:
-    """One run; an ARI run that uses the history memory gets it (built first from the history split with
-    the same LLM, once per dataset, kept in ``out``); ICL-LPKG gets the authors' planning prompt."""
+    """One run; an LLM run gets what its method's paper inputs add to its options (e.g. ARI its history
+    memory, built first with the same LLM, once per dataset, kept in ``out``; ICL-LPKG the authors' planning
+    prompt) — or fails with their error."""
     options: dict[str, dict[str, object]] = {k: dict(v) for k, v in (method_options or {}).items()}
-    if key.llm and llm and needs_memory(key.method):
+    if key.llm:
         try:
-            path = build_history_memory(root, key.dataset, llm, out)
-        except (TKGQAError, ImportError) as exc:
-            return RunOutcome(out / key.run_id, error=f"could not build ARI's history memory: {exc}")
-        options.setdefault("ari", {})["memory"] = str(path)
-    planning = lpkg_planning_prompt(root)
-    if key.llm and is_icl_lpkg(key.method) and planning is not None:
-        options.setdefault("lpkg", {})["demos"] = str(planning)
+            added = prepare_inputs(key.method, key.dataset, root, llm, out)
+        except TKGQAError as exc:
+            return RunOutcome(out / key.run_id, error=str(exc))
+        if added:
+            options.setdefault(split_spec(key.method)[0], {}).update(added)
     return execute(
         key, root=root, output=out, llm=llm, limit=limit, progress=progress, warn=warn, method_options=options
     )

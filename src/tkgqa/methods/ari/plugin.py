@@ -1,5 +1,6 @@
 """What the ARI package registers (strings only; see :mod:`tkgqa.methods.package`): the method, the paper's
-KB-interaction baselines, ``tkgqa ari …`` and the ``ari.action`` parse task."""
+KB-interaction baselines, ``tkgqa ari …``, the ``ari.action`` parse task and the history memory its paper rows
+are given."""
 
 from ..package import MethodPackage
 
@@ -13,4 +14,5 @@ PLUGIN = MethodPackage(
     commands="tkgqa.methods.ari.commands:ari_app",
     parse_tasks="tkgqa.methods.ari.parse_tasks:TASKS",
     paper="tkgqa.methods.ari:paper.json",
+    paper_inputs={"ari": "tkgqa.methods.ari.paper_inputs:PAPER_INPUTS"},
 )

@@ -1,5 +1,5 @@
 """What the LPKG package registers (strings only; see :mod:`tkgqa.methods.package`): the method,
-``tkgqa lpkg …`` and the ``lpkg.plan`` parse task."""
+``tkgqa lpkg …``, the ``lpkg.plan`` parse task and the planning prompt ICL-LPKG's paper rows are given."""
 
 from ..package import MethodPackage
 
@@ -9,4 +9,5 @@ PLUGIN = MethodPackage(
     commands="tkgqa.methods.lpkg.commands:lpkg_app",
     parse_tasks="tkgqa.methods.lpkg.parse_tasks:TASKS",
     paper="tkgqa.methods.lpkg:paper.json",
+    paper_inputs={"lpkg": "tkgqa.methods.lpkg.paper_inputs:PAPER_INPUTS"},
 )
