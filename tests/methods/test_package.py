@@ -48,9 +48,14 @@ def _table(summary):
 
 TASKS = [ParseTask("regtest.upper", {}, _upper, as_is, "the reply in capitals")]
 ANALYSIS = Analysis(_count, _table, options=("scope",))
+def _prepare(request):
+    if request.options.get("boom"):
+        raise RuntimeError("disk on fire")
+    return {"seen": [request.method, request.dataset_dir.name, request.llm]}
+
 INPUTS = PaperInputs(
     missing=lambda request: None if request.options.get("k") else f"no k for {request.dataset}",
-    prepare=lambda request: {"seen": [request.method, request.dataset_dir.name, request.llm]},
+    prepare=_prepare,
 )
 PLUGIN = MethodPackage(
     name="regtest",
@@ -168,6 +173,11 @@ def test_a_third_party_package_declares_paper_inputs(
     # tkgqa reproduce asks it by the row's method name, with the row's parsed options and the dataset's paths
     added = prepare_inputs("regtest_echo:k=1", "multitq", tmp_path, "fake", tmp_path / "out")
     assert added == {"seen": ["regtest_echo:k=1", "multitq", "fake"]}
+    # a hook's own failure fails that run with a one-line error, never the whole reproduce
+    with pytest.raises(
+        ConfigError, match=r"the paper inputs of 'regtest_echo' failed: RuntimeError: disk on fire"
+    ):
+        prepare_inputs("regtest_echo:boom=1", "multitq", tmp_path, "fake", tmp_path / "out")
     column = Column(id="c", dataset="multitq")
     row = PaperRow(id="r", method="regtest_echo", llm=True)
     assert inputs_reason(row, column, tmp_path) == "no k for multitq"

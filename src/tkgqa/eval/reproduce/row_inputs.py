@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...errors import ConfigError, TKGQAError
 from ...methods.package import load_paper_inputs
 from ...methods.paper_inputs import InputsRequest, PaperInputs
 from .data import dataset_dir
@@ -39,6 +40,15 @@ def inputs_reason(row: PaperRow, column: Column, root: Path | None) -> str | Non
 def prepare_inputs(method: str, dataset: str, root: Path, llm: str | None, output: Path) -> dict[str, object]:
     """The options the paper inputs of the run's method (spec ``method``) add for a run on ``dataset`` with
     ``llm`` (built into ``output`` when they are built); raises the :class:`~tkgqa.errors.TKGQAError` whose
-    message is the run's error."""
+    message is the run's error (any other exception of the hook, a plugin's included, becomes one: it fails
+    that run, never the whole reproduce)."""
     found = _request(method, dataset, root, llm, output)
-    return found[0].prepare(found[1]) if found is not None else {}
+    if found is None:
+        return {}
+    try:
+        return found[0].prepare(found[1])
+    except TKGQAError:
+        raise
+    except Exception as exc:
+        name = split_spec(method)[0]
+        raise ConfigError(f"the paper inputs of {name!r} failed: {type(exc).__name__}: {exc}") from exc
