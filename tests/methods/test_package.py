@@ -110,11 +110,16 @@ def test_a_descriptor_holds_references_only() -> None:
         package.methods["y"] = "m:Y"  # type: ignore[index]
 
 
-def test_a_third_party_package_registers_like_a_builtin(module_dir: Path, fresh_plugins: None) -> None:
+@pytest.fixture
+def regtest_package(module_dir: Path, fresh_plugins: None) -> None:
+    """The distribution ``tkgqa-regtest-pkg`` installed, declaring :data:`PLUGIN_MODULE`'s ``PLUGIN``."""
     write_distribution(
         module_dir, "tkgqa-regtest-pkg", pkg.PACKAGE_GROUP, {"regtest": "tkgqa_regtest_pkg:PLUGIN"},
         module=PLUGIN_MODULE,
     )  # fmt: skip
+
+
+def test_a_third_party_package_registers_like_a_builtin(regtest_package: None) -> None:
     reg: Registry[Method] = Registry("method", Method, plugin_sources=pkg.plugin_method_references)
     assert "regtest_echo" in reg.names()
     assert reg.origin("regtest_echo") == "plugin tkgqa-regtest-pkg"
@@ -126,13 +131,9 @@ def test_a_third_party_package_registers_like_a_builtin(module_dir: Path, fresh_
 
 
 def test_a_third_party_package_registers_an_analysis(
-    module_dir: Path, fresh_plugins: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    regtest_package: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TKGQA_HOME", str(tmp_path / "home"))
-    write_distribution(
-        module_dir, "tkgqa-regtest-pkg", pkg.PACKAGE_GROUP, {"regtest": "tkgqa_regtest_pkg:PLUGIN"},
-        module=PLUGIN_MODULE,
-    )  # fmt: skip
     assert list(pkg.analysis_packages()) == ["timer4", "cik", "regtest_echo", "regtest_bad"]
     with pytest.raises(ConfigError, match=r"'tkgqa_regtest_pkg:TASKS' of plugin tkgqa-regtest-pkg is a list"):
         pkg.load_analysis("regtest_bad")
@@ -155,16 +156,10 @@ def test_a_third_party_package_registers_an_analysis(
     )
 
 
-def test_a_third_party_package_declares_paper_inputs(
-    module_dir: Path, fresh_plugins: None, tmp_path: Path
-) -> None:
+def test_a_third_party_package_declares_paper_inputs(regtest_package: None, tmp_path: Path) -> None:
     from tkgqa.eval.reproduce.row_inputs import inputs_reason, prepare_inputs
     from tkgqa.eval.reproduce.spec import Column, PaperRow
 
-    write_distribution(
-        module_dir, "tkgqa-regtest-pkg", pkg.PACKAGE_GROUP, {"regtest": "tkgqa_regtest_pkg:PLUGIN"},
-        module=PLUGIN_MODULE,
-    )  # fmt: skip
     assert list(pkg.paper_inputs_packages()) == ["ari", "lpkg", "regtest_echo", "regtest_bad"]
     with pytest.raises(ConfigError, match=r"'tkgqa_regtest_pkg:TASKS' of plugin tkgqa-regtest-pkg is a list"):
         pkg.load_paper_inputs("regtest_bad")

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata, resources
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..errors import ConfigError
 from ..registry import Reference, Registry
@@ -51,6 +51,8 @@ if TYPE_CHECKING:
     from ..llm.parse_tasks import ParseTask
     from .analyses import Analysis
     from .paper_inputs import PaperInputs
+
+T = TypeVar("T")
 
 #: Entry-point group of third-party method packages (one :class:`MethodPackage` each).
 PACKAGE_GROUP = "tkgqa.method_packages"
@@ -191,6 +193,16 @@ def load_declared(declared: Declared, what: str, target: str) -> Any:
     return declared.reference(what, target).load(what)
 
 
+def _load_as(declared: Declared, what: str, target: str, expected: type[T]) -> T:
+    """:func:`load_declared`, then ConfigError unless the object is an ``expected``."""
+    found = load_declared(declared, what, target)
+    if not isinstance(found, expected):
+        raise ConfigError(
+            f"{target!r} of {declared.origin} is a {type(found).__name__}, not {expected.__name__}"
+        )
+    return found
+
+
 def parse_tasks() -> dict[str, ParseTask]:
     """Every package's parse tasks by name (:class:`~tkgqa.llm.parse_tasks.ParseTask`), imported now: the
     built-in ones, then the plugins' (a plugin task that fails to load, is not a ParseTask or takes a name
@@ -275,11 +287,7 @@ def load_analysis(name: str) -> Analysis:
     declared = analysis_packages().get(name)
     if declared is None:
         raise ConfigError(f"unknown analysis {name!r}; use one of {', '.join(analysis_packages())}")
-    target = declared.package.analyses[name]
-    found = load_declared(declared, "analysis", target)
-    if not isinstance(found, Analysis):
-        raise ConfigError(f"{target!r} of {declared.origin} is a {type(found).__name__}, not an Analysis")
-    return found
+    return _load_as(declared, "analysis", declared.package.analyses[name], Analysis)
 
 
 def paper_inputs_packages() -> dict[str, Declared]:
@@ -296,8 +304,4 @@ def load_paper_inputs(method: str) -> PaperInputs | None:
     declared = paper_inputs_packages().get(method)
     if declared is None:
         return None
-    target = declared.package.paper_inputs[method]
-    found = load_declared(declared, "paper inputs", target)
-    if not isinstance(found, PaperInputs):
-        raise ConfigError(f"{target!r} of {declared.origin} is a {type(found).__name__}, not PaperInputs")
-    return found
+    return _load_as(declared, "paper inputs", declared.package.paper_inputs[method], PaperInputs)
