@@ -28,7 +28,9 @@ from tkgqa.eval.reproduce import (
     reproduce,
     wilson_interval,
 )
+from tkgqa.eval.reproduce.models import recording_of
 from tkgqa.eval.reproduce.run import STATUSES
+from tkgqa.eval.reproduce.spec import Paper, split_spec
 from tkgqa.methods import package as method_package
 from tkgqa.methods.base import METHODS
 from tkgqa.methods.package import PACKAGE_GROUP, paper_packages
@@ -222,6 +224,8 @@ def test_a_third_party_method_package_ships_its_own_paper_table(
     table = {"id": "T1", "caption": "Table 1: x", "metric": "strict_hit", "scale": "fraction"}
     table |= {"columns": [{"id": "c", "dataset": "multitq"}], "rows": [{"id": "r", "method": "symbolic"}]}
     paper = {"paper": "regtest", "title": "t", "source": "t.txt", "model": "m", "tables": [table]}
+    paper["recordings"] = [{"file": "regtest_gpt4_answers", "model": "GPT-4, the authors' run",
+                            "stands_for": "symbolic", "datasets": ["multitq"]}]  # fmt: skip
     (package / "paper.json").write_text(json.dumps(paper))
     write_distribution(
         module_dir, "tkgqa-regtest-paper", PACKAGE_GROUP, {"regtest": "tkgqa_regtest_paper:PLUGIN"}
@@ -229,6 +233,44 @@ def test_a_third_party_method_package_ships_its_own_paper_table(
     monkeypatch.setattr(method_package, "_PLUGINS", None)
     assert paper_names()[-1] == "regtest"
     assert load_paper("regtest").tables[0].rows[0].method == "symbolic"
+    # its authors' recording is known by its file name, like tkgqa's own (no header needed)
+    recording = recording_of("replay:anywhere/regtest_gpt4_answers.jsonl")
+    assert recording is not None and (recording.family, recording.stands_for) == ("gpt-4", "symbolic")
+    assert recording.why_not("symbolic", "GPT-4", "timequestions") is not None  # not its dataset
+    assert recording.why_not("symbolic", "GPT-4", "multitq") is None
+
+
+@pytest.mark.parametrize("name", PAPERS)
+def test_a_papers_switches_are_the_defaults_of_the_options_its_rows_ablate(name: str) -> None:
+    """``switches`` (a recorded run with one off its default fills only a row naming it) holds each option at
+    the default of the method whose rows set it."""
+    paper = load_paper(name)
+    for key, default in paper.switches.items():
+        methods = {
+            split_spec(r.method)[0]
+            for t in paper.tables
+            for r in t.rows
+            if r.method is not None and key in split_spec(r.method)[1]
+        }
+        assert methods, key
+        for method in methods:
+            config = METHODS.factory(method).config_class  # type: ignore[attr-defined]
+            assert config.model_fields[key].default == default, (method, key)
+
+
+def test_a_paper_table_refuses_switches_no_row_names_and_a_recording_listed_twice() -> None:
+    table = {"id": "T1", "caption": "Table 1: x", "metric": "strict_hit", "scale": "fraction"}
+    table |= {
+        "columns": [{"id": "c", "dataset": "multitq"}],
+        "rows": [{"id": "r", "method": "ari:no_filter=true"}],
+    }
+    base = {"paper": "p", "title": "t", "source": "t.txt", "model": "m", "tables": [table]}
+    assert Paper.model_validate(base | {"switches": {"no_filter": False}}).switches == {"no_filter": False}
+    with pytest.raises(ValueError, match=r"switches \['no_guidance'\]: no row of the tables names them"):
+        Paper.model_validate(base | {"switches": {"no_guidance": False}})
+    twice = [{"file": "f", "model": "GPT-4", "stands_for": "ari"}] * 2
+    with pytest.raises(ValueError, match="a file is listed twice"):
+        Paper.model_validate(base | {"recordings": twice})
 
 
 # --- confidence intervals ------------------------------------------------------------------------------
@@ -409,7 +451,6 @@ def test_cli_prints_the_table_and_writes_the_files(data_root: Path, tmp_path: Pa
 
 # --- statuses earned, recordings that fill only their own cells ----------------------------------------
 def planned_runs(paper: str, llm: str, root: Path) -> dict[tuple[str, str, str], str]:
-    from tkgqa.eval.reproduce.models import recording_of
     from tkgqa.eval.reproduce.run import plan_cells
 
     spec = load_paper(paper)

@@ -6,9 +6,10 @@ a cell only when it is a recording *of that cell*: the same model family, the me
 row's options), the cell's dataset, and prompts to match (:func:`recording_of`, :meth:`Recording.why_not`);
 every other LLM cell is ``n/a`` with the reason, and no run starts for it.
 
-The authors' recordings in ``../shared/data/llm_recordings`` carry no header: what each one is
-(:data:`AUTHORS_RECORDINGS`, from that folder's PROVENANCE.md) is keyed by its file name; a cassette written
-by ``tkgqa eval --record`` or ``tkgqa llm export`` says it in its header (model, method, dataset).
+The authors' recordings in ``../shared/data/llm_recordings`` carry no header: what each one is stands in
+its method package's ``paper.json`` (``recordings``, from that folder's PROVENANCE.md), keyed by its file
+name (:func:`authors_recordings`); a cassette written by ``tkgqa eval --record`` or ``tkgqa llm export`` says
+it in its header (model, method, dataset).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import TKGQAError
+from .spec import Paper, load_paper, paper_names, split_spec
 
 #: (pattern on the lower-cased model text, family), first match wins.
 _FAMILIES: tuple[tuple[str, str], ...] = (
@@ -99,68 +101,36 @@ class Recording:
         return None
 
 
-def split_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``"ari:no_clustering=true"`` → ``("ari", {"no_clustering": "true"})`` (a positional value is kept
-    under ``""``)."""
-    name, _, rest = spec.partition(":")
-    options: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = part.partition("=")
-        options[key.strip() if eq else ""] = (value if eq else key).strip().lower()
-    return name.strip(), options
-
-
 def same_method(recorded: str, row: str) -> bool:
     """Whether a recording of spec ``recorded`` stands for the row spec ``row`` (same name and options)."""
     return split_spec(recorded) == split_spec(row)
 
 
-#: The authors' recordings of ``../shared/data/llm_recordings`` (no header: what they are is in its
-#: PROVENANCE.md), by file name without ``.jsonl``.
-AUTHORS_RECORDINGS: dict[str, Recording] = {
-    r.name: r
-    for r in (
-        Recording(
-            "timer4_tq_chatgpt_answer",
-            "gpt-3.5-turbo, the TimeR4 authors' run",
-            "timer4",
-            run_spec="timer4:facts=dataset",
-            datasets=("timequestions",),
-            deviations=(
-                "recording: TimeR4's retrieval is the authors' own (their published retrieved facts and "
-                "gpt-3.5's replies over them); the recorded answer prompts carry the original question, "
-                "while §5.4.1 says rewritten questions",
-            ),
-        ),
-        Recording(
-            "timer4_tq_chatgpt_rewrite",
-            "gpt-3.5-turbo-0125, the TimeR4 authors' rewrites",
-            "timer4",
-            datasets=("timequestions",),
-            prompted=False,
-        ),
-        Recording(
-            "timer4_tq_llama2_finetuned_answer",
-            "LLaMA2-Chat-7B fine-tuned, the TimeR4 authors' model",
-            "timer4",
-            datasets=("timequestions",),
-            prompted=False,
-        ),
-        Recording(
-            "timer4_tq_llama2_nofacts_answer",
-            "Llama-2 fine-tuned on the questions alone, by the TimeR4 authors",
-            "llm_only",
-            datasets=("timequestions",),
-        ),
-        Recording(
-            "ari_cronquestions_gpt35_actions",
-            "gpt-3.5, the ARI authors' action selections",
-            "ari",
-            datasets=("cronquestions",),
-            cassette=False,
-        ),
-    )
-}
+def authors_recordings() -> dict[str, Recording]:
+    """The recordings the papers' authors released (``llm_recordings/`` under the data root: no header, what
+    each one is stands in its method package's ``paper.json``), by file name without ``.jsonl``. A paper
+    table that cannot be read adds none here (``tkgqa reproduce`` of that paper says why)."""
+    return {
+        r.file: Recording(name=r.file, **r.model_dump(exclude={"file"}))
+        for paper in _readable_papers()
+        for r in paper.recordings
+    }
+
+
+def ablation_switches() -> dict[str, bool]:
+    """The ablation switches of the papers' tables with their defaults (``switches`` of each ``paper.json``):
+    a recorded config with one of them off its default stands only for a row that names it."""
+    return {key: default for paper in _readable_papers() for key, default in paper.switches.items()}
+
+
+def _readable_papers() -> list[Paper]:
+    papers = []
+    for name in paper_names():
+        try:
+            papers.append(load_paper(name))
+        except TKGQAError:
+            continue
+    return papers
 
 
 def recording_of(llm: str | None) -> Recording | None:
@@ -170,14 +140,15 @@ def recording_of(llm: str | None) -> Recording | None:
         return None
     target = llm.partition(":")[2]
     stem = Path(target.split("?", 1)[0]).name.removesuffix(".jsonl")
-    if stem in AUTHORS_RECORDINGS:
-        return AUTHORS_RECORDINGS[stem]
+    known = authors_recordings()
+    if stem in known:
+        return known[stem]
     from ...llm.replay_backend import ReplayLLM
 
     backend = ReplayLLM(target)
-    known = AUTHORS_RECORDINGS.get(backend.cassette.path.name.removesuffix(".jsonl"))
-    if known is not None:
-        return known
+    found = known.get(backend.cassette.path.name.removesuffix(".jsonl"))
+    if found is not None:
+        return found
     return _from_header(backend.cassette.path.name, backend.cassette.header, backend)
 
 
@@ -200,14 +171,6 @@ def _from_header(name: str, header: Mapping[str, Any], backend: Any) -> Recordin
     )
 
 
-#: The ablation switches of the papers' tables with their defaults: a recorded config with one of them off
-#: its default stands only for a row that names it.
-_SWITCHES = {
-    "no_guidance": False, "no_clustering": False, "no_filter": False, "no_incorrect": False,
-    "fact_retrieval": True, "temporal_retrieval": True, "rerank": True, "compress": True,
-}  # fmt: skip
-
-
 def config_fits(row: str, name: str, config: Mapping[str, Any]) -> bool:
     """Whether a recording of method ``name`` with ``config`` stands for the row spec ``row``: the same
     method, every option the row names set so, and no ablation switch off its default that the row does
@@ -219,7 +182,8 @@ def config_fits(row: str, name: str, config: Mapping[str, Any]) -> bool:
     for key, value in options.items():
         if not key or str(config.get(key)).lower() != value:
             return False
-    return all(key in options for key, default in _SWITCHES.items() if config.get(key, default) != default)
+    switches = ablation_switches()
+    return all(key in options for key, default in switches.items() if config.get(key, default) != default)
 
 
 def describe_llm(llm: str | None) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any
 from ...errors import TKGQAError
 from ...userfiles import claim_folder, parse_json, read_input, write_text
 from ..runner import is_run_folder
-from .models import describe_llm, recording_of, split_spec
+from .models import describe_llm, recording_of
 from .render import render_markdown
 from .row_inputs import inputs_reason, prepare_inputs
 from .run import (
@@ -28,7 +28,7 @@ from .run import (
     plan_cells,
     runs_of,
 )
-from .spec import Paper, load_paper, select_tables
+from .spec import Paper, load_paper, select_tables, split_spec
 
 REPRODUCE_JSON = "reproduce.json"
 REPRODUCE_MD = "reproduce.md"

@@ -12,8 +12,7 @@ from ...errors import ConfigError, TKGQAError
 from ...methods.package import load_paper_inputs
 from ...methods.paper_inputs import InputsRequest, PaperInputs
 from .data import dataset_dir
-from .models import split_spec
-from .spec import Column, PaperRow
+from .spec import Column, PaperRow, split_spec
 
 
 def _request(

@@ -133,13 +133,57 @@ class Table(_Frozen):
         return next(c for c in self.columns if c.id == column_id)
 
 
+class AuthorsRecording(_Frozen):
+    """A recording the paper's authors released (``llm_recordings/`` under the data root), which carries no
+    header: what it holds, keyed by its file name without ``.jsonl`` (``file``). ``stands_for`` is the tkgqa
+    method spec it records and ``run_spec`` the spec that replays it (default: ``stands_for``); ``datasets``
+    the datasets it covers (empty: any); ``prompted`` whether its lines carry prompts (else they could only be
+    matched by question id); ``cassette`` whether ``replay:`` reads it at all; ``deviations`` what differs
+    from the paper when it fills a cell."""
+
+    file: str
+    model: str
+    stands_for: str
+    run_spec: str | None = None
+    datasets: tuple[str, ...] = ()
+    prompted: bool = True
+    cassette: bool = True
+    deviations: tuple[str, ...] = ()
+
+
 class Paper(_Frozen):
     paper: str
     title: str
     source: str  # the text in ../shared/papers the numbers were typed from
     model: str
     notes: tuple[str, ...] = ()
+    #: The ablation switches of the paper's tables (option → its default): a recorded run with one of them
+    #: off its default stands only for a row that names it (:func:`tkgqa.eval.reproduce.models.config_fits`).
+    switches: dict[str, bool] = Field(default_factory=dict)
+    recordings: tuple[AuthorsRecording, ...] = ()
     tables: tuple[Table, ...]
+
+    @model_validator(mode="after")
+    def _switches_name_rows(self) -> Paper:
+        named = {key for t in self.tables for r in t.rows if r.method for key in split_spec(r.method)[1]}
+        unknown = set(self.switches) - named
+        if unknown:
+            raise ValueError(f"switches {sorted(unknown)}: no row of the tables names them")
+        files = [r.file for r in self.recordings]
+        if len(set(files)) != len(files):
+            raise ValueError("recordings: a file is listed twice")
+        return self
+
+
+def split_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``"ari:no_clustering=true"`` → ``("ari", {"no_clustering": "true"})`` (a positional value is kept
+    under ``""``)."""
+    name, _, rest = spec.partition(":")
+    options: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = part.partition("=")
+        options[key.strip() if eq else ""] = (value if eq else key).strip().lower()
+    return name.strip(), options
 
 
 @cache
