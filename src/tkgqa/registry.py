@@ -85,8 +85,8 @@ _PLUGIN: ContextVar[Reference | None] = ContextVar("tkgqa_plugin", default=None)
 
 def _registering_module() -> str:
     """The module whose code is registering: the nearest module body (``<module>`` frame) on the stack, so
-    ``@METHODS.register`` at the top of ``tkgqa.methods.symbolic`` (or ``register_format`` called from
-    ``tkgqa.kg.loaders``) is tkgqa's own, and any registration a plugin's import makes is the plugin's."""
+    ``register_format`` called from ``tkgqa.kg.loaders`` (or a ``@registry.register`` at the top of any
+    ``tkgqa`` module) is tkgqa's own, and any registration a plugin's import makes is the plugin's."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_name == "<module>":

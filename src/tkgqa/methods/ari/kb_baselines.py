@@ -15,7 +15,6 @@ from typing import Any
 from ...errors import ConfigError
 from ...llm import Message
 from ...prompts.ask import Refused, ask
-from ..base import METHODS
 from .actions import ANSWER, Action
 from .method import ARIMethod
 from .policies import ActionPromptStyle, Decision, LLMPolicy, Policy, StepView, refused_decision
@@ -38,7 +37,6 @@ def _agent_overrides(method: ARIMethod, overrides: dict[str, Any], **fixed: Any)
     return {**overrides, "no_guidance": True, **fixed}
 
 
-@METHODS.register("react_kb")
 class ReActKB(ARIMethod):
     """ARI's candidates and loop, ReAct prompt, no methodology."""
 
@@ -94,7 +92,6 @@ class CoTPolicy(LLMPolicy):
         return Decision(action, raw=parsed.text, usage=parsed.usage)
 
 
-@METHODS.register("cot_kb")
 class CoTKB(ARIMethod):
     """Examples with step-by-step reasoning and KB interaction; the model writes its own actions."""
 

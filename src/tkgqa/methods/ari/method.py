@@ -21,7 +21,7 @@ from ...query.link import LinkedQuestion, QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
 from ...trace import TraceStep
-from ..base import METHODS, Answer, Method, missing_llm_error, options_from
+from ..base import Answer, Method, missing_llm_error, options_from
 from .agent import Episode, run_episode
 from .config import ARIConfig, ARISetup, EmbedderName, embedder_fallback, embedder_kind
 from .environment import ARIEnvironment, FilterSettings
@@ -32,7 +32,6 @@ from .steps import AgentStep, FinalStep, SetupStep
 PolicyFactory = Callable[[Question, KGStore], Policy]
 
 
-@METHODS.register("ari")
 class ARIMethod(Method):
     """Abstract Reasoning Induction (Chen et al., 2024) over any :class:`KGStore`.
 

@@ -10,7 +10,7 @@ from ...llm import LLMBackend, answer_usage
 from ...prompts.ask import Refused, ask
 from ...prompts.base import Context, PromptSpec
 from ...trace import TraceStep
-from ..base import METHODS, Answer, Method, MethodConfig, abstain_refused
+from ..base import Answer, Method, MethodConfig, abstain_refused
 from ..client import client_option
 from .prompts import LLM_ONLY_PROMPT
 from .steps import AnswerStep
@@ -39,7 +39,6 @@ def ask_for_answers(
     return Answer(outcome.value, trace=trace, usage=answer_usage(outcome.usage, llm), raw_output=outcome.text)
 
 
-@METHODS.register("llm_only")
 class LLMOnly(Method):
     name = "llm_only"
 

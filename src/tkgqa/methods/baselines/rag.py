@@ -19,7 +19,7 @@ from ...query import QuestionLinker
 from ...retrieval.embedders import Embedder
 from ...retrieval.similarity import Similarity
 from ...trace import TraceStep
-from ..base import METHODS, Answer, Method, MethodConfig
+from ..base import Answer, Method, MethodConfig
 from ..client import client_option
 from .llm_only import ask_for_answers
 from .prompts import KG_RAG_PROMPT
@@ -42,7 +42,6 @@ def verbalize(kg: KGStore, fact: Fact) -> str:
     )
 
 
-@METHODS.register("kg_rag")
 class KGRAG(Method):
     name = "kg_rag"
 

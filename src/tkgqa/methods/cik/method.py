@@ -30,7 +30,6 @@ from ...query.link import QuestionLinker
 from ...retrieval.temporal import TimeConstraint, parse_time_constraint
 from ...trace import TraceStep
 from ..base import (
-    METHODS,
     Answer,
     Method,
     StepEvent,
@@ -122,7 +121,6 @@ class EvidenceStages:
         )
 
 
-@METHODS.register("cik")
 class CIKMethod(Method):
     """CIK-LLM. ``llm``: a spec (``"openai:gpt-4o-mini"``) or backend; ``spec`` (``"cik:nocompress"``,
     ``"cik:ours"``) or keyword overrides adjust :class:`CIKConfig`. ``requested`` is the configuration as

@@ -39,7 +39,7 @@ from ...kg.base import KGStore
 from ...llm.base import LLMBackend
 from ...outcomes import AbstainReason
 from ...trace import TraceStep
-from ..base import METHODS, Answer, Method, MethodConfig, parse_options, resolve_method
+from ..base import Answer, Method, MethodConfig, parse_options, resolve_method
 from ..client import client_option
 from .steps import RouteStep, StagedStep
 
@@ -80,7 +80,6 @@ def _answered(answer: Answer) -> bool:
     return not answer.abstained and bool(answer.answers)
 
 
-@METHODS.register("hybrid")
 class HybridMethod(Method):
     """Routes each question: the primary (offline) method's answer, else the fallback (LLM) method's.
 

@@ -36,7 +36,7 @@ from ...llm import answer_usage
 from ...outcomes import AbstainReason, Abstention, ResultRow
 from ...query import ParserOptions, QuestionLinker, Reasoner
 from ...trace import TraceStep
-from ..base import METHODS, Answer, Method, Preset
+from ..base import Answer, Method, Preset
 from .config import CompareHow, LPKGConfig, PlanDemoSource, PlanFormat, QAPrompt
 from .execute import (
     Execution,
@@ -60,7 +60,6 @@ from .prompts import ANSWER_PROMPT, AUTHORS_ANSWER_PROMPT, Demo
 from .steps import EmptyFallbackStep, PlanStep
 
 
-@METHODS.register("lpkg")
 class LPKGMethod(Method):
     """LPKG. ``llm``: the in-context planner, the QA reader and ``Compare`` of the paper preset.
     ``requested`` is the configuration as given, ``config`` the effective one (the preset filled in)."""

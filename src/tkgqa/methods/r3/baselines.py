@@ -19,7 +19,7 @@ from ...llm import Message, answer_usage
 from ...outcomes import AbstainReason
 from ...prompts.ask import Asker, Refused
 from ...trace import TraceStep
-from ..base import METHODS, Answer, Method, RefusedStep, missing_llm_error
+from ..base import Answer, Method, RefusedStep, missing_llm_error
 from .config import BaselineConfig
 from .entities import EntityFinder
 from .facts import FactPool, Pruning, Ranker, prune, subgraph
@@ -89,7 +89,6 @@ class _Baseline(Method):
         return B.build_cot_messages(question, shots=self.config.shots, claim=task.claim)
 
 
-@METHODS.register("cot0")
 class CoT0(_Baseline):
     """Zero-shot chain of thought ("Let's think step by step")."""
 
@@ -97,7 +96,6 @@ class CoT0(_Baseline):
     default_shots = 0
 
 
-@METHODS.register("cot2")
 class CoT2(_Baseline):
     """Two-shot chain of thought (two worked examples of ours)."""
 
@@ -105,7 +103,6 @@ class CoT2(_Baseline):
     default_shots = 2
 
 
-@METHODS.register("kaping")
 class KAPING(_Baseline):
     """KAPING: the top-k facts around the question's linked entities (by similarity to the question)."""
 

@@ -31,7 +31,7 @@ from ...llm import AnswerUsage, Usage, answer_usage
 from ...outcomes import AbstainReason, ResultRow
 from ...prompts.ask import Asker, Refused
 from ...trace import TraceStep
-from ..base import METHODS, Answer, Method, RefusedStep, SetupNotes, missing_llm_error
+from ..base import Answer, Method, RefusedStep, SetupNotes, missing_llm_error
 from .config import SPEC_FLAGS, EntitySource, PremiseJudge, PromptStyle, R3Config
 from .demos import DemoSource, load_demos
 from .entities import EntityFinder, EntityReport
@@ -52,7 +52,6 @@ from .steps import (
 from .task import Task, TaskKind, calls_of, short_error
 
 
-@METHODS.register("r3")
 class R3Method(Method):
     """R3. ``llm``: a spec or backend (needed by every step but offline preference scoring); options in
     :class:`~.config.R3Config` (``spec``: ``"r3:truncation,max_depth=0"``)."""

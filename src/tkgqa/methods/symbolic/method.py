@@ -14,7 +14,7 @@ from ...outcomes import AbstainReason
 from ...query import AnswerOrder, Extreme, Parse, ParserOptions, Program, Reasoner, pretty
 from ...query.program.steps import ParseStep, ProgramStep
 from ...trace import TraceStep
-from ..base import METHODS, Answer, Method, MethodConfig, options_from
+from ..base import Answer, Method, MethodConfig, options_from
 from ..client import client_option
 
 __all__ = ["SymbolicConfig", "SymbolicReasoner", "pretty"]
@@ -37,7 +37,6 @@ class SymbolicConfig(MethodConfig):
     cache_size: int = 8
 
 
-@METHODS.register("symbolic")
 class SymbolicReasoner(Method):
     """Deterministic parser + executor (:class:`tkgqa.query.Reasoner`) as a method."""
 

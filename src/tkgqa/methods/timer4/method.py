@@ -61,7 +61,6 @@ from ...retrieval.training import find_trained_retriever, trained_retriever_dir,
 from ...time import span_of
 from ...trace import TraceStep
 from ..base import (
-    METHODS,
     Answer,
     Method,
     StepEvent,
@@ -111,7 +110,6 @@ class RetrievalStages:
     tks_model: str = ""
 
 
-@METHODS.register("timer4")
 class TimeR4Method(Method):
     """TimeR4. ``llm``: spec or backend (needed by :meth:`answer`, not by :meth:`retrieve`). ``requested``
     is the configuration as given, ``config`` the effective one (the preset's values filled in)."""
