@@ -52,7 +52,7 @@ def apply_kg_view(
         "obfuscated": False,
     }
     if obfuscate:
-        from ..methods.cik.obfuscate import obfuscate_setting
+        from ..query.obfuscate import obfuscate_setting
 
         setting = obfuscate_setting(ds.questions, store)
         ds = ds.with_questions(setting.questions, obfuscated=True)
@@ -86,8 +86,8 @@ def _load(path: str | Path) -> KGStore:
 
 def obfuscated_alone(questions: list[Question], store: KGStore | None) -> tuple[list[Question], KGStore]:
     """K′/Q′: question entities linked on the original KG first, then every label obfuscated."""
-    from ..methods.cik.obfuscate import entity_label_words, obfuscate_kg, obfuscate_question
     from ..query.link import QuestionLinker
+    from ..query.obfuscate import entity_label_words, obfuscate_kg, obfuscate_question
 
     if store is None:
         raise ConfigError("--obfuscate needs a shared KG (not per-question contexts)")

@@ -22,10 +22,6 @@ from tkgqa.methods.cik import (
     cap_facts,
     decompress_evidence,
     multi_hop_truncation,
-    obfuscate_kg,
-    obfuscate_label,
-    obfuscate_question,
-    obfuscate_word,
     relations_at_distance,
     render_compressed,
     render_plain,
@@ -33,7 +29,6 @@ from tkgqa.methods.cik import (
     traverse,
     validate_path,
 )
-from tkgqa.methods.cik.obfuscate import entity_label_words
 from tkgqa.methods.cik.prompts import parse_relation_paths, parse_rog_answer
 from tkgqa.methods.cik.pruning import lifetime_window, longest_per_relation_tail
 from tkgqa.outcomes import ResultRow
@@ -406,28 +401,6 @@ def test_stream_snapshots_and_appends_change_answers(home: Path) -> None:
     assert len(kg) == size + 1
     assert stream.answer(q).answers == ["Wolverhampton Wanderers F.C."]  # the live store, no rebuild
     assert stream.answer(q, "2000").answers == ["Tottenham Hotspur F.C."]  # older snapshot unchanged
-
-
-# --- K′ --------------------------------------------------------------------------------------------
-def test_obfuscation_swaps_word_halves() -> None:
-    assert obfuscate_label("Roberto Baggio") == "Ertorob Giobag"
-    assert obfuscate_word("NATO") == "TONA"
-    assert obfuscate_label("Citizen (Thailand)") == "Izencit (Landthai)"
-    assert obfuscate_label("Head of Government") == "Adhe of Nmentgover"
-
-
-def test_obfuscated_kg_and_questions_keep_structure(football: TemporalKG) -> None:
-    kg2, mapping = obfuscate_kg(football)
-    assert len(kg2) == len(football) and sorted(kg2.relations) == sorted(football.relations)
-    assert mapping["Darren_Anderton"] == "Rendar_Rtonande"
-    assert kg2.label(mapping["Darren_Anderton"]) == obfuscate_label("Darren Anderton")
-    q = question(
-        "What was the last team of Darren Anderton?", ["Birmingham City F.C.", "1992"], ["Darren_Anderton"]
-    )
-    q2 = obfuscate_question(q, entity_label_words(football), mapping)
-    assert q2.text == f"What was the last team of {obfuscate_label('Darren Anderton')}?"
-    assert q2.answers == [obfuscate_label("Birmingham City F.C."), "1992"]
-    assert q2.entities == [mapping["Darren_Anderton"]] and kg2.has_entity(q2.entities[0])
 
 
 def test_stages_are_reported_as_step_events(football: TemporalKG, home: Path) -> None:

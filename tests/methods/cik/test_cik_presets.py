@@ -1,6 +1,5 @@
 """CIK-LLM faithful by default: the ``paper`` preset and ``ours``, footnote 2's time rule, what happens
-above δ2, the relation cap, snapshots without future information, the obfuscated setting. Hand-written
-KGs and FakeLLM only."""
+above δ2, the relation cap, snapshots without future information. Hand-written KGs and FakeLLM only."""
 
 from __future__ import annotations
 
@@ -24,7 +23,6 @@ from tkgqa.methods.cik import (
     TimePruning,
     anchor_spans,
     near_anchors,
-    obfuscate_setting,
     time_aware_prune,
     truncate_hops,
 )
@@ -192,26 +190,6 @@ def test_snapshot_prompt_shows_no_end_after_the_cutoff(home: Path) -> None:
     assert "2004" not in evidence and "2005" not in evidence
     assert '"R1(X1,e2,1992,..)"' in evidence  # Tottenham: still true in 2000 (open end)
     assert stream.answer(q).answers == ["Birmingham City F.C."]  # K_all
-
-
-# --- the obfuscated setting --------------------------------------------------------------------------
-def test_obfuscate_setting_merges_and_keeps_colliding_names_apart() -> None:
-    kg = TemporalKG([fact("Toto", "r", "Anna", "2000"), fact("Otto", "r", "Bob", "2001")])
-    qs = [Question(qid="1", text="Whom did Toto r?", answers=["Anna"])]
-    setting = obfuscate_setting(qs, kg)
-    assert setting.merged and len(setting.kg) == 4
-    assert setting.mapping["Toto"] != "Toto" and setting.kg.label(setting.mapping["Toto"]) == "Toto"
-    assert setting.questions[0].entities == [setting.mapping["Toto"]] and setting.questions_linked == 1
-    assert setting.questions[0].answers == ["Naan"]
-    alone = obfuscate_setting(qs, kg, merge=False)
-    assert len(alone.kg) == 2 and alone.describe()["kg"] == "K′"
-
-
-def test_obfuscated_question_keeps_its_times() -> None:
-    kg = TemporalKG([fact("Theresa_May", "visit", "Thailand", "2009-05-02")])
-    q = Question(qid="1", text="Who wanted to meet with Thailand in May 2009?", answers=["Theresa May"])
-    text = obfuscate_setting([q], kg).questions[0].text
-    assert text == "Who wanted to meet with Landthai in May 2009?"
 
 
 def test_lifetime_window_keeps_an_entity_alive_while_a_fact_runs() -> None:

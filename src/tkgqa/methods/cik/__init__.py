@@ -11,6 +11,14 @@ from ...lazy import lazy_exports, type_checking_exports
 
 if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
     from ...query import QuestionLinker, answer_covered, normalize_answer
+    from ...query.obfuscate import (
+        ObfuscatedSetting,
+        obfuscate_kg,
+        obfuscate_label,
+        obfuscate_question,
+        obfuscate_setting,
+        obfuscate_word,
+    )
     from .config import CIKConfig, Delta2Rule, Preset, TimePruning
     from .evidence import (
         AssociativeMap,
@@ -22,14 +30,6 @@ if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports 
         token_counts,
     )
     from .method import CIKMethod, EvidenceStages
-    from .obfuscate import (
-        ObfuscatedSetting,
-        obfuscate_kg,
-        obfuscate_label,
-        obfuscate_question,
-        obfuscate_setting,
-        obfuscate_word,
-    )
     from .paths import EntityRelations, LexicalPathPolicy, relations_at_distance, traverse, validate_path
     from .pruning import (
         EvidenceFact,

@@ -1,6 +1,8 @@
-"""The obfuscated-entity variant ``K′`` of a KG and its questions (CIK-LLM §4, "Datasets"): the two halves of
-every word of every entity label are swapped ("Roberto Baggio" → "Ertorob Giobag"), so the LLM cannot know
-the facts in advance while the temporal and relational structure stays the same.
+"""The obfuscated-entity evaluation setting of the CIK-LLM paper (§4, Fig. 6), usable with any method: the
+variant ``K′`` of a KG and its questions ``Q′``, in which the two halves of every word of every entity label
+are swapped ("Roberto Baggio" → "Ertorob Giobag"), so the LLM cannot know the facts in advance while the
+temporal and relational structure stays the same. Used by :mod:`tkgqa.eval.kg_view` (``tkgqa eval
+--obfuscate``, ``tkgqa analyze coverage --obfuscate``); :mod:`tkgqa.methods.cik` re-exports the public names.
 
 * :func:`obfuscate_word` / :func:`obfuscate_label` — the transform (a word of ``n`` letters splits at
   ``n // 2``; case follows the original word's: Title, UPPER or lower).
@@ -25,9 +27,9 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from ...datasets.base import Question
-from ...kg import Fact, KGStore, TemporalKG
-from ...time import MONTHS, try_parse_time
+from ..datasets.base import Question
+from ..kg import Fact, KGStore, TemporalKG
+from ..time import MONTHS, try_parse_time
 
 _WORD = re.compile(r"[^\W\d_]+")
 _KEEP_WORDS = (
@@ -166,7 +168,7 @@ def obfuscate_setting(
     """``Q′`` over ``K_all ∪ K′`` (``merge``) or ``K′``: each question's entities are linked on the original
     KG first (unless the dataset gives them), then text, entities, answers (labels and ids) and context facts
     are rewritten in ``K′`` spelling (:func:`obfuscate_question`)."""
-    from ...query.link import QuestionLinker
+    from .link import QuestionLinker
 
     avoid = set(kg.entities) if merge else set()
     k_prime, mapping = obfuscate_kg(kg, avoid=avoid)
