@@ -9,7 +9,7 @@ What lives here, and every method consumes (methods never import each other):
   :mod:`tkgqa.time.semantics` and re-exported here);
 * the one answer normaliser (:func:`normalize_answer`) and answer coverage of fact sets (:mod:`.coverage`);
 * the typed program (:mod:`.program`), its executor and the offline :class:`Reasoner` (question → program);
-* per-KG resource caching (:class:`PerKG`) and per-question context KGs (:func:`context_kg`).
+* per-KG resource caching (:class:`PerKG`) and per-question context KGs (:func:`context_kg`);
 * the obfuscated-entity setting ``K′``/``Q′`` of the CIK-LLM paper, for any method (:mod:`.obfuscate`).
 """
 
