@@ -28,7 +28,7 @@ from tkgqa.eval.reproduce import (
     reproduce,
     wilson_interval,
 )
-from tkgqa.eval.reproduce.models import recording_of
+from tkgqa.eval.reproduce.models import config_fits, recording_of
 from tkgqa.eval.reproduce.run import STATUSES
 from tkgqa.eval.reproduce.spec import Paper, split_spec
 from tkgqa.methods import package as method_package
@@ -258,19 +258,37 @@ def test_a_papers_switches_are_the_defaults_of_the_options_its_rows_ablate(name:
             assert config.model_fields[key].default == default, (method, key)
 
 
-def test_a_paper_table_refuses_switches_no_row_names_and_a_recording_listed_twice() -> None:
+def test_a_paper_table_lists_exactly_the_options_its_rows_set_and_each_recording_once() -> None:
     table = {"id": "T1", "caption": "Table 1: x", "metric": "strict_hit", "scale": "fraction"}
     table |= {
         "columns": [{"id": "c", "dataset": "multitq"}],
         "rows": [{"id": "r", "method": "ari:no_filter=true"}],
     }
     base = {"paper": "p", "title": "t", "source": "t.txt", "model": "m", "tables": [table]}
-    assert Paper.model_validate(base | {"switches": {"no_filter": False}}).switches == {"no_filter": False}
-    with pytest.raises(ValueError, match=r"switches \['no_guidance'\]: no row of the tables names them"):
-        Paper.model_validate(base | {"switches": {"no_guidance": False}})
+    valid = base | {"switches": {"no_filter": False}}
+    assert Paper.model_validate(valid).switches == {"no_filter": False}
+    with pytest.raises(ValueError, match=r"\['no_guidance'\] named by no row"):
+        Paper.model_validate(base | {"switches": {"no_filter": False, "no_guidance": False}})
+    with pytest.raises(ValueError, match=r"\['no_filter'\] set by rows but not listed"):
+        Paper.model_validate(base)
     twice = [{"file": "f", "model": "GPT-4", "stands_for": "ari"}] * 2
     with pytest.raises(ValueError, match="a file is listed twice"):
-        Paper.model_validate(base | {"recordings": twice})
+        Paper.model_validate(valid | {"recordings": twice})
+
+
+def test_a_recorded_config_stands_only_for_the_rows_that_set_what_it_ran_with() -> None:
+    """A tkgqa cassette's recorded config against a row spec: an option some row sets, off its default in the
+    recording, fits only a row that sets it so; settings no row sets do not matter."""
+    assert config_fits("timer4", "timer4", {"rewrite": "auto", "rerank": True})
+    assert not config_fits("timer4", "timer4", {"rewrite": "off"})
+    assert config_fits("timer4:rewrite=off", "timer4", {"rewrite": "off"})
+    assert not config_fits("timer4:rewrite=off", "timer4", {"rewrite": "off", "rerank": False})
+    assert not config_fits("r3", "r3", {"max_depth": 0}) and config_fits(
+        "r3:max_depth=0", "r3", {"max_depth": 0}
+    )
+    assert config_fits("ari", "ari", {"top_k": 7, "no_guidance": False})
+    assert not config_fits("ari", "ari", {"no_guidance": True})
+    assert not config_fits("ari", "timer4", {})  # another method
 
 
 # --- confidence intervals ------------------------------------------------------------------------------

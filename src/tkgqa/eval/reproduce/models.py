@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import TKGQAError
-from .spec import Paper, load_paper, paper_names, split_spec
+from .spec import Paper, Switch, load_paper, paper_names, split_spec
 
 #: (pattern on the lower-cased model text, family), first match wins.
 _FAMILIES: tuple[tuple[str, str], ...] = (
@@ -73,6 +73,18 @@ class Recording:
     def family(self) -> str | None:
         return model_family(self.model)
 
+    @property
+    def recorded(self) -> str:
+        """The method spec it records: its method, with the row-telling options its config sets off their
+        defaults (``timer4:rewrite=off``)."""
+        if self.stands_for is None:
+            return "unknown"
+        off = off_defaults(self.stands_for, self.config or {})
+        options = ",".join(f"{key}={str(value).lower()}" for key, value in off.items())
+        return (
+            f"{self.stands_for}{',' if ':' in self.stands_for else ':'}{options}" if off else self.stands_for
+        )
+
     def why_not(self, method: str, paper_model: str | None, dataset: str) -> str | None:
         """Why this recording cannot fill a cell of ``method`` (the row's spec) whose paper used
         ``paper_model``, on ``dataset``; ``None`` when it can."""
@@ -88,9 +100,7 @@ class Recording:
             else self.stands_for is not None and same_method(self.stands_for, method)
         )
         if not fits:
-            return (
-                f"{head}: not this row's method (it records `{self.stands_for or 'unknown'}`, not `{method}`)"
-            )
+            return f"{head}: not this row's method (it records `{self.recorded}`, not `{method}`)"
         if self.datasets and dataset not in self.datasets:
             return f"{head}: not this dataset (it covers {', '.join(self.datasets)} only)"
         if not self.prompted:
@@ -117,10 +127,15 @@ def authors_recordings() -> dict[str, Recording]:
     }
 
 
-def ablation_switches() -> dict[str, bool]:
-    """The ablation switches of the papers' tables with their defaults (``switches`` of each ``paper.json``):
-    a recorded config with one of them off its default stands only for a row that names it."""
-    return {key: default for paper in _readable_papers() for key, default in paper.switches.items()}
+def ablation_switches(method: str) -> dict[str, Switch]:
+    """The options that tell ``method``'s rows apart, with their defaults: ``switches`` of each ``paper.json``
+    that a row of ``method`` names. A recorded config with one of them off its default stands only for a row
+    that names it."""
+    out: dict[str, Switch] = {}
+    for paper in _readable_papers():
+        named = [options for name, options in map(split_spec, paper.row_methods()) if name == method]
+        out |= {key: default for key, default in paper.switches.items() if any(key in o for o in named)}
+    return out
 
 
 def _readable_papers() -> list[Paper]:
@@ -182,8 +197,14 @@ def config_fits(row: str, name: str, config: Mapping[str, Any]) -> bool:
     for key, value in options.items():
         if not key or str(config.get(key)).lower() != value:
             return False
-    switches = ablation_switches()
-    return all(key in options for key, default in switches.items() if config.get(key, default) != default)
+    return all(key in options for key in off_defaults(name, config))
+
+
+def off_defaults(name: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of :func:`ablation_switches` that ``config`` (a recording of method ``name``) sets off
+    their defaults."""
+    switches = ablation_switches(name)
+    return {key: config[key] for key, default in switches.items() if key in config and config[key] != default}
 
 
 def describe_llm(llm: str | None) -> str | None:

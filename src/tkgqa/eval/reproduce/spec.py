@@ -133,6 +133,10 @@ class Table(_Frozen):
         return next(c for c in self.columns if c.id == column_id)
 
 
+#: A switch's default as JSON gives it (a flag, a number, an enum's value).
+Switch = bool | int | str
+
+
 class AuthorsRecording(_Frozen):
     """A recording the paper's authors released (``llm_recordings/`` under the data root), which carries no
     header: what it holds, keyed by its file name without ``.jsonl`` (``file``). ``stands_for`` is the tkgqa
@@ -157,18 +161,25 @@ class Paper(_Frozen):
     source: str  # the text in ../shared/papers the numbers were typed from
     model: str
     notes: tuple[str, ...] = ()
-    #: The ablation switches of the paper's tables (option → its default): a recorded run with one of them
-    #: off its default stands only for a row that names it (:func:`tkgqa.eval.reproduce.models.config_fits`).
-    switches: dict[str, bool] = Field(default_factory=dict)
+    #: Every option its rows set to tell them apart (option → the method's default): a recorded run with one
+    #: of them off its default stands only for a row that names it (:func:`.models.config_fits`).
+    switches: dict[str, Switch] = Field(default_factory=dict)
     recordings: tuple[AuthorsRecording, ...] = ()
     tables: tuple[Table, ...]
 
+    def row_methods(self) -> list[str]:
+        """The method spec of every row that names one."""
+        return [r.method for t in self.tables for r in t.rows if r.method is not None]
+
     @model_validator(mode="after")
     def _switches_name_rows(self) -> Paper:
-        named = {key for t in self.tables for r in t.rows if r.method for key in split_spec(r.method)[1]}
-        unknown = set(self.switches) - named
-        if unknown:
-            raise ValueError(f"switches {sorted(unknown)}: no row of the tables names them")
+        named = {key for spec in self.row_methods() for key in split_spec(spec)[1]}
+        if set(self.switches) != named:
+            unknown, missing = sorted(set(self.switches) - named), sorted(named - set(self.switches))
+            raise ValueError(
+                f"switches: {unknown} named by no row of the tables; {missing} set by rows but not listed "
+                "(list every option a row sets, with the method's default)"
+            )
         files = [r.file for r in self.recordings]
         if len(set(files)) != len(files):
             raise ValueError("recordings: a file is listed twice")
