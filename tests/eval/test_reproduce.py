@@ -271,6 +271,8 @@ def test_a_paper_table_lists_exactly_the_options_its_rows_set_and_each_recording
         Paper.model_validate(base | {"switches": {"no_filter": False, "no_guidance": False}})
     with pytest.raises(ValueError, match=r"\['no_filter'\] set by rows but not listed"):
         Paper.model_validate(base)
+    positional = base | {"tables": [table | {"rows": [{"id": "r", "method": "ari:oracle"}]}]}
+    assert Paper.model_validate(positional).switches == {}  # a positional value names no option
     twice = [{"file": "f", "model": "GPT-4", "stands_for": "ari"}] * 2
     with pytest.raises(ValueError, match="a file is listed twice"):
         Paper.model_validate(valid | {"recordings": twice})

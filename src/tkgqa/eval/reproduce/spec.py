@@ -172,14 +172,13 @@ class Paper(_Frozen):
         return [r.method for t in self.tables for r in t.rows if r.method is not None]
 
     @model_validator(mode="after")
-    def _switches_name_rows(self) -> Paper:
-        named = {key for spec in self.row_methods() for key in split_spec(spec)[1]}
-        if set(self.switches) != named:
-            unknown, missing = sorted(set(self.switches) - named), sorted(named - set(self.switches))
-            raise ValueError(
-                f"switches: {unknown} named by no row of the tables; {missing} set by rows but not listed "
-                "(list every option a row sets, with the method's default)"
-            )
+    def _switches_and_recordings(self) -> Paper:
+        named = {key for spec in self.row_methods() for key in split_spec(spec)[1] if key}
+        unknown, missing = sorted(set(self.switches) - named), sorted(named - set(self.switches))
+        if unknown or missing:
+            wrong = [f"{unknown} named by no row of the tables"] if unknown else []
+            wrong += [f"{missing} set by rows but not listed (with the method's default)"] if missing else []
+            raise ValueError(f"switches: {'; '.join(wrong)}")
         files = [r.file for r in self.recordings]
         if len(set(files)) != len(files):
             raise ValueError("recordings: a file is listed twice")
