@@ -44,3 +44,13 @@ def type_checking_exports(module_file: str) -> dict[str, str]:
                         raise ValueError(f"{module_file}: a lazy export is not renamed ({alias.name} as …)")
                     out[alias.name] = "." * stmt.level + (stmt.module or "")
     return out
+
+
+def lazy_package(
+    package: str, module_file: str, namespace: dict[str, Any]
+) -> tuple[list[str], Callable[[str], Any]]:
+    """``__all__`` and ``__getattr__`` of a package whose public names are the imports of its
+    ``if TYPE_CHECKING:`` block (:func:`type_checking_exports`): the names are written once, there, as mypy
+    reads them, and each is imported on first use (:func:`lazy_exports`)."""
+    table = type_checking_exports(module_file)
+    return sorted(table), lazy_exports(package, table, namespace)

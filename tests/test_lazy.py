@@ -1,0 +1,74 @@
+"""tkgqa.lazy: a lazy package's public names are written once, in its ``if TYPE_CHECKING:`` block, and
+``__all__`` and ``__getattr__`` are made of them."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+import tkgqa.methods
+from tkgqa.lazy import lazy_package, type_checking_exports
+
+METHODS_DIR = Path(tkgqa.methods.__file__).parent
+LAZY_PACKAGES = sorted(
+    f"tkgqa.methods.{p.parent.name}"
+    for p in METHODS_DIR.glob("*/__init__.py")
+    if "lazy_package(" in p.read_text(encoding="utf-8")
+)
+
+
+def test_the_built_in_method_packages_are_lazy() -> None:
+    assert {"tkgqa.methods.ari", "tkgqa.methods.r3", "tkgqa.methods.timer4"} <= set(LAZY_PACKAGES)
+
+
+@pytest.mark.parametrize("name", LAZY_PACKAGES)
+def test_all_is_the_type_checking_names_and_each_resolves_to_its_module(name: str) -> None:
+    package = importlib.import_module(name)
+    table = type_checking_exports(str(package.__file__))
+    assert package.__all__ == sorted(table)
+    assert table, f"{name} exports nothing"
+    for export, module in table.items():
+        defining = importlib.import_module(module, name)
+        assert getattr(package, export) is getattr(defining, export)
+    with pytest.raises(AttributeError, match="no attribute 'not_exported'"):
+        package.not_exported  # noqa: B018
+
+
+def _write_package(root: Path, name: str, block: str) -> str:
+    pkg = root / name
+    pkg.mkdir()
+    (pkg / "impl.py").write_text("def first():\n    return 1\n\n\nSECOND = 2\n", encoding="utf-8")
+    (pkg / "__init__.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from tkgqa.lazy import lazy_package\n"
+        f"if TYPE_CHECKING:\n{block}"
+        "__all__, __getattr__ = lazy_package(__name__, __file__, globals())\n",
+        encoding="utf-8",
+    )
+    return str(pkg / "__init__.py")
+
+
+def test_a_name_is_imported_on_first_use_and_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write_package(tmp_path, "lazy_pkg_ok", "    from .impl import SECOND, first\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    package = importlib.import_module("lazy_pkg_ok")
+    try:
+        assert package.__all__ == ["SECOND", "first"]
+        assert "lazy_pkg_ok.impl" not in sys.modules
+        assert package.first() == 1
+        assert "lazy_pkg_ok.impl" in sys.modules
+        assert "SECOND" not in vars(package)
+        assert package.SECOND == 2
+        assert "first" in vars(package)  # kept: the next lookup is a plain attribute
+    finally:
+        for mod in ("lazy_pkg_ok", "lazy_pkg_ok.impl"):
+            sys.modules.pop(mod, None)
+
+
+def test_a_renamed_export_is_refused(tmp_path: Path) -> None:
+    init = _write_package(tmp_path, "lazy_pkg_alias", "    from .impl import first as one\n")
+    with pytest.raises(ValueError, match="not renamed"):
+        lazy_package("lazy_pkg_alias", init, {})
