@@ -91,48 +91,49 @@ class Ref:
 
 
 @dataclass(frozen=True, slots=True)
-class Text:
-    """A (sub-)question: ``template`` with ``{Name}`` fields naming earlier answers (``refs``)."""
+class Bound:
+    """What every step of a plan has: the variable its result is bound to (``Ans_1``, …)."""
 
     var: str
+
+
+@dataclass(frozen=True, slots=True)
+class Text(Bound):
+    """A (sub-)question: ``template`` with ``{Name}`` fields naming earlier answers (``refs``)."""
+
     template: str
     refs: tuple[str, ...] = ()
     fstring: bool = False
 
 
 @dataclass(frozen=True, slots=True)
-class SearchStep:
-    var: str
+class SearchStep(Bound):
     query: str
 
 
 @dataclass(frozen=True, slots=True)
-class AnswerStep:
-    var: str
+class AnswerStep(Bound):
     query: str
     info: str
 
 
 @dataclass(frozen=True, slots=True)
-class SetStep:
-    var: str
+class SetStep(Bound):
     op: SetOperation
     inputs: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class CompareStep:
-    var: str
+class CompareStep(Bound):
     questions: tuple[str, ...]
     inputs: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class TimeStep:
+class TimeStep(Bound):
     """``Before``/``After``/``During`` a time, or ``Between`` two; a time is a :class:`Ref` to an answer
     (its earliest time) or a constant."""
 
-    var: str
     op: Call
     input: str
     time: Ref | TimePoint
@@ -140,15 +141,13 @@ class TimeStep:
 
 
 @dataclass(frozen=True, slots=True)
-class PickStep:
-    var: str
+class PickStep(Bound):
     which: Extreme
     input: str
 
 
 @dataclass(frozen=True, slots=True)
-class FinishStep:
-    var: str
+class FinishStep(Bound):
     answer: str
 
 
