@@ -195,6 +195,17 @@ class MethodConfig(BaseModel):
         """The settings the method's paper leaves open (our choices, in force in every preset); none here."""
         return []
 
+    #: Settings outside the presets for which the paper gives one value: name → the paper's value.
+    paper_values: ClassVar[Mapping[str, Any]] = {}
+
+    def paper_value_deviations(self) -> list[str]:
+        """``name=value (paper: value)`` for each setting of :attr:`paper_values` set to another value."""
+        return [
+            f"{name}={getattr(self, name)} (paper: {paper})"
+            for name, paper in self.paper_values.items()
+            if getattr(self, name) != paper
+        ]
+
 
 class Preset(StrEnum):
     """Which defaults fill a method's unset settings: ``paper`` (the paper's configuration wherever it gives

@@ -26,7 +26,7 @@ from tkgqa.methods.cik import (
     time_aware_prune,
     truncate_hops,
 )
-from tkgqa.methods.cik.config import PRESETS, deviations
+from tkgqa.methods.cik.config import PRESETS
 from tkgqa.methods.cik.pruning import lifetime_window
 from tkgqa.outcomes import AbstainReason, ResultRow
 from tkgqa.testing import FakeLLM
@@ -91,8 +91,8 @@ def test_ours_preset_and_explicit_settings_are_reported() -> None:
     assert any(d.startswith("delta2_rule=hops") and "paper:" in d for d in found)
     assert any(d.startswith("compress=false") for d in found)
     assert mixed.config.layout == "plain" and mixed.config.time_pruning is TimePruning.FOOTNOTE
-    assert deviations(CIKConfig(max_relations_per_hop=60).effective())[0].startswith(
-        "max_relations_per_hop=60"
+    assert (
+        CIKConfig(max_relations_per_hop=60).effective().deviations()[0].startswith("max_relations_per_hop=60")
     )
     with pytest.raises(ConfigError):
         resolve_method("cik:delta2_rule=bogus")

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the public names, each imported on first use (lazy_package 
     from .actions import Action, AgentState, Item
     from .agent import Episode, StepRecord, run_episode
     from .build import build_memory, check_history_split
-    from .config import ARIConfig, EmbedderName, ExampleSet, Preset, deviations, variant_key
+    from .config import ARIConfig, EmbedderName, ExampleSet, Preset, variant_key
     from .environment import ActionSpace, ARIEnvironment, FilterMode, FilterSettings
     from .kb_baselines import CoTKB, ReActKB
     from .memory import ARIMemory, HistoryRecord, HistoryStep, kmeans

@@ -1,10 +1,11 @@
 """``ARIConfig``: every setting of the ARI method, its two presets and the deviations from the paper.
 
-``preset=paper`` (the default) runs the paper's configuration (Chen et al., ACL 2024, §3, Eq. 1-3,
-Algorithm 1, Fig. 8/9, Table 8) wherever the paper specifies one; ``preset=ours`` switches on the project's
+``preset=paper`` (the default) runs the paper's configuration (Chen et al., ACL 2024, §3, Eq. 1-3, Algorithm
+1, Fig. 8/9, Table 8) wherever the paper specifies one; ``preset=ours`` switches on the project's
 improvements. A setting left unset takes its preset's value (:data:`PRESETS`); a setting given explicitly
-wins. :meth:`ARIConfig.effective` resolves them, :func:`deviations` lists what differs from the paper and
-:func:`unspecified` what the paper leaves open (our choices in both presets); both go into ``report.json``.
+wins. :meth:`ARIConfig.effective` resolves them, :meth:`ARIConfig.deviations` lists what differs from the
+paper and :meth:`ARIConfig.unspecified` what the paper leaves open (our choices in both presets); both go into
+``report.json``.
 """
 
 from __future__ import annotations
@@ -214,13 +215,67 @@ class ARIConfig(PresetConfig):
         return self.model_copy(update=updates)
 
     def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
-        """What differs from the paper in this (effective) config: :func:`deviations`, with the embedder's
-        fallback the method's setup found (:class:`ARISetup`: the request may have left the embedder to the
-        automatic choice)."""
-        return deviations(self, notes.embedder_fallback if isinstance(notes, ARISetup) else None)
+        """``notes`` (:class:`ARISetup`): the embedder's fallback the method's setup found, when the request
+        left the embedder to the automatic choice (:func:`embedder_fallback`)."""
+        fallback = notes.embedder_fallback if isinstance(notes, ARISetup) else None
+        out = self.preset_deviations()
+        if fallback:
+            out.append(
+                f"{fallback} (paper: a semantic sentence encoder; the authors' code uses MiniLM/mpnet)"
+            )
+        elif self.embedder in (EmbedderName.HASHING, EmbedderName.LEXICAL):
+            out.append(
+                f"embedder={self.embedder.value}: lexical similarity (paper: a semantic sentence encoder)"
+            )
+        if self.online_memory:
+            out.append(
+                "online_memory=true: processed questions join H_q (Algorithm 1 line 16), judged against "
+                "their gold answers as in the authors' code"
+            )
+        for flag, what in (
+            ("no_guidance", "ablation: no methodology"),
+            ("no_clustering", "ablation: one global methodology"),
+            ("no_filter", "ablation: no candidate filter"),
+            ("no_incorrect", "ablation: correct examples only"),
+        ):
+            if getattr(self, flag):
+                out.append(f"{flag}=true: {what} (Table 2)")
+        return out
 
     def unspecified(self) -> list[str]:
-        return unspecified(self)
+        out = [
+            f"top_k={self.top_k}: ours (the paper gives no K; the authors' code keeps the 5 relations most "
+            "similar to the question)",
+            f"examples_per_kind={self.examples_per_kind}: ours (the paper gives no number; the authors' "
+            "code takes 3 correct + 3 incorrect)",
+            f"max_entities={self.max_entities}: linked question entities (the authors' code: head and tail)",
+            f"n_answer_entities={self.n_answer_entities}, n_answer_times={self.n_answer_times}: answer "
+            "candidates offered per step (ours)",
+            "time semantics: tkgqa.time.semantics (before = starts before the reference begins)",
+        ]
+        if not self.online_memory:
+            out.append(
+                "online_memory=false: Algorithm 1 line 16 (add the processed question to H_q) is off: "
+                "judging a test question's process needs its gold answers"
+            )
+        if self.embedder is EmbedderName.MINILM:
+            out.append(
+                "embedder=minilm: the bundled all-MiniLM-L6-v2 (the authors' code: multi-qa MiniLM / mpnet)"
+            )
+        if self.action_space is ActionSpace.PAPER:
+            out.append(
+                f"max_new_subjects={self.max_new_subjects}: a result list adds its entities as subjects "
+                "when it names at most this many (ours: the paper gives no bound)"
+            )
+        if not self.rank_with_time:
+            out.append(
+                "rank_with_time=false: the filter compares the question with the lookup's entity and "
+                "relation labels; time arguments are not embedded (time variants keep the enumeration "
+                "order)"
+            )
+        if not self.truncate_results:
+            out.append("truncate_results=false: every result entry is shown (prompts grow with the lists)")
+        return out
 
 
 _WARNED: set[str] = set()
@@ -281,68 +336,6 @@ class ARISetup(SetupNotes):
     """ARI's setup notes: also the embedder's fallback (:func:`embedder_fallback` of the request), if any."""
 
     embedder_fallback: str | None = None
-
-
-def deviations(effective: ARIConfig, fallback: str | None = None) -> list[str]:
-    """Every setting in force that differs from what the paper specifies, with the paper's side;
-    ``fallback``: the embedder's (:func:`embedder_fallback`), when the request left the embedder open."""
-    out = effective.preset_deviations()
-    if fallback:
-        out.append(f"{fallback} (paper: a semantic sentence encoder; the authors' code uses MiniLM/mpnet)")
-    elif effective.embedder in (EmbedderName.HASHING, EmbedderName.LEXICAL):
-        out.append(
-            f"embedder={effective.embedder.value}: lexical similarity (paper: a semantic sentence encoder)"
-        )
-    if effective.online_memory:
-        out.append(
-            "online_memory=true: processed questions join H_q (Algorithm 1 line 16), judged against their "
-            "gold answers as in the authors' code"
-        )
-    for flag, what in (
-        ("no_guidance", "ablation: no methodology"),
-        ("no_clustering", "ablation: one global methodology"),
-        ("no_filter", "ablation: no candidate filter"),
-        ("no_incorrect", "ablation: correct examples only"),
-    ):
-        if getattr(effective, flag):
-            out.append(f"{flag}=true: {what} (Table 2)")
-    return out
-
-
-def unspecified(effective: ARIConfig) -> list[str]:
-    """Settings the paper leaves open: our choices, in force in both presets."""
-    out = [
-        f"top_k={effective.top_k}: ours (the paper gives no K; the authors' code keeps the 5 relations most "
-        "similar to the question)",
-        f"examples_per_kind={effective.examples_per_kind}: ours (the paper gives no number; the authors' "
-        "code takes 3 correct + 3 incorrect)",
-        f"max_entities={effective.max_entities}: linked question entities (the authors' code: head and tail)",
-        f"n_answer_entities={effective.n_answer_entities}, n_answer_times={effective.n_answer_times}: answer "
-        "candidates offered per step (ours)",
-        "time semantics: tkgqa.time.semantics (before = starts before the reference begins)",
-    ]
-    if not effective.online_memory:
-        out.append(
-            "online_memory=false: Algorithm 1 line 16 (add the processed question to H_q) is off: judging a "
-            "test question's process needs its gold answers"
-        )
-    if effective.embedder is EmbedderName.MINILM:
-        out.append(
-            "embedder=minilm: the bundled all-MiniLM-L6-v2 (the authors' code: multi-qa MiniLM / mpnet)"
-        )
-    if effective.action_space is ActionSpace.PAPER:
-        out.append(
-            f"max_new_subjects={effective.max_new_subjects}: a result list adds its entities as subjects "
-            "when it names at most this many (ours: the paper gives no bound)"
-        )
-    if not effective.rank_with_time:
-        out.append(
-            "rank_with_time=false: the filter compares the question with the lookup's entity and relation "
-            "labels; time arguments are not embedded (time variants keep the enumeration order)"
-        )
-    if not effective.truncate_results:
-        out.append("truncate_results=false: every result entry is shown (prompts grow with the lists)")
-    return out
 
 
 def variant_key(*, clustered: bool, incorrect: bool) -> str:

@@ -1,12 +1,12 @@
 """``CIKConfig``: every setting of CIK-LLM, its two presets and the deviations from the paper.
 
 ``preset=paper`` (the default) runs the paper's configuration (Di Maio et al., §3.1, §4 "Setup", footnote 2,
-Listings 1-2, Table 3) wherever the paper specifies one; ``preset=ours`` switches on the project's
-variants. A preset-dependent setting left unset (``None``) takes its preset's value (:data:`PRESETS`); one
-given explicitly wins. :meth:`CIKConfig.effective` resolves them; :func:`deviations` lists what differs
-from the paper and :func:`unspecified` what the paper leaves open (our choices in both presets). Both go
-into ``report.json`` through :meth:`CIKMethod.describe`. ``docs/cik_paper_vs_ours.md`` has the table with
-the measured effect of each variant.
+Listings 1-2, Table 3) wherever the paper specifies one; ``preset=ours`` switches on the project's variants. A
+preset-dependent setting left unset (``None``) takes its preset's value (:data:`PRESETS`); one given
+explicitly wins. :meth:`CIKConfig.effective` resolves them; :meth:`CIKConfig.deviations` lists what differs
+from the paper and :meth:`CIKConfig.unspecified` what the paper leaves open (our choices in both presets).
+Both go into ``report.json`` through :meth:`CIKMethod.describe`. ``docs/cik_paper_vs_ours.md`` has the table
+with the measured effect of each variant.
 """
 
 from __future__ import annotations
@@ -139,11 +139,44 @@ class CIKConfig(PresetConfig):
         default=None, description="abstain when the evidence exceeds this many tokens ('token limit')"
     )
 
+    paper_values: ClassVar[Mapping[str, Any]] = {"hops": 3, "delta1": 300, "delta2": 30, "margin_days": 365}
+
     def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
-        return deviations(self)
+        out = self.preset_deviations(_shown)
+        if not self.compress:
+            out.append("compress=false: uncompressed evidence (Table 2's 'CIK-LLM w/o compression' ablation)")
+        if self.path_policy == "lexical":
+            out.append(
+                "path_policy=lexical: relation paths chosen offline by word overlap with the question "
+                "(paper: the LLM through Π_esg)"
+            )
+        if not self.longest_per_tail:
+            out.append(
+                "longest_per_tail=false: every fact per (relation, tail) kept (paper: the longest only)"
+            )
+        out += self.paper_value_deviations()
+        if self.prompt_token_limit is not None:
+            out.append(f"prompt_token_limit={self.prompt_token_limit}: abstain above it (ours)")
+        return out
 
     def unspecified(self) -> list[str]:
-        return unspecified(self)
+        out = [
+            f"max_entities={self.max_entities}: question entities linked in the text when the dataset gives "
+            "none (the paper uses CronQuestions' annotated entities)",
+            f"max_frontier={self.max_frontier}: entities expanded per hop when discovering D1..Dn (most "
+            "connected first); max_retrieved="
+            f"{self.max_retrieved} facts per traversal",
+            "relations at each distance ordered by frequency; a relation may appear at several distances "
+            "(Listing 1)",
+            "associative map: X1../R1../e1.. variables numbered by first appearance (the paper: random short "
+            "names such as quF, R0); other entities stay opaque and are decompressed in the answer (Listing "
+            "2)",
+            "Π_rog asks to end with 'Final answer: [...]' (parsing); Π_esg asks for the output list only",
+            "evidence groups keyed by each fact's own time (START/END or its date), in time order",
+        ]
+        if self.preset_value("delta2_rule") is Delta2Rule.PHI_T:
+            out.append("delta2_rule=phi_t: TimeR4's φ_t and the question's time constraint, a tool of ours")
+        return out
 
     @property
     def layout(self) -> str:
@@ -158,46 +191,6 @@ def _shown(name: str, value: Any) -> str:
     if text is not None:
         return text
     return shown_setting(name, value)
-
-
-def deviations(effective: CIKConfig) -> list[str]:
-    """Every setting in force that differs from what the paper specifies, with the paper's side."""
-    out = effective.preset_deviations(_shown)
-    if not effective.compress:
-        out.append("compress=false: uncompressed evidence (Table 2's 'CIK-LLM w/o compression' ablation)")
-    if effective.path_policy == "lexical":
-        out.append(
-            "path_policy=lexical: relation paths chosen offline by word overlap with the question (paper: "
-            "the LLM through Π_esg)"
-        )
-    if not effective.longest_per_tail:
-        out.append("longest_per_tail=false: every fact per (relation, tail) kept (paper: the longest only)")
-    for name, paper in (("hops", 3), ("delta1", 300), ("delta2", 30), ("margin_days", 365)):
-        if getattr(effective, name) != paper:
-            out.append(f"{name}={getattr(effective, name)} (paper: {paper})")
-    if effective.prompt_token_limit is not None:
-        out.append(f"prompt_token_limit={effective.prompt_token_limit}: abstain above it (ours)")
-    return out
-
-
-def unspecified(effective: CIKConfig) -> list[str]:
-    """Settings the paper leaves open: our choices, in force in both presets."""
-    out = [
-        f"max_entities={effective.max_entities}: question entities linked in the text when the dataset gives "
-        "none (the paper uses CronQuestions' annotated entities)",
-        f"max_frontier={effective.max_frontier}: entities expanded per hop when discovering D1..Dn (most "
-        "connected first); max_retrieved="
-        f"{effective.max_retrieved} facts per traversal",
-        "relations at each distance ordered by frequency; a relation may appear at several distances "
-        "(Listing 1)",
-        "associative map: X1../R1../e1.. variables numbered by first appearance (the paper: random short "
-        "names such as quF, R0); other entities stay opaque and are decompressed in the answer (Listing 2)",
-        "Π_rog asks to end with 'Final answer: [...]' (parsing); Π_esg asks for the output list only",
-        "evidence groups keyed by each fact's own time (START/END or its date), in time order",
-    ]
-    if effective.preset_value("delta2_rule") is Delta2Rule.PHI_T:
-        out.append("delta2_rule=phi_t: TimeR4's φ_t and the question's time constraint, a tool of ours")
-    return out
 
 
 #: Bare words of ``"cik:…"`` (``"cik:nocompress"``, ``"cik:ours"``).

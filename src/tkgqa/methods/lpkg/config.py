@@ -7,10 +7,10 @@ directly whenever a sub-answer comes out empty, ``Compare`` as an LLM call, in-c
 KG-derived demonstrations in the official code-completion prompt. ``preset=ours`` is the project's offline
 variant: the shared symbolic reader, one reading, no fall-back on empty sub-answers, a time/number rule for
 ``Compare``, four hand-written demonstrations in a compact prompt. A preset-dependent setting left unset
-(``None``) takes its preset's value (:data:`PRESETS`); one given explicitly wins. :func:`deviations` lists
-what differs from the paper and :func:`unspecified` what the paper leaves open (our choices in both presets);
-both go into ``report.json`` through :meth:`LPKGMethod.describe`. ``docs/lpkg_paper_vs_ours.md`` has the
-table.
+(``None``) takes its preset's value (:data:`PRESETS`); one given explicitly wins.
+:meth:`LPKGConfig.deviations` lists what differs from the paper and :meth:`LPKGConfig.unspecified` what the
+paper leaves open (our choices in both presets); both go into ``report.json`` through
+:meth:`LPKGMethod.describe`. ``docs/lpkg_paper_vs_ours.md`` has the table.
 """
 
 from __future__ import annotations
@@ -148,64 +148,61 @@ class LPKGConfig(PresetConfig):
     seed: int = client_option(0, ge=0, le=2**32 - 1)
 
     def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
-        return deviations(self)
+        out = self.preset_deviations(_shown)
+        kind = self.planner.partition(":")[0].strip().lower()
+        if kind == "random":
+            out.append("planner=random: a baseline planner (paper: the fine-tuned planner, or ICLPKG)")
+        if kind == "direct":
+            out.append(
+                "planner=direct: the question itself answered by the QA prompt "
+                f"({_shown('qa', self.qa_prompt)}) over its own Search, {self.votes or 1} vote(s) — the "
+                "paper's 'Direct' baseline is not described; the authors' code also has a direct_prompt "
+                "('… Your answer should only be one word or phrase …') with 5 votes that no published path "
+                "calls"
+            )
+        out.append(
+            "Search: no Wikipedia corpus here — the QA LLM reads what tkgqa's Search finds in the run's KG "
+            "(CLQA-Wiki has no KG in tkgqa: 'Information: (none)'), not 5 Wikipedia passages by Contriever"
+        )
+        if self.empty_fallback:
+            out.append(
+                "empty_fallback=true: the plan stops at the first empty Get_Answer/Intersection/Union; the "
+                "authors' error_flag (parser/parse_result.py) tests the length of the *list* of answer "
+                "sets after a Get_Answer, which is 0 only when a {Ans_k} sub-question had nothing to be "
+                "asked for — an empty answer set does not trigger it; an empty Intersection/Union or final "
+                "answer does"
+            )
+        if kind == "finetuned":
+            out.append(
+                "planner=finetuned: SmolLM2-135M + LoRA trained here on CPU (paper: CodeQwen1.5-7B-Chat / "
+                "Llama3-8B-Instruct, LoRA, 2 epochs, lr 5e-5)"
+            )
+        if not self.fallback:
+            out.append(
+                "fallback=false: an unparsable plan abstains (paper: the question is answered directly)"
+            )
+        if self.search is SearchMode.RETRIEVER:
+            out.append(f"search=retriever: the {self.search_k} best verbalised facts by embedding")
+        return out
 
     def unspecified(self) -> list[str]:
-        return unspecified(self)
+        """Settings the paper leaves open or that cannot be as the paper's here: our choices, in both
+        presets."""
+        return [
+            f"llm_facts={self.llm_facts}: retrieved facts shown to the QA LLM, numbered 'subject | relation "
+            "| object | time' (the authors: '# Passage i' title and text)",
+            f"vote_temperature={self.vote_temperature}: the temperature of the voted samples (the authors' "
+            "request function is not published; 1.0 is the OpenAI default); sample i carries seed i",
+            "vote ties: the first reply reaching the top count wins (the authors: random.choice among them)",
+            "Compare prompt: answers written as the paper's list '[A#B]' (the authors' code prints a Python "
+            "set)",
+            f"max_fanout={self.max_fanout}: answers a '{{Ans_k}}' sub-question is asked for (the "
+            "authors: all)",
+            "KG-derived demonstrations are template-verbalised with generated 'Thought' lines (the paper: "
+            "GPT-4 verbalisation); `tkgqa lpkg data --llm SPEC --patterns paper` writes LLM-verbalised "
+            "ones for demos=PATH",
+        ]
 
 
 def _shown(name: str, value: Any) -> str:
     return shown_setting(name, value)
-
-
-def deviations(effective: LPKGConfig) -> list[str]:
-    """Every setting in force that differs from the paper, with the paper's side."""
-    out = effective.preset_deviations(_shown)
-    kind = effective.planner.partition(":")[0].strip().lower()
-    if kind == "random":
-        out.append("planner=random: a baseline planner (paper: the fine-tuned planner, or ICLPKG)")
-    if kind == "direct":
-        out.append(
-            f"planner=direct: the question itself answered by the QA prompt "
-            f"({_shown('qa', effective.qa_prompt)}) over its own Search, {effective.votes or 1} vote(s) — "
-            "the paper's 'Direct' baseline is not described; the authors' code also has a direct_prompt "
-            "('… Your answer should only be one word or phrase …') with 5 votes that no published path calls"
-        )
-    out.append(
-        "Search: no Wikipedia corpus here — the QA LLM reads what tkgqa's Search finds in the run's KG "
-        "(CLQA-Wiki has no KG in tkgqa: 'Information: (none)'), not 5 Wikipedia passages by Contriever"
-    )
-    if effective.empty_fallback:
-        out.append(
-            "empty_fallback=true: the plan stops at the first empty Get_Answer/Intersection/Union; the "
-            "authors' error_flag (parser/parse_result.py) tests the length of the *list* of answer sets "
-            "after a Get_Answer, which is 0 only when a {Ans_k} sub-question had nothing to be asked for — "
-            "an empty answer set does not trigger it; an empty Intersection/Union or final answer does"
-        )
-    if kind == "finetuned":
-        out.append(
-            "planner=finetuned: SmolLM2-135M + LoRA trained here on CPU (paper: CodeQwen1.5-7B-Chat / "
-            "Llama3-8B-Instruct, LoRA, 2 epochs, lr 5e-5)"
-        )
-    if not effective.fallback:
-        out.append("fallback=false: an unparsable plan abstains (paper: the question is answered directly)")
-    if effective.search is SearchMode.RETRIEVER:
-        out.append(f"search=retriever: the {effective.search_k} best verbalised facts by embedding")
-    return out
-
-
-def unspecified(effective: LPKGConfig) -> list[str]:
-    """Settings the paper leaves open or that cannot be as the paper's here: our choices, in both presets."""
-    return [
-        f"llm_facts={effective.llm_facts}: retrieved facts shown to the QA LLM, numbered 'subject | relation "
-        "| object | time' (the authors: '# Passage i' title and text)",
-        f"vote_temperature={effective.vote_temperature}: the temperature of the voted samples (the authors' "
-        "request function is not published; 1.0 is the OpenAI default); sample i carries seed i",
-        "vote ties: the first reply reaching the top count wins (the authors: random.choice among them)",
-        "Compare prompt: answers written as the paper's list '[A#B]' (the authors' code prints a Python set)",
-        f"max_fanout={effective.max_fanout}: answers a '{{Ans_k}}' sub-question is asked for (the "
-        "authors: all)",
-        "KG-derived demonstrations are template-verbalised with generated 'Thought' lines (the paper: GPT-4 "
-        "verbalisation); `tkgqa lpkg data --llm SPEC --patterns paper` writes LLM-verbalised ones for "
-        "demos=PATH",
-    ]

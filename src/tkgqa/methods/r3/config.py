@@ -5,7 +5,7 @@ paper, and the baselines' settings.
 D) wherever the paper specifies one; ``preset=ours`` is the project's variant (each difference also a single
 option). A preset-dependent setting left unset (``None``) takes its preset's value (:data:`PRESETS`); one
 given explicitly wins. :meth:`R3Config.deviations` lists what differs from the paper and
-:func:`unspecified` what the paper leaves open; both go into ``report.json`` through
+:meth:`R3Config.unspecified` what the paper leaves open; both go into ``report.json`` through
 ``R3Method.describe``. ``docs/r3_paper_vs_ours.md`` has the table.
 """
 
@@ -142,7 +142,18 @@ class R3Config(PresetConfig):
     axiom_facts: int = Field(default=15, ge=0, le=100)  # sub-graph facts shown when surfacing the axiom
 
     def unspecified(self) -> list[str]:
-        return unspecified(self)
+        """What the paper leaves open and this run chose (both presets)."""
+        return [
+            f"breadth={self.breadth}: branches (a new axiom when a branch ends without an answer)",
+            f"top_k={self.top_k}, llm_pool={self.llm_pool}: facts kept by similarity per round, candidates "
+            "beyond them offered to the LLM's pick",
+            f"embedder={self.embedder}: cosine similarity of normalised embeddings (paper: 'Euclidean "
+            "similarity' of an unnamed dense retriever)",
+            f"axiom_facts={self.axiom_facts}: sub-graph facts shown when surfacing the axiom",
+            f"grounding_retries={self.grounding_retries}: a reply citing an unlisted fact is rejected and "
+            "re-asked (the mechanical citation check; the paper checks grounding by hand, FActScore)",
+            "a new branch's axiom prompt lists the rules already tried",
+        ]
 
     def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
         """The preset settings that differ from the paper, then what differs in every preset
@@ -164,21 +175,6 @@ def standing_deviations(config: R3Config) -> list[str]:
             "paper's linker, Table 5)"
         )
     return out
-
-
-def unspecified(config: R3Config) -> list[str]:
-    """What the paper leaves open and this run chose (both presets)."""
-    return [
-        f"breadth={config.breadth}: branches (a new axiom when a branch ends without an answer)",
-        f"top_k={config.top_k}, llm_pool={config.llm_pool}: facts kept by similarity per round, candidates "
-        "beyond them offered to the LLM's pick",
-        f"embedder={config.embedder}: cosine similarity of normalised embeddings (paper: 'Euclidean "
-        "similarity' of an unnamed dense retriever)",
-        f"axiom_facts={config.axiom_facts}: sub-graph facts shown when surfacing the axiom",
-        f"grounding_retries={config.grounding_retries}: a reply citing an unlisted fact is rejected and "
-        "re-asked (the mechanical citation check; the paper checks grounding by hand, FActScore)",
-        "a new branch's axiom prompt lists the rules already tried",
-    ]
 
 
 class BaselineConfig(MethodConfig):

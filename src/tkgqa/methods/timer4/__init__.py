@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ...lazy import lazy_package
 
 if TYPE_CHECKING:  # the public names, each imported on first use (lazy_package below)
-    from .config import PRESETS, PhiNorm, Preset, RewritePolicy, Scope, deviations, unspecified
+    from .config import PRESETS, PhiNorm, Preset, RewritePolicy, Scope
     from .coverage import COVERAGE_NS, QuestionCoverage, question_coverage
     from .export import ExportReport, export_instruction_data
     from .method import RetrievalStages, TimeR4Config, TimeR4Method

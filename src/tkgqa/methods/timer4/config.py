@@ -1,11 +1,11 @@
 """``TimeR4Config``: every setting of TimeR4, its two presets and the deviations from the paper.
 
-``preset=paper`` (the default) runs the configuration of Qian et al., EMNLP 2024 (§4.2–4.6, §5.1) wherever
-the paper gives one; ``preset=ours`` switches on the project's variants. A preset-dependent setting left
-unset (``None``) takes its preset's value (:data:`PRESETS`); one given explicitly wins.
-:meth:`TimeR4Config.effective` resolves them, :func:`deviations` lists what differs from the paper and
-:func:`unspecified` what the paper leaves open (our choices in both presets). Both go into ``report.json``
-through :meth:`TimeR4Method.describe` — the same mechanism as every method with a paper.
+``preset=paper`` (the default) runs the configuration of Qian et al., EMNLP 2024 (§4.2–4.6, §5.1) wherever the
+paper gives one; ``preset=ours`` switches on the project's variants. A preset-dependent setting left unset
+(``None``) takes its preset's value (:data:`PRESETS`); one given explicitly wins.
+:meth:`TimeR4Config.effective` resolves them, :meth:`TimeR4Config.deviations` lists what differs from the
+paper and :meth:`TimeR4Config.unspecified` what the paper leaves open (our choices in both presets). Both go
+into ``report.json`` through :meth:`TimeR4Method.describe` — the same mechanism as every method with a paper.
 ``docs/timer4_paper_vs_ours.md`` has the table with the measured effect of each variant.
 """
 
@@ -156,19 +156,64 @@ class TimeR4Config(PresetConfig):
     def _rewrite_mode(cls, value: object) -> RewriteMode:
         return RewriteMode.parse(value)  # True/False (the former boolean setting) read as auto/off
 
+    paper_values: ClassVar[Mapping[str, Any]] = {"top_k": 15, "mu": 0.4}
+
     def deviations(self, notes: SetupNotes = NO_NOTES) -> list[str]:
-        """:func:`deviations`, with what the method's setup found (:class:`TimeR4Setup`): whether a trained
-        time-aware retriever is there, and the offline rewrite ``rewrite=auto`` falls back to without an
-        LLM."""
-        if not isinstance(notes, TimeR4Setup):
-            return deviations(self)
-        out = deviations(self, tks_trained=notes.tks_trained)
-        if notes.kg_rewrite:
+        """``facts=dataset`` runs no retrieval and no rewrite: its note alone. ``notes``
+        (:class:`TimeR4Setup`): whether a trained time-aware retriever was found, and whether
+        ``rewrite=auto`` fell back to the offline KG rewrite for want of an LLM."""
+        setup = notes if isinstance(notes, TimeR4Setup) else TimeR4Setup()
+        if self.facts is FactSource.DATASET:
+            out = [FACTS_DATASET_NOTE]
+        else:
+            out = self._retrieval_deviations(setup.tks_trained)
+        if setup.kg_rewrite:
             out.append("rewrite=auto without an LLM: the offline KG rewrite (ours; paper: the LLM, Fig. 5)")
         return out
 
+    def _retrieval_deviations(self, tks_trained: bool | None) -> list[str]:
+        """The settings of fact retrieval, rewrite and rerank that differ from the paper; ``tks_trained``:
+        whether any trained time-aware retriever was found (``None``: not looked)."""
+        out = self.preset_deviations()
+        if not self.fact_retrieval:
+            out.append(
+                "fact_retrieval=false: entity linking instead of the fact retriever "
+                "(Table 5 'w/o fact retrieval')"
+            )
+        if self.rewrite is RewriteMode.OFF:
+            out.append("rewrite=off: no rewrite (Table 5 'w/o rewrite')")
+        elif self.rewrite is RewriteMode.KG:
+            out.append("rewrite=kg: implicit times resolved offline through the KG (paper: the LLM, Fig. 5)")
+        if not self.temporal_retrieval or (self.tks_embedder or "fks") == "fks":
+            out.append("TKS = the fact retriever (Table 5 'w/o temporal retrieval')")
+        elif self.tks_embedder == "auto":
+            out.append(TKS_UNTRAINED if tks_trained is False else TKS_PARTLY)
+        if not self.rerank:
+            out.append("rerank=false: no φ_t rerank (Table 5 'w/o rerank')")
+        if self.rerank_extremes:
+            out.append(
+                "rerank_extremes=true: first/last questions without a t_q reranked by our φ_t analogue "
+                "(paper: only questions with a time are reranked)"
+            )
+        if self.hybrid:
+            out.append("hybrid=true: BM25 fused with the dense ranking by RRF (paper: dense only)")
+        out += self.paper_value_deviations()
+        return out
+
     def unspecified(self) -> list[str]:
-        return unspecified(self)
+        return [
+            f"rewrite_facts={self.rewrite_facts}: FKS facts shown to the rewrite prompt",
+            f"pool_size={self.pool_size}: facts TKS retrieves and φ_t reranks "
+            "(Eq. 10: 'the retrieved facts')",
+            "φ_t for 'equal'/'in' questions (ours): 1 inside t_q, decaying linearly with the distance "
+            "outside, never the −100 filter; 'after' mirrors Eq. 9 (the paper prints only 'before')",
+            "φ_t for first/last questions without t_q (ours, off unless rerank_extremes): nearness to the "
+            "earliest/latest candidate",
+            "facts verbalised as 'S relation O on/from T' (the paper: 'natural language sequences', no "
+            "template)",
+            "the trained retriever's pairs: gold facts mined from train/dev questions (TimeQuestions dev) or "
+            "KG-generated questions (MultiTQ: the shared copy has no train split with answers)",
+        ]
 
 
 TKS_UNTRAINED = (
@@ -189,57 +234,6 @@ class TimeR4Setup(SetupNotes):
 
     tks_trained: bool | None = None
     kg_rewrite: bool = False
-
-
-def deviations(effective: TimeR4Config, *, tks_trained: bool | None = None) -> list[str]:
-    """Every setting in force that differs from what the paper specifies, with the paper's side.
-    ``tks_trained``: whether any trained time-aware retriever was found (``None``: not looked).
-    ``facts=dataset`` runs no retrieval and no rewrite: its note alone."""
-    if effective.facts is FactSource.DATASET:
-        return [FACTS_DATASET_NOTE]
-    out = effective.preset_deviations()
-    if not effective.fact_retrieval:
-        out.append(
-            "fact_retrieval=false: entity linking instead of the fact retriever "
-            "(Table 5 'w/o fact retrieval')"
-        )
-    if effective.rewrite is RewriteMode.OFF:
-        out.append("rewrite=off: no rewrite (Table 5 'w/o rewrite')")
-    elif effective.rewrite is RewriteMode.KG:
-        out.append("rewrite=kg: implicit times resolved offline through the KG (paper: the LLM, Fig. 5)")
-    if not effective.temporal_retrieval or (effective.tks_embedder or "fks") == "fks":
-        out.append("TKS = the fact retriever (Table 5 'w/o temporal retrieval')")
-    elif effective.tks_embedder == "auto":
-        out.append(TKS_UNTRAINED if tks_trained is False else TKS_PARTLY)
-    if not effective.rerank:
-        out.append("rerank=false: no φ_t rerank (Table 5 'w/o rerank')")
-    if effective.rerank_extremes:
-        out.append(
-            "rerank_extremes=true: first/last questions without a t_q reranked by our φ_t analogue (paper: "
-            "only questions with a time are reranked)"
-        )
-    if effective.hybrid:
-        out.append("hybrid=true: BM25 fused with the dense ranking by RRF (paper: dense only)")
-    for name, paper in (("top_k", 15), ("mu", 0.4)):
-        if getattr(effective, name) != paper:
-            out.append(f"{name}={getattr(effective, name)} (paper: {paper})")
-    return out
-
-
-def unspecified(effective: TimeR4Config) -> list[str]:
-    """Settings the paper leaves open: our choices, in force in both presets."""
-    return [
-        f"rewrite_facts={effective.rewrite_facts}: FKS facts shown to the rewrite prompt",
-        f"pool_size={effective.pool_size}: facts TKS retrieves and φ_t reranks "
-        "(Eq. 10: 'the retrieved facts')",
-        "φ_t for 'equal'/'in' questions (ours): 1 inside t_q, decaying linearly with the distance outside, "
-        "never the −100 filter; 'after' mirrors Eq. 9 (the paper prints only 'before')",
-        "φ_t for first/last questions without t_q (ours, off unless rerank_extremes): nearness to the "
-        "earliest/latest candidate",
-        "facts verbalised as 'S relation O on/from T' (the paper: 'natural language sequences', no template)",
-        "the trained retriever's pairs: gold facts mined from train/dev questions (TimeQuestions dev) or "
-        "KG-generated questions (MultiTQ: the shared copy has no train split with answers)",
-    ]
 
 
 #: Bare words of ``"timer4:…"`` (``"timer4:no_rewrite,no_rerank"``): the presets and the ablations.
