@@ -15,12 +15,13 @@ from ..datasets.base import Question
 from ..errors import ConfigError
 from ..kg.base import KGStore
 from ..kg.loaders import load_warnings
-from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
+from ..llm.openai_backend import apply_llm_settings
 from ..methods.base import Answer, Method, StepEvent, resolve_method
 from ..query.program.steps import ProgramStep
 from ..sanitize import clean_text, terminal_text
 from . import app
-from .run_config import METHOD_OPTION_HELP, POLICY_HELP, cli_method_options
+from .flags import FallbackOptionFlag, LLMFlag, LLMRetriesFlag, LLMTimeoutFlag, MethodOptionFlag, PolicyFlag
+from .run_config import cli_method_options
 from .terminal import TerminalConsole, echo_json, plain, warn_once
 
 console = TerminalConsole()
@@ -89,15 +90,13 @@ def ask(
         help="KG file, or a dataset name (its KG in the data root: `tkgqa data`); default: the demo KG.",
     ),
     method: str = typer.Option("symbolic", "--method", help="Method name (symbolic, ari, timer4, cik, …)."),
-    llm: str | None = typer.Option(None, "--llm", help="LLM spec for LLM methods, e.g. openai:gpt-4o-mini."),
-    policy: str | None = typer.Option(None, "--policy", help=POLICY_HELP),
-    method_option: list[str] | None = typer.Option(None, "--method-option", help=METHOD_OPTION_HELP),
-    fallback_option: list[str] | None = typer.Option(
-        None, "--fallback-option", help="hybrid: an option KEY=VALUE of the fallback method (repeatable)."
-    ),
+    llm: LLMFlag = None,
+    policy: PolicyFlag = None,
+    method_option: MethodOptionFlag = None,
+    fallback_option: FallbackOptionFlag = None,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object instead of tables."),
-    llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
-    llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
+    llm_timeout: LLMTimeoutFlag = None,
+    llm_retries: LLMRetriesFlag = None,
 ) -> None:
     """Answer QUESTION over a temporal KG; prints the answer, the evidence facts and the trace.
 

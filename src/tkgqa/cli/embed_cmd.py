@@ -8,6 +8,7 @@ import json
 import typer
 
 from ..eval.executor import ExecutorKind
+from .flags import ExecutorFlag, RayAddressFlag, RayWorkersFlag
 from .kg_cmd import PATH_HELP, cli_errors, kg_app
 from .terminal import TerminalConsole
 
@@ -22,11 +23,9 @@ def embed_cmd(
     ),
     index_kind: str = typer.Option("auto", "--index", help="auto, flat, hnsw or numpy."),
     batch_size: int = typer.Option(64, "--batch-size", help="Sentences per model batch."),
-    executor: ExecutorKind = typer.Option(
-        ExecutorKind.LOCAL, "--executor", case_sensitive=False, help="local, or ray (extra 'distributed')."
-    ),
-    ray_address: str | None = typer.Option(None, "--ray-address", help="Ray cluster to join (ray only)."),
-    workers: int | None = typer.Option(None, "--workers", help="Ray workers (default: one per CPU)."),
+    executor: ExecutorFlag = ExecutorKind.LOCAL,
+    ray_address: RayAddressFlag = None,
+    workers: RayWorkersFlag = None,
     shard_size: int | None = typer.Option(None, "--shard-size", help="Sentences per Ray task (auto)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar (local)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),

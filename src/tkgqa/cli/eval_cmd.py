@@ -13,10 +13,10 @@ from rich.table import Table
 
 from ..errors import ConfigError
 from ..eval.executor import ExecutorKind
-from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
+from ..llm.openai_backend import apply_llm_settings
 from ..userfiles import write_text
 from . import app
-from .run_config import METHOD_OPTION_HELP, POLICY_HELP
+from .flags import FallbackOptionFlag, LLMFlag, LLMRetriesFlag, LLMTimeoutFlag, MethodOptionFlag, PolicyFlag
 from .terminal import TerminalConsole, warn_once
 
 console = TerminalConsole()
@@ -122,10 +122,8 @@ def eval_command(
         None, "--questions", help="Question file (overrides --data-dir's)."
     ),
     method: str | None = typer.Option(None, "--method", help="Method name (symbolic, ari, timer4, cik, …)."),
-    method_option: list[str] | None = typer.Option(None, "--method-option", help=METHOD_OPTION_HELP),
-    fallback_option: list[str] | None = typer.Option(
-        None, "--fallback-option", help="hybrid: an option KEY=VALUE of the fallback method (repeatable)."
-    ),
+    method_option: MethodOptionFlag = None,
+    fallback_option: FallbackOptionFlag = None,
     limit: int | None = typer.Option(None, "--limit", help="Evaluate this many questions."),
     sample: str | None = typer.Option(
         None, "--sample", help="How --limit chooses: stratified, random, first."
@@ -134,8 +132,8 @@ def eval_command(
     context: str | None = typer.Option(
         None, "--context", help="retrieved (per-question facts shipped with the data) or kg."
     ),
-    llm: str | None = typer.Option(None, "--llm", help="LLM spec for LLM methods, e.g. openai:gpt-4o-mini."),
-    policy: str | None = typer.Option(None, "--policy", help=POLICY_HELP),
+    llm: LLMFlag = None,
+    policy: PolicyFlag = None,
     output: Path | None = typer.Option(None, "--output", help="Run folder (results.jsonl, report.*)."),
     resume: bool | None = typer.Option(
         None, "--resume/--no-resume", help="Skip questions already in the run (default: resume)."
@@ -174,8 +172,8 @@ def eval_command(
         "--force",
         help="Write into --output (and --record) even when they hold files `tkgqa eval` did not write.",
     ),
-    llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
-    llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
+    llm_timeout: LLMTimeoutFlag = None,
+    llm_retries: LLMRetriesFlag = None,
     executor: ExecutorKind | None = typer.Option(
         None,
         "--executor",

@@ -8,8 +8,22 @@ from pathlib import Path
 
 import typer
 
-from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
+from ..llm.openai_backend import apply_llm_settings
 from . import app
+from .flags import (
+    AllowLLMFlag,
+    AllowMethodFlag,
+    AllowOptionFlag,
+    ClientMaxTokensFlag,
+    CreateStoreFlag,
+    EphemeralAppendFlag,
+    LLMRetriesFlag,
+    LLMTimeoutFlag,
+    MaxPendingFlag,
+    MethodWorkersFlag,
+    QueueLimitFlag,
+    RequestTimeoutFlag,
+)
 from .serve_cmd import check_append_flags, read_token, service_settings
 from .terminal import TerminalConsole
 
@@ -22,27 +36,17 @@ def mcp(
     kg: str | None = typer.Option(None, "--kg", help="KG file or .duckdb store (default: the demo KG)."),
     method: str = typer.Option("symbolic", "--method", help="Default method of the ask tool."),
     llm: str | None = typer.Option(None, "--llm", help="Default LLM spec of the methods that use one."),
-    allow_method: list[str] | None = typer.Option(
-        None, "--allow-method", help="A method spec clients may pick (repeatable; default: all by name)."
-    ),
-    allow_llm: list[str] | None = typer.Option(
-        None, "--allow-llm", help="An LLM spec clients may pick besides fake and --llm (repeatable)."
-    ),
-    allow_option: list[str] | None = typer.Option(
-        None, "--allow-option", help="A method option clients may set (repeatable; never paths)."
-    ),
+    allow_method: AllowMethodFlag = None,
+    allow_llm: AllowLLMFlag = None,
+    allow_option: AllowOptionFlag = None,
     allow_append: bool = typer.Option(False, "--allow-append", help="Offer the append_facts tool."),
-    ephemeral_append: bool = typer.Option(
-        False,
-        "--ephemeral-append",
-        help="With --allow-append on a KG held in memory: appends last until exit.",
-    ),
-    create: bool = typer.Option(False, "--create", help="With --kg FILE.duckdb --allow-append: create it."),
-    request_timeout: float = typer.Option(60.0, "--request-timeout", help="Seconds a question may take."),
-    queue_limit: int = typer.Option(64, "--queue-limit", help="Questions pending per method configuration."),
-    max_pending: int = typer.Option(256, "--max-pending", help="Questions pending in all."),
-    method_workers: int = typer.Option(1, "--method-workers", help="Method instances per configuration."),
-    max_tokens: int = typer.Option(1024, "--max-tokens", help="Upper bound of *tokens options from clients."),
+    ephemeral_append: EphemeralAppendFlag = False,
+    create: CreateStoreFlag = False,
+    request_timeout: RequestTimeoutFlag = 60.0,
+    queue_limit: QueueLimitFlag = 64,
+    max_pending: MaxPendingFlag = 256,
+    method_workers: MethodWorkersFlag = 1,
+    max_tokens: ClientMaxTokensFlag = 1024,
     http: bool = typer.Option(
         False, "--http", help="Serve streamable HTTP at http://HOST:PORT/mcp, not stdio."
     ),
@@ -57,8 +61,8 @@ def mcp(
     allow_host: list[str] | None = typer.Option(
         None, "--allow-host", help="With --http: a Host name clients may use besides loopback (repeatable)."
     ),
-    llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
-    llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
+    llm_timeout: LLMTimeoutFlag = None,
+    llm_retries: LLMRetriesFlag = None,
 ) -> None:
     """Serve the KG to LLM agents over the Model Context Protocol: tools ask, facts, timeline, neighbors
     (and append_facts with --allow-append), resource tkgqa://kg/summary.

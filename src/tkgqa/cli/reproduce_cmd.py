@@ -10,9 +10,10 @@ import typer
 from rich.console import Console
 
 from ..errors import ConfigError
-from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
+from ..llm.openai_backend import apply_llm_settings
 from . import app
 from .eval_cmd import print_warning
+from .flags import LLMRetriesFlag, LLMTimeoutFlag
 
 console = Console()
 
@@ -48,8 +49,8 @@ def reproduce_command(
     all_cells: bool = typer.Option(
         False, "--all", help="List every n/a cell (default: one line per table; reproduce.md lists them all)."
     ),
-    llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
-    llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
+    llm_timeout: LLMTimeoutFlag = None,
+    llm_retries: LLMRetriesFlag = None,
 ) -> None:
     """Run every cell of PAPER's tables that can run here and print the published number beside ours, with
     n, a 95% CI, the model, the status it earned and the deviations in force: 'ran' (the paper's model

@@ -153,17 +153,6 @@ def effective_config(
         raise ConfigError("; ".join(problems)) from None
 
 
-#: ``--policy`` of ``tkgqa ask`` and ``tkgqa eval``
-POLICY_HELP = (
-    "ARI policy: llm, symbolic or oracle; short for --method-option policy=X, for the methods with a policy "
-    "only (ari, react_kb, cot_kb, hybrid)."
-)
-METHOD_OPTION_HELP = (
-    "A method option KEY=VALUE (repeatable); a dotted KEY nests (fallback_options.policy=llm), a VALUE "
-    "starting with { or [ is JSON."
-)
-
-
 def cli_method_options(method_option: list[str] | None, fallback_option: list[str] | None) -> dict[str, Any]:
     """``--method-option`` pairs, with ``--fallback-option K=V`` read as ``fallback_options.K=V``."""
     options = parse_option_pairs(method_option or [])

@@ -16,8 +16,22 @@ import typer
 
 from ..errors import ConfigError
 from ..kg.formats import is_persistent_store
-from ..llm.openai_backend import LLM_RETRIES_HELP, LLM_TIMEOUT_HELP, apply_llm_settings
+from ..llm.openai_backend import apply_llm_settings
 from . import app
+from .flags import (
+    AllowLLMFlag,
+    AllowMethodFlag,
+    AllowOptionFlag,
+    ClientMaxTokensFlag,
+    CreateStoreFlag,
+    EphemeralAppendFlag,
+    LLMRetriesFlag,
+    LLMTimeoutFlag,
+    MaxPendingFlag,
+    MethodWorkersFlag,
+    QueueLimitFlag,
+    RequestTimeoutFlag,
+)
 from .terminal import TerminalConsole
 
 console = TerminalConsole(stderr=True)
@@ -106,31 +120,14 @@ def serve(
     ),
     port: int = typer.Option(8000, "--port", help="TCP port."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level (debug, info, warning…)."),
-    allow_method: list[str] | None = typer.Option(
-        None,
-        "--allow-method",
-        help="A method spec clients may pick (repeatable; default: every method by name and the presets).",
-    ),
-    allow_llm: list[str] | None = typer.Option(
-        None, "--allow-llm", help="An LLM spec clients may pick besides fake and --llm (repeatable)."
-    ),
-    allow_option: list[str] | None = typer.Option(
-        None,
-        "--allow-option",
-        help="A method option clients may set (repeatable; replaces the options each method marks for "
-        "clients on its config; never paths).",
-    ),
-    max_tokens: int = typer.Option(1024, "--max-tokens", help="Upper bound of *tokens options from clients."),
-    request_timeout: float = typer.Option(
-        60.0, "--request-timeout", help="Seconds a question may take before 504 (queue time included)."
-    ),
-    queue_limit: int = typer.Option(
-        64, "--queue-limit", help="Questions pending per method configuration before 429."
-    ),
-    max_pending: int = typer.Option(256, "--max-pending", help="Questions pending in all before 429."),
-    method_workers: int = typer.Option(
-        1, "--method-workers", help="Method instances answering in parallel per configuration."
-    ),
+    allow_method: AllowMethodFlag = None,
+    allow_llm: AllowLLMFlag = None,
+    allow_option: AllowOptionFlag = None,
+    max_tokens: ClientMaxTokensFlag = 1024,
+    request_timeout: RequestTimeoutFlag = 60.0,
+    queue_limit: QueueLimitFlag = 64,
+    max_pending: MaxPendingFlag = 256,
+    method_workers: MethodWorkersFlag = 1,
     max_body: int = typer.Option(65536, "--max-body", help="Largest request body in bytes (413 beyond)."),
     shutdown_timeout: float = typer.Option(
         3.0, "--shutdown-timeout", help="Seconds to let running requests finish on SIGTERM/Ctrl+C."
@@ -143,20 +140,13 @@ def serve(
         "--allow-append",
         help="Let clients append facts (POST /api/kg/facts); beyond loopback only with the API token.",
     ),
-    ephemeral_append: bool = typer.Option(
-        False,
-        "--ephemeral-append",
-        help="With --allow-append on a KG held in memory (not a .duckdb store): accept appends that are lost "
-        "at restart (each response says so).",
-    ),
-    create: bool = typer.Option(
-        False, "--create", help="With --kg FILE.duckdb --allow-append: create the store if it does not exist."
-    ),
+    ephemeral_append: EphemeralAppendFlag = False,
+    create: CreateStoreFlag = False,
     runs_dir: Path | None = typer.Option(
         None, "--runs-dir", help="A folder of `tkgqa eval` outputs to browse in the web UI (read-only)."
     ),
-    llm_timeout: float | None = typer.Option(None, "--llm-timeout", help=LLM_TIMEOUT_HELP),
-    llm_retries: int | None = typer.Option(None, "--llm-retries", help=LLM_RETRIES_HELP),
+    llm_timeout: LLMTimeoutFlag = None,
+    llm_retries: LLMRetriesFlag = None,
     allow_host: list[str] | None = typer.Option(
         None,
         "--allow-host",

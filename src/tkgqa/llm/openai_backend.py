@@ -59,13 +59,6 @@ MAX_RETRIES = 20
 MAX_REPLY_BYTES = 32 * 1024 * 1024
 #: The largest token count taken from a reply's ``usage``; beyond it the count is treated as absent.
 MAX_USAGE_TOKENS = 10**9
-LLM_TIMEOUT_HELP = (
-    f"Seconds per LLM attempt, in total: connect, send and the whole reply (openai backend; default "
-    f"{DEFAULT_TIMEOUT_S:.0f}, or ${TIMEOUT_ENV})."
-)
-LLM_RETRIES_HELP = (
-    f"Retries of a failed LLM call: 429, 5xx, timeouts (default {DEFAULT_RETRIES}, or ${RETRIES_ENV})."
-)
 _CONTEXT_MARKERS = (
     "maximum context length",
     "context length",

@@ -14,6 +14,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from ...cli.flags import DatasetDirFlag, DatasetKGFlag
 from ...cli.terminal import TerminalConsole
 from ...errors import ConfigError
 from .build import VARIANTS, HistorySource
@@ -28,9 +29,9 @@ def build_memory_cmd(
     dataset: str = typer.Option(
         "demo", "--dataset", help="demo, multitq, timequestions, cronquestions, jsonl."
     ),
-    data_dir: Path | None = typer.Option(None, "--data-dir", help="The dataset folder."),
+    data_dir: DatasetDirFlag = None,
     questions: Path | None = typer.Option(None, "--questions", help="History question file (with gold)."),
-    kg: str | None = typer.Option(None, "--kg", help="KG file (default: the dataset's)."),
+    kg: DatasetKGFlag = None,
     source: HistorySource = typer.Option(
         HistorySource.AUTO,
         "--source",

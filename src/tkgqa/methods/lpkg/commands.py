@@ -20,6 +20,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
+from ...cli.flags import ExecutorFlag, RayAddressFlag, RayWorkersFlag
 from ...cli.terminal import TerminalConsole
 from ...errors import ConfigError
 from ...eval.executor import ExecutorKind
@@ -113,11 +114,9 @@ def data_cmd(
         "messages", "--format", help="SFT format: messages, prompt_completion, alpaca."
     ),
     seed: int = typer.Option(0, "--seed"),
-    executor: ExecutorKind = typer.Option(
-        ExecutorKind.LOCAL, "--executor", case_sensitive=False, help="local, or ray (extra 'distributed')."
-    ),
-    ray_address: str | None = typer.Option(None, "--ray-address", help="Ray cluster to join (ray only)."),
-    workers: int | None = typer.Option(None, "--workers", help="Ray workers (default: one per CPU)."),
+    executor: ExecutorFlag = ExecutorKind.LOCAL,
+    ray_address: RayAddressFlag = None,
+    workers: RayWorkersFlag = None,
     patterns: list[str] | None = typer.Option(
         None,
         "--patterns",

@@ -21,6 +21,7 @@ from typing import Any
 
 import typer
 
+from ...cli.flags import DatasetDirFlag, DatasetKGFlag
 from ...cli.terminal import TerminalConsole
 from ...errors import ConfigError
 
@@ -88,8 +89,8 @@ def _pairs(
 @timer4_app.command("train-retriever")
 def train_retriever_cmd(
     dataset: str = typer.Option("multitq", "--dataset", help="multitq, timequestions, … or demo."),
-    data_dir: Path | None = typer.Option(None, "--data-dir", help="The dataset folder."),
-    kg: str | None = typer.Option(None, "--kg", help="KG file (default: the dataset's)."),
+    data_dir: DatasetDirFlag = None,
+    kg: DatasetKGFlag = None,
     source: PairSource = typer.Option(
         PairSource.AUTO,
         "--source",
