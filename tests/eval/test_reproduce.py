@@ -276,6 +276,11 @@ def test_a_paper_table_lists_exactly_the_options_its_rows_set_and_each_recording
     twice = [{"file": "f", "model": "GPT-4", "stands_for": "ari"}] * 2
     with pytest.raises(ValueError, match="a file is listed twice"):
         Paper.model_validate(valid | {"recordings": twice})
+    once = {"file": "f", "model": "GPT-4", "stands_for": "ari"}
+    assert Paper.model_validate(valid | {"recordings": [once]}).recordings[0].config is None
+    for wrong in ({"stands_for": None}, {"config": {"policy": "llm"}}):
+        with pytest.raises(ValueError, match="f needs stands_for .* and takes no config"):
+            Paper.model_validate(valid | {"recordings": [once | wrong]})
 
 
 def test_a_recorded_config_stands_only_for_the_rows_that_set_what_it_ran_with() -> None:

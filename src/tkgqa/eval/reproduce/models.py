@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...errors import TKGQAError
-from .spec import Paper, Switch, load_paper, paper_names, split_spec
+from .spec import Paper, RecordingFacts, Switch, load_paper, paper_names, split_spec
 
 #: (pattern on the lower-cased model text, family), first match wins.
 _FAMILIES: tuple[tuple[str, str], ...] = (
@@ -52,22 +51,9 @@ def model_family(text: str | None) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Recording:
-    """What a ``replay:`` recording holds: ``model`` (its family: ``family``), the tkgqa method spec it stands
-    for (``stands_for``: the row's method) and the spec that replays it (``run_spec``), the datasets it
-    covers (empty: any), whether its lines carry prompts (else they could only be matched by question id),
-    whether it is a cassette at all, and what differs from the paper when it fills a cell."""
-
-    name: str
-    model: str
-    stands_for: str | None
-    run_spec: str | None = None
-    datasets: tuple[str, ...] = ()
-    prompted: bool = True
-    cassette: bool = True
-    deviations: tuple[str, ...] = ()
-    config: Mapping[str, Any] | None = None  # a tkgqa cassette's recorded method config
+class Recording(RecordingFacts):
+    """A ``replay:`` recording (:class:`~.spec.RecordingFacts`) and what follows for a paper's cells: its
+    model's family, the spec it records, why it cannot fill a cell."""
 
     @property
     def family(self) -> str | None:
@@ -88,7 +74,7 @@ class Recording:
     def why_not(self, method: str, paper_model: str | None, dataset: str) -> str | None:
         """Why this recording cannot fill a cell of ``method`` (the row's spec) whose paper used
         ``paper_model``, on ``dataset``; ``None`` when it can."""
-        head = f"replay of {self.name}"
+        head = f"replay of {self.file}"
         if not self.cassette:
             return f"{head}: not a replay cassette (its own format, which `tkgqa llm parse` reads)"
         if self.family is None or self.family != model_family(paper_model):
@@ -120,11 +106,7 @@ def authors_recordings() -> dict[str, Recording]:
     """The recordings the papers' authors released (``llm_recordings/`` under the data root: no header, what
     each one is stands in its method package's ``paper.json``), by file name without ``.jsonl``. A paper
     table that cannot be read adds none here (``tkgqa reproduce`` of that paper says why)."""
-    return {
-        r.file: Recording(name=r.file, **r.model_dump(exclude={"file"}))
-        for paper in _readable_papers()
-        for r in paper.recordings
-    }
+    return {r.file: Recording(**r.model_dump()) for paper in _readable_papers() for r in paper.recordings}
 
 
 def ablation_switches(method: str) -> dict[str, Switch]:
@@ -177,9 +159,9 @@ def _from_header(name: str, header: Mapping[str, Any], backend: Any) -> Recordin
         dataset = dataset.get("name")
     prompted = any(e.prompt is not None or e.messages is not None for e in backend.cassette.entries)
     return Recording(
-        name,
-        str(header.get("model") or "unknown (the cassette has no header)"),
-        spec if isinstance(spec, str) else None,
+        file=name,
+        model=str(header.get("model") or "unknown (the cassette has no header)"),
+        stands_for=spec if isinstance(spec, str) else None,
         datasets=(str(dataset),) if isinstance(dataset, str) else (),
         prompted=prompted,
         config=config if isinstance(config, Mapping) else {},

@@ -16,6 +16,7 @@ number.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from enum import StrEnum
 from functools import cache
 from typing import Any
@@ -137,22 +138,25 @@ class Table(_Frozen):
 Switch = bool | int | str
 
 
-class AuthorsRecording(_Frozen):
-    """A recording the paper's authors released (``llm_recordings/`` under the data root), which carries no
-    header: what it holds, keyed by its file name without ``.jsonl`` (``file``). ``stands_for`` is the tkgqa
-    method spec it records and ``run_spec`` the spec that replays it (default: ``stands_for``); ``datasets``
-    the datasets it covers (empty: any); ``prompted`` whether its lines carry prompts (else they could only be
-    matched by question id); ``cassette`` whether ``replay:`` reads it at all; ``deviations`` what differs
-    from the paper when it fills a cell."""
+class RecordingFacts(_Frozen):
+    """What a ``replay:`` recording holds: its file name (``file``; an authors' recording, listed under
+    ``recordings`` in its method package's ``paper.json``, without ``.jsonl``), the ``model`` that wrote it,
+    the tkgqa method spec it stands for (``stands_for``; ``None`` when a cassette's header names none) and
+    the spec that replays it (``run_spec``, default ``stands_for``), the datasets it covers (empty: any),
+    whether its lines carry prompts (``prompted``; else they could only be matched by question id), whether
+    ``replay:`` reads it at all (``cassette``), what differs from the paper when it fills a cell
+    (``deviations``) and a tkgqa cassette's recorded method config (``config``; an authors' recording
+    carries no header, so none)."""
 
     file: str
     model: str
-    stands_for: str
+    stands_for: str | None
     run_spec: str | None = None
     datasets: tuple[str, ...] = ()
     prompted: bool = True
     cassette: bool = True
     deviations: tuple[str, ...] = ()
+    config: Mapping[str, Any] | None = None
 
 
 class Paper(_Frozen):
@@ -164,7 +168,7 @@ class Paper(_Frozen):
     #: Every option its rows set to tell them apart (option → the method's default): a recorded run with one
     #: of them off its default stands only for a row that names it (:func:`.models.config_fits`).
     switches: dict[str, Switch] = Field(default_factory=dict)
-    recordings: tuple[AuthorsRecording, ...] = ()
+    recordings: tuple[RecordingFacts, ...] = ()
     tables: tuple[Table, ...]
 
     def row_methods(self) -> list[str]:
@@ -182,6 +186,9 @@ class Paper(_Frozen):
         files = [r.file for r in self.recordings]
         if len(set(files)) != len(files):
             raise ValueError("recordings: a file is listed twice")
+        for r in self.recordings:
+            if r.stands_for is None or r.config is not None:
+                raise ValueError(f"recordings: {r.file} needs stands_for (a method spec) and takes no config")
         return self
 
 
