@@ -279,7 +279,7 @@ def test_a_paper_table_lists_exactly_the_options_its_rows_set_and_each_recording
     once = {"file": "f", "model": "GPT-4", "stands_for": "ari"}
     assert Paper.model_validate(valid | {"recordings": [once]}).recordings[0].config is None
     for wrong in ({"stands_for": None}, {"config": {"policy": "llm"}}):
-        with pytest.raises(ValueError, match="f needs stands_for .* and takes no config"):
+        with pytest.raises(ValueError, match=r"f needs stands_for .* and takes no config"):
             Paper.model_validate(valid | {"recordings": [once | wrong]})
 
 
