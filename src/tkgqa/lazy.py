@@ -31,7 +31,10 @@ def lazy_exports(
 def type_checking_exports(module_file: str) -> dict[str, str]:
     """Name → module of the ``from … import …`` lines in the ``if TYPE_CHECKING:`` block of ``module_file``
     (a package's ``__file__``): the table of :func:`lazy_exports` written once, as the imports mypy reads.
-    An ``import … as …`` alias there is an error (the exported name must be the defining module's)."""
+    An ``import … as …`` alias there is an error (the exported name must be the defining module's). The
+    package's ``__all__`` stays a literal list of the same names (``tests/test_lazy.py`` checks that they
+    agree): it is what mypy and pyright read for re-exports of a ``py.typed`` package, and a computed one
+    would hide every name from a strictly typed user."""
     tree = ast.parse(Path(module_file).read_text(encoding="utf-8"))
     out: dict[str, str] = {}
     for node in tree.body:
@@ -44,13 +47,3 @@ def type_checking_exports(module_file: str) -> dict[str, str]:
                         raise ValueError(f"{module_file}: a lazy export is not renamed ({alias.name} as …)")
                     out[alias.name] = "." * stmt.level + (stmt.module or "")
     return out
-
-
-def lazy_package(
-    package: str, module_file: str, namespace: dict[str, Any]
-) -> tuple[list[str], Callable[[str], Any]]:
-    """``__all__`` and ``__getattr__`` of a package whose public names are the imports of its
-    ``if TYPE_CHECKING:`` block (:func:`type_checking_exports`): the names are written once, there, as mypy
-    reads them, and each is imported on first use (:func:`lazy_exports`)."""
-    table = type_checking_exports(module_file)
-    return sorted(table), lazy_exports(package, table, namespace)

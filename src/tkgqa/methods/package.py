@@ -30,9 +30,9 @@ Where descriptors come from:
   distribution, never a crash of ``tkgqa``), and it may not take a name built into tkgqa. The older form —
   an entry point of ``tkgqa.methods`` naming one Method class — keeps working.
 
-A package's ``__init__`` imports nothing eagerly (its public names are the imports of its ``if
-TYPE_CHECKING:`` block, made its ``__all__`` and imported on first use by :func:`tkgqa.lazy.lazy_package`), so
-reading the descriptors of every built-in package costs a few small modules, no method implementation.
+A package's ``__init__`` imports nothing eagerly (its public names are :func:`tkgqa.lazy.lazy_exports` of the
+imports in its ``if TYPE_CHECKING:`` block), so reading the descriptors of every built-in package costs a few
+small modules, no method implementation.
 """
 
 from __future__ import annotations

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...lazy import lazy_package
+from ...lazy import lazy_exports, type_checking_exports
 
-if TYPE_CHECKING:  # the public names, each imported on first use (lazy_package below)
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
     from ...query.link import QuestionAnchors
     from ...retrieval.similarity import Similarity
     from .actions import Action, AgentState, Item
@@ -36,4 +36,39 @@ if TYPE_CHECKING:  # the public names, each imported on first use (lazy_package 
     from .method import ARIMethod
     from .policies import ActionPromptStyle, Decision, LLMPolicy, OraclePolicy, Policy, StepView
 
-__all__, __getattr__ = lazy_package(__name__, __file__, globals())
+__all__ = [
+    "ARIConfig",
+    "ARIEnvironment",
+    "ARIMemory",
+    "ARIMethod",
+    "Action",
+    "ActionPromptStyle",
+    "ActionSpace",
+    "AgentState",
+    "CoTKB",
+    "Decision",
+    "EmbedderName",
+    "Episode",
+    "ExampleSet",
+    "FilterMode",
+    "FilterSettings",
+    "HistoryRecord",
+    "HistoryStep",
+    "Item",
+    "LLMPolicy",
+    "OraclePolicy",
+    "Policy",
+    "Preset",
+    "QuestionAnchors",
+    "ReActKB",
+    "Similarity",
+    "StepRecord",
+    "StepView",
+    "build_memory",
+    "check_history_split",
+    "kmeans",
+    "run_episode",
+    "variant_key",
+]
+
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...lazy import lazy_package
+from ...lazy import lazy_exports, type_checking_exports
 
-if TYPE_CHECKING:  # the public names, each imported on first use (lazy_package below)
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
     from ...query import QuestionLinker, answer_covered, normalize_answer
     from ...query.obfuscate import (
         ObfuscatedSetting,
@@ -42,4 +42,43 @@ if TYPE_CHECKING:  # the public names, each imported on first use (lazy_package 
     )
     from .stream import CIKStream, StreamResult
 
-__all__, __getattr__ = lazy_package(__name__, __file__, globals())
+__all__ = [
+    "AssociativeMap",
+    "CIKConfig",
+    "CIKMethod",
+    "CIKStream",
+    "Delta2Rule",
+    "EntityRelations",
+    "EvidenceFact",
+    "EvidenceStages",
+    "LexicalPathPolicy",
+    "ObfuscatedSetting",
+    "Preset",
+    "QuestionLinker",
+    "RenderedEvidence",
+    "StreamResult",
+    "TimePruning",
+    "anchor_spans",
+    "answer_covered",
+    "cap_facts",
+    "decompress_evidence",
+    "multi_hop_truncation",
+    "near_anchors",
+    "normalize_answer",
+    "obfuscate_kg",
+    "obfuscate_label",
+    "obfuscate_question",
+    "obfuscate_setting",
+    "obfuscate_word",
+    "relations_at_distance",
+    "render_compressed",
+    "render_plain",
+    "time_aware_prune",
+    "time_key",
+    "token_counts",
+    "traverse",
+    "truncate_hops",
+    "validate_path",
+]
+
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

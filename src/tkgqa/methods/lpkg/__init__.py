@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...lazy import lazy_package
+from ...lazy import lazy_exports, type_checking_exports
 
-if TYPE_CHECKING:  # the public names, each imported on first use (lazy_package below)
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
     from .config import CompareHow, LPKGConfig, PlanDemoSource, PlanFormat, QAPrompt
     from .data import PlanningExample, SFTFormat, export_sft, read_examples, split_by_entities, write_examples
     from .execute import PlanExecutor, ReaderMode, SearchMode, direct_plan
@@ -27,4 +27,34 @@ if TYPE_CHECKING:  # the public names, each imported on first use (lazy_package 
     from .planner import FinetunedPlanner, ICLPlanner, Inference, RandomPatternPlanner, resolve_planner
     from .verbalize import TemplateVerbalizer, gold_plan
 
-__all__, __getattr__ = lazy_package(__name__, __file__, globals())
+__all__ = [
+    "Call",
+    "CompareHow",
+    "FinetunedPlanner",
+    "ICLPlanner",
+    "Inference",
+    "LPKGConfig",
+    "LPKGMethod",
+    "Plan",
+    "PlanDemoSource",
+    "PlanExecutor",
+    "PlanFormat",
+    "PlanningExample",
+    "QAPrompt",
+    "RandomPatternPlanner",
+    "ReaderMode",
+    "SFTFormat",
+    "SearchMode",
+    "TemplateVerbalizer",
+    "direct_plan",
+    "export_sft",
+    "gold_plan",
+    "parse_plan",
+    "plan_metrics",
+    "read_examples",
+    "resolve_planner",
+    "split_by_entities",
+    "write_examples",
+]
+
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...lazy import lazy_package
+from ...lazy import lazy_exports, type_checking_exports
 
-if TYPE_CHECKING:  # the public names, each imported on first use (lazy_package below)
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
     from .method import SymbolicConfig, SymbolicReasoner, pretty
 
-__all__, __getattr__ = lazy_package(__name__, __file__, globals())
+__all__ = ["SymbolicConfig", "SymbolicReasoner", "pretty"]
+
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...lazy import lazy_package
+from ...lazy import lazy_exports, type_checking_exports
 
-if TYPE_CHECKING:  # the public names, each imported on first use (lazy_package below)
+if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports below)
     from .config import PRESETS, PhiNorm, Preset, RewritePolicy, Scope
     from .coverage import COVERAGE_NS, QuestionCoverage, question_coverage
     from .export import ExportReport, export_instruction_data
@@ -30,4 +30,31 @@ if TYPE_CHECKING:  # the public names, each imported on first use (lazy_package 
         place_time,
     )
 
-__all__, __getattr__ = lazy_package(__name__, __file__, globals())
+__all__ = [
+    "COVERAGE_NS",
+    "PRESETS",
+    "ExportReport",
+    "KGRewrite",
+    "PhiNorm",
+    "Preset",
+    "QuestionCoverage",
+    "RetrievalStages",
+    "RewriteAnchor",
+    "RewriteCheck",
+    "RewriteMode",
+    "RewriteOutcome",
+    "RewritePolicy",
+    "RewriteVerdict",
+    "Scope",
+    "TimeR4Config",
+    "TimeR4Method",
+    "accept_rewrite",
+    "check_rewrite",
+    "export_instruction_data",
+    "kg_rewrite",
+    "needs_rewrite",
+    "place_time",
+    "question_coverage",
+]
+
+__getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())
