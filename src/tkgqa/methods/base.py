@@ -195,17 +195,6 @@ class MethodConfig(BaseModel):
         """The settings the method's paper leaves open (our choices, in force in every preset); none here."""
         return []
 
-    #: Settings outside the presets for which the paper gives one value: name → the paper's value.
-    paper_values: ClassVar[Mapping[str, Any]] = {}
-
-    def paper_value_deviations(self) -> list[str]:
-        """``name=value (paper: value)`` for each setting of :attr:`paper_values` set to another value."""
-        return [
-            f"{name}={getattr(self, name)} (paper: {paper})"
-            for name, paper in self.paper_values.items()
-            if getattr(self, name) != paper
-        ]
-
 
 class Preset(StrEnum):
     """Which defaults fill a method's unset settings: ``paper`` (the paper's configuration wherever it gives
@@ -224,7 +213,8 @@ class PresetConfig(MethodConfig):
     """A method configuration with a :class:`Preset`: every setting named in ``preset_table`` that is left
     unset (``None``) takes the preset's value. ``paper_side``/``ours_side`` say in words what each setting
     means on each side; :meth:`preset_deviations` lists the settings in force that differ from the paper
-    (for ``report.json``). Subclasses define the three tables as class variables."""
+    (for ``report.json``). Subclasses define the three tables as class variables, and ``paper_values`` for the
+    settings outside the presets that the paper gives one value (:meth:`paper_value_deviations`)."""
 
     preset_table: ClassVar[Mapping[Preset, Mapping[str, Any]]] = {}
     paper_side: ClassVar[Mapping[str, str]] = {}
@@ -259,6 +249,17 @@ class PresetConfig(MethodConfig):
                     f"{name}={shown(name, actual)}: {self.ours_side[name]} (paper: {self.paper_side[name]})"
                 )
         return out
+
+    #: Settings outside the presets for which the paper gives one value: name → the paper's value.
+    paper_values: ClassVar[Mapping[str, Any]] = {}
+
+    def paper_value_deviations(self) -> list[str]:
+        """``name=value (paper: value)`` for each setting of :attr:`paper_values` set to another value."""
+        return [
+            f"{name}={getattr(self, name)} (paper: {paper})"
+            for name, paper in self.paper_values.items()
+            if getattr(self, name) != paper
+        ]
 
 
 def no_llm_methods_error(method: str) -> ConfigError:

@@ -94,6 +94,10 @@ def test_ours_preset_and_explicit_settings_are_reported() -> None:
     assert (
         CIKConfig(max_relations_per_hop=60).effective().deviations()[0].startswith("max_relations_per_hop=60")
     )
+    assert not CIKConfig().effective().paper_value_deviations()
+    off_paper = CIKConfig(hops=2, margin_days=30).effective()
+    assert off_paper.paper_value_deviations() == ["hops=2 (paper: 3)", "margin_days=30 (paper: 365)"]
+    assert set(off_paper.paper_value_deviations()) <= set(off_paper.deviations())
     with pytest.raises(ConfigError):
         resolve_method("cik:delta2_rule=bogus")
 

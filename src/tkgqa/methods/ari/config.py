@@ -1,7 +1,7 @@
 """``ARIConfig``: every setting of the ARI method, its two presets and the deviations from the paper.
 
-``preset=paper`` (the default) runs the paper's configuration (Chen et al., ACL 2024, §3, Eq. 1-3, Algorithm
-1, Fig. 8/9, Table 8) wherever the paper specifies one; ``preset=ours`` switches on the project's
+``preset=paper`` (the default) runs the paper's configuration (Chen et al., ACL 2024, §3, Eq. 1-3,
+Algorithm 1, Fig. 8/9, Table 8) wherever the paper specifies one; ``preset=ours`` switches on the project's
 improvements. A setting left unset takes its preset's value (:data:`PRESETS`); a setting given explicitly
 wins. :meth:`ARIConfig.effective` resolves them, :meth:`ARIConfig.deviations` lists what differs from the
 paper and :meth:`ARIConfig.unspecified` what the paper leaves open (our choices in both presets); both go into
