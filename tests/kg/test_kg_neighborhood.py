@@ -13,21 +13,16 @@ from tkgqa.time import TimePoint
 P = TimePoint.of
 
 
-def f(s: str, r: str, o: str, start: str | None, end: str | None = "=") -> Fact:
-    p0 = P(start) if start else None
-    return Fact(s, r, o, p0, p0 if end == "=" else (P(end) if end else None))
-
-
 FACTS = [
-    f("A", "r1", "B", "2015-01-05"),
-    f("B", "r2", "A", "2015-02-01"),
-    f("A", "r1", "C", "2014-06-01"),
-    f("A", "loop", "A", "2013"),
-    f("B", "r3", "D", "2016-01-01"),
-    f("C", "r4", "E", "2010", "2020"),
-    f("D", "r5", "F", "2016-05-05"),
-    f("E", "r1", "G", "2011-03"),
-    f("H", "r6", "I", None, None),
+    Fact.of("A", "r1", "B", "2015-01-05"),
+    Fact.of("B", "r2", "A", "2015-02-01"),
+    Fact.of("A", "r1", "C", "2014-06-01"),
+    Fact.of("A", "loop", "A", "2013"),
+    Fact.of("B", "r3", "D", "2016-01-01"),
+    Fact.of("C", "r4", "E", "2010", "2020"),
+    Fact.of("D", "r5", "F", "2016-05-05"),
+    Fact.of("E", "r1", "G", "2011-03"),
+    Fact.of("H", "r6", "I", None, None),
 ]
 
 
@@ -85,5 +80,5 @@ def test_entity_lifetime(kg: TemporalKG, wrap: type) -> None:
 def test_lifetime_snapshot_and_open_ends(kg: TemporalKG) -> None:
     assert entity_lifetime(kg.as_of("2014"), "A") == EntityLifetime("A", P("2013"), P("2013"), 1)
     assert entity_lifetime(kg.as_of("2000"), "A") == EntityLifetime("A", None, None, 0)
-    kg.add([f("A", "member", "Z", "2017-03", None)])  # open end: counts by its start
+    kg.add([Fact.of("A", "member", "Z", "2017-03", None)])  # open end: counts by its start
     assert entity_lifetime(kg, "A").last == P("2017-03")

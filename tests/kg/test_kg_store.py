@@ -15,21 +15,15 @@ from tkgqa.time import Granularity, Interval, TimePoint, intersects, parse_time
 P = TimePoint.of
 
 
-def fact(s: str, r: str, o: str, start: str | None, end: str | None = "=") -> Fact:
-    """``end="="`` makes a point event; ``None`` an open end."""
-    p0 = P(start) if start else None
-    return Fact(s, r, o, p0, p0 if end == "=" else (P(end) if end else None))
-
-
 FACTS = [
-    fact("A", "visit", "B", "2015-03-21"),
-    fact("A", "visit", "C", "2015-04-02"),
-    fact("A", "visit", "B", "2014-12-31"),
-    fact("A", "meet", "B", "2015-03"),
-    fact("B", "visit", "A", "2016"),
-    fact("A", "member", "Club", "2010", "2012"),
-    fact("A", "member", "Club2", "2013-07", None),
-    fact("C", "spouse", "D", None, None),
+    Fact.of("A", "visit", "B", "2015-03-21"),
+    Fact.of("A", "visit", "C", "2015-04-02"),
+    Fact.of("A", "visit", "B", "2014-12-31"),
+    Fact.of("A", "meet", "B", "2015-03"),
+    Fact.of("B", "visit", "A", "2016"),
+    Fact.of("A", "member", "Club", "2010", "2012"),
+    Fact.of("A", "member", "Club2", "2013-07", None),
+    Fact.of("C", "spouse", "D", None, None),
 ]
 
 
@@ -90,19 +84,19 @@ def test_time_span_and_relation_counts(kg: TemporalKG) -> None:
     assert kg.relation_counts() == {"visit": 4, "meet": 1, "member": 2, "spouse": 1}
     assert TemporalKG().time_span() == (None, None)
     # The latest end may belong to a fact whose end is open: it then counts by its start.
-    late = TemporalKG([fact("X", "r", "Y", "2000", "2001"), fact("X", "r", "Z", "2005", None)])
+    late = TemporalKG([Fact.of("X", "r", "Y", "2000", "2001"), Fact.of("X", "r", "Z", "2005", None)])
     assert late.time_span() == (P("2000"), P("2005"))
 
 
 def test_appends_are_visible_at_once_and_after_compaction(kg: TemporalKG) -> None:
-    new = fact("A", "visit", "E", "2015-03-25")
+    new = Fact.of("A", "visit", "E", "2015-03-25")
     assert kg.add([new, new, FACTS[0]]) == 1
     assert len(kg) == len(FACTS) + 1
     got = kg.facts(subject="A", relation="visit", time="2015-03")
     assert got == [FACTS[0], new]
     assert kg.facts(subject="A", object="E") == [new]
     assert kg.facts(relation="visit", time="2015-03-25") == [new]
-    interval_new = fact("A", "member", "Club3", "2014", "2016")
+    interval_new = Fact.of("A", "member", "Club3", "2014", "2016")
     kg.add([interval_new])
     assert interval_new in kg.facts(subject="A", time="2015-06")
     # Appended facts are merged into start-time order.
@@ -115,7 +109,7 @@ def test_appends_are_visible_at_once_and_after_compaction(kg: TemporalKG) -> Non
 
 
 def test_many_appends_trigger_compaction() -> None:
-    kg = TemporalKG([fact("A", "r", "B", "2000-01-01")])
+    kg = TemporalKG([Fact.of("A", "r", "B", "2000-01-01")])
     day0 = P("2000-01-01").first_day
     batch = [Fact("A", "r", f"E{i}", TimePoint.from_ordinal(day0 + i), None) for i in range(60_000)]
     assert kg.add(batch) == 60_000
@@ -130,7 +124,7 @@ def test_snapshots(kg: TemporalKG) -> None:
     assert {FACTS.index(f) for f in snap.facts(subject="A")} == {2, 5, 6}  # start before 2015-03-01
     assert snap.count(subject="A", relation="visit") == 1
     assert len(snap) == 4  # also the atemporal fact (open start)
-    kg.add([fact("A", "visit", "F", "2014-06-01"), fact("A", "visit", "G", "2016-01-01")])
+    kg.add([Fact.of("A", "visit", "F", "2014-06-01"), Fact.of("A", "visit", "G", "2016-01-01")])
     assert [f.object for f in snap.facts(subject="A", relation="visit")] == ["F", "B"]
     kg.compact()
     assert [f.object for f in snap.facts(subject="A", relation="visit")] == ["F", "B"]
@@ -144,7 +138,7 @@ def test_snapshots(kg: TemporalKG) -> None:
 
 
 def test_arrays_round_trip(kg: TemporalKG) -> None:
-    kg.add([fact("Q", "visit", "A", "2017-01-01")])
+    kg.add([Fact.of("Q", "visit", "A", "2017-01-01")])
     ents, rels, cols, index = kg.to_arrays()
     for given_index in (index, {k: index[k] for k in ("sr_ids", "t_ids")}, None):  # whole, partial, none
         copy = TemporalKG.from_arrays(ents, rels, cols, labels={"A": "Alpha"}, name="copy", index=given_index)
@@ -152,8 +146,8 @@ def test_arrays_round_trip(kg: TemporalKG) -> None:
         assert copy.facts(subject="A", time="2015") == kg.facts(subject="A", time="2015")
         assert copy.label("A") == "Alpha"
         # The dedup set is rebuilt lazily: re-adding is a no-op, new facts are appended.
-        assert copy.add([FACTS[0]]) == 0 and copy.add([fact("Z", "r", "A", "2001")]) == 1
-        assert copy.facts(subject="Z") == [fact("Z", "r", "A", "2001")]
+        assert copy.add([FACTS[0]]) == 0 and copy.add([Fact.of("Z", "r", "A", "2001")]) == 1
+        assert copy.facts(subject="Z") == [Fact.of("Z", "r", "A", "2001")]
 
 
 def test_fact_objects_are_cached(kg: TemporalKG) -> None:
@@ -165,7 +159,7 @@ def test_fact_objects_are_cached(kg: TemporalKG) -> None:
     fresh.materialize(batch=3)
     assert list(fresh) == list(kg)
     assert fresh.facts(subject="A", time="2015") == kg.facts(subject="A", time="2015")  # all built
-    extra = fact("A", "visit", "Z", "2015-05-05")
+    extra = Fact.of("A", "visit", "Z", "2015-05-05")
     fresh.add([extra])
     assert extra in fresh.facts(subject="A", time="2015")
     assert fresh.facts_by_ids([0, 1]) == fresh.facts_by_ids(np.array([0, 1]))
@@ -181,8 +175,8 @@ def test_incident_ids(kg: TemporalKG) -> None:
 
 def test_negative_duration_facts_do_not_break_windows() -> None:
     odd = Fact("A", "r", "B", P("2015"), P("2010"))  # malformed upstream: start after end
-    kg = TemporalKG([odd, fact("A", "r", "C", "2015-06-01")])
-    assert kg.facts(subject="A", time="2015-06") == [fact("A", "r", "C", "2015-06-01")]
+    kg = TemporalKG([odd, Fact.of("A", "r", "C", "2015-06-01")])
+    assert kg.facts(subject="A", time="2015-06") == [Fact.of("A", "r", "C", "2015-06-01")]
 
 
 # --- property: indexed search == brute force --------------------------------------------------------------

@@ -14,22 +14,17 @@ from tkgqa.query.generate.questions import Pattern, QuestionGenerator, generate_
 from tkgqa.query.generate.verbalize import past_tense, time_text
 from tkgqa.time import parse_time
 
-
-def fact(s: str, r: str, o: str, t: str) -> Fact:
-    return Fact(s, r, o, parse_time(t), parse_time(t))
-
-
 # Invented names: visits to and criticism of Freedonia, one agreement.
 FACTS = [
-    fact("Alice", "Make_a_visit", "Freedonia", "2010-01-05"),
-    fact("Bob", "Make_a_visit", "Freedonia", "2011-03-02"),
-    fact("Carol", "Make_a_visit", "Freedonia", "2012-07-20"),
-    fact("Bob", "Make_a_visit", "Freedonia", "2013-02-11"),
-    fact("Dave", "Make_a_visit", "Freedonia", "2014-09-09"),
-    fact("Erin", "Make_a_visit", "Freedonia", "2014-09-30"),
-    fact("Alice", "Criticize_or_denounce", "Freedonia", "2012-08-01"),
-    fact("Erin", "Criticize_or_denounce", "Freedonia", "2013-05-05"),
-    fact("Freedonia", "Sign_formal_agreement", "Sylvania", "2011-05-05"),
+    Fact.of("Alice", "Make_a_visit", "Freedonia", "2010-01-05"),
+    Fact.of("Bob", "Make_a_visit", "Freedonia", "2011-03-02"),
+    Fact.of("Carol", "Make_a_visit", "Freedonia", "2012-07-20"),
+    Fact.of("Bob", "Make_a_visit", "Freedonia", "2013-02-11"),
+    Fact.of("Dave", "Make_a_visit", "Freedonia", "2014-09-09"),
+    Fact.of("Erin", "Make_a_visit", "Freedonia", "2014-09-30"),
+    Fact.of("Alice", "Criticize_or_denounce", "Freedonia", "2012-08-01"),
+    Fact.of("Erin", "Criticize_or_denounce", "Freedonia", "2013-05-05"),
+    Fact.of("Freedonia", "Sign_formal_agreement", "Sylvania", "2011-05-05"),
 ]
 
 

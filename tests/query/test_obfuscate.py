@@ -16,24 +16,19 @@ from tkgqa.query.obfuscate import (
     obfuscate_setting,
     obfuscate_word,
 )
-from tkgqa.time import parse_time
 
 MSOT = "member_of_sports_team"
-
-
-def fact(s: str, r: str, o: str, start: str, end: str | None = None) -> Fact:
-    return Fact(s, r, o, parse_time(start), parse_time(end or start))
 
 
 @pytest.fixture
 def football() -> TemporalKG:
     return TemporalKG(
         [
-            fact("Darren_Anderton", MSOT, "Portsmouth_F.C.", "1990", "1992"),
-            fact("Darren_Anderton", MSOT, "Tottenham_Hotspur_F.C.", "1992", "2004"),
-            fact("Darren_Anderton", MSOT, "Birmingham_City_F.C.", "2004", "2005"),
-            fact("Darren_Anderton", "award_received", "PFA_Team_of_the_Year", "1993"),
-            fact("Glenn_Hoddle", "head_coach", "Tottenham_Hotspur_F.C.", "2001", "2003"),
+            Fact.of("Darren_Anderton", MSOT, "Portsmouth_F.C.", "1990", "1992"),
+            Fact.of("Darren_Anderton", MSOT, "Tottenham_Hotspur_F.C.", "1992", "2004"),
+            Fact.of("Darren_Anderton", MSOT, "Birmingham_City_F.C.", "2004", "2005"),
+            Fact.of("Darren_Anderton", "award_received", "PFA_Team_of_the_Year", "1993"),
+            Fact.of("Glenn_Hoddle", "head_coach", "Tottenham_Hotspur_F.C.", "2001", "2003"),
         ],
         name="football",
     )
@@ -64,7 +59,7 @@ def test_obfuscated_kg_and_questions_keep_structure(football: TemporalKG) -> Non
 
 
 def test_obfuscate_setting_merges_and_keeps_colliding_names_apart() -> None:
-    kg = TemporalKG([fact("Toto", "r", "Anna", "2000"), fact("Otto", "r", "Bob", "2001")])
+    kg = TemporalKG([Fact.of("Toto", "r", "Anna", "2000"), Fact.of("Otto", "r", "Bob", "2001")])
     qs = [Question(qid="1", text="Whom did Toto r?", answers=["Anna"])]
     setting = obfuscate_setting(qs, kg)
     assert setting.merged and len(setting.kg) == 4
@@ -76,7 +71,7 @@ def test_obfuscate_setting_merges_and_keeps_colliding_names_apart() -> None:
 
 
 def test_obfuscated_question_keeps_its_times() -> None:
-    kg = TemporalKG([fact("Theresa_May", "visit", "Thailand", "2009-05-02")])
+    kg = TemporalKG([Fact.of("Theresa_May", "visit", "Thailand", "2009-05-02")])
     q = Question(qid="1", text="Who wanted to meet with Thailand in May 2009?", answers=["Theresa May"])
     text = obfuscate_setting([q], kg).questions[0].text
     assert text == "Who wanted to meet with Landthai in May 2009?"

@@ -29,16 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import date
 from typing import Protocol, runtime_checkable
 
-from ..time import Interval, TimePoint
+from ..time import Interval, TimeArg, TimePoint
 from .fact import Fact
 
 TimeQuery = TimePoint | Interval | str | None
-#: A valid-time argument (``as_of``): see :meth:`TimePoint.of` — an int is a year, a ``date`` its day;
-#: anything else is a DataError saying what is accepted.
-TimeArg = TimePoint | date | str | int
 
 
 @dataclass(frozen=True, slots=True)

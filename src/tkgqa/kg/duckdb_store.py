@@ -49,8 +49,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, DataError, NotFoundError
-from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, span_of
-from .base import FactQuery, Hop, HopQuery, KGStore, StoreBase, TimeArg, TimeQuery, clip_at, entity_names
+from ..time import NEG_INF, POS_INF, Granularity, Interval, TimeArg, TimePoint, civil_from_days, span_of
+from .base import FactQuery, Hop, HopQuery, KGStore, StoreBase, TimeQuery, clip_at, entity_names
 from .duckdb_core import adopt_core, ensure_core, refresh, refresh_in_background, tx_log, wait_for_rebuild
 from .duckdb_schema import TxTime, connect, load_state, release_buffers, tx_datetime, tx_micros
 from .duckdb_write import append_facts, next_tx, retract_keys

@@ -8,9 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from enum import Enum
+from typing import Any, Final, Literal
 
-from ..time import Interval, TimePoint, parse_bound
+from ..time import Interval, TimeArg, TimePoint, parse_bound
+
+
+class _Same(Enum):
+    """The default ``end`` of :meth:`Fact.of`: the same as ``start`` (a point event)."""
+
+    START = "start"
+
+
+#: ``Fact.of(..., end=SAME_AS_START)``, the default: the fact is a point event (its end is its start).
+SAME_AS_START: Final = _Same.START
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +31,27 @@ class Fact:
     object: str
     start: TimePoint | None = None
     end: TimePoint | None = None
+
+    @classmethod
+    def of(
+        cls,
+        subject: str,
+        relation: str,
+        object: str,
+        start: TimeArg | None = None,
+        end: TimeArg | Literal[_Same.START] | None = SAME_AS_START,
+    ) -> Fact:
+        """A fact with its times given as people write them, each read by :meth:`TimePoint.of`::
+
+            Fact.of("Barack_Obama", "Make_a_visit", "China", "2014-11-10")   # a point event
+            Fact.of("Roberto_Baggio", "member_of_sports_team", "Juventus", 1990, 1995)
+            Fact.of("Angela_Merkel", "head_of_government", "Germany", 2005, None)  # still true (open end)
+
+        ``end`` left out is ``start`` (a point event); ``None`` is an open end. A time that cannot be read
+        is a :class:`~tkgqa.errors.DataError` saying which forms are accepted."""
+        first = None if start is None else TimePoint.of(start)
+        last = first if end is SAME_AS_START else (None if end is None else TimePoint.of(end))
+        return cls(subject, relation, object, first, last)
 
     @property
     def interval(self) -> Interval:

@@ -35,8 +35,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError, NotFoundError
-from ..time import NEG_INF, POS_INF, Granularity, Interval, TimePoint, civil_from_days, span_of
-from .base import FactQuery, StoreBase, TimeArg, TimeQuery
+from ..time import NEG_INF, POS_INF, Granularity, Interval, TimeArg, TimePoint, civil_from_days, span_of
+from .base import FactQuery, StoreBase, TimeQuery
 from .fact import Fact, label_of
 from .index import (
     COLUMNS,

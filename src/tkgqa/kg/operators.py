@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from ..time import Extreme, Interval, TemporalRelation, TimePoint, extreme, predicate, span_of
+from ..time import Extreme, Interval, TemporalRelation, TimeLike, TimePoint, extreme, predicate, span_of
 from .base import KGStore, TimeQuery
 from .fact import Fact
 
-TimeArg = TimePoint | Interval | str
+#: A time span argument of the operators: a point, an interval, or text that :meth:`Interval.parse` reads.
+SpanArg = TimeLike | str
 
 
 @lru_cache(maxsize=4096)
@@ -25,7 +26,7 @@ def _parse_span(text: str) -> tuple[int, int]:
     return span_of(Interval.parse(text))
 
 
-def _span(t: TimeArg) -> tuple[int, int]:
+def _span(t: SpanArg) -> tuple[int, int]:
     """Day span of a time argument (strings are parsed once and memoised: parsing is pure)."""
     if isinstance(t, str):
         return _parse_span(t)
@@ -71,22 +72,22 @@ def _keep(facts: Iterable[Fact], relation: TemporalRelation, lo: int, hi: int) -
     return [f for f in facts if test(f.start, f.end, lo, hi)]
 
 
-def get_before(facts: Iterable[Fact], t: TimeArg) -> list[Fact]:
+def get_before(facts: Iterable[Fact], t: SpanArg) -> list[Fact]:
     """Facts that start before ``t`` begins (relation ``before``)."""
     return _keep(facts, TemporalRelation.BEFORE, *_span(t))
 
 
-def get_after(facts: Iterable[Fact], t: TimeArg) -> list[Fact]:
+def get_after(facts: Iterable[Fact], t: SpanArg) -> list[Fact]:
     """Facts that start after ``t`` ends (relation ``after``)."""
     return _keep(facts, TemporalRelation.AFTER, *_span(t))
 
 
-def get_between(facts: Iterable[Fact], t1: TimeArg, t2: TimeArg) -> list[Fact]:
+def get_between(facts: Iterable[Fact], t1: SpanArg, t2: SpanArg) -> list[Fact]:
     """Facts lying wholly within ``[t1, t2]``, inclusive at each bound's granularity (relation ``within``)."""
     return _keep(facts, TemporalRelation.WITHIN, _span(t1)[0], _span(t2)[1])
 
 
-def get_during(facts: Iterable[Fact], t: TimeArg) -> list[Fact]:
+def get_during(facts: Iterable[Fact], t: SpanArg) -> list[Fact]:
     """Facts that share at least one day with ``t`` (relation ``in``; an open end runs on)."""
     return _keep(facts, TemporalRelation.IN, *_span(t))
 

@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ..errors import ConfigError
-from ..time import NEG_INF, POS_INF, Interval, TimePoint, span_of
-from .base import FactQuery, Hop, HopQuery, StoreBase, TimeArg, TimeQuery, clip_at, entity_names
+from ..time import NEG_INF, POS_INF, Interval, TimeArg, TimePoint, span_of
+from .base import FactQuery, Hop, HopQuery, StoreBase, TimeQuery, clip_at, entity_names
 from .fact import Fact, label_of
 from .validate import check_name
 

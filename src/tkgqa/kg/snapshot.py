@@ -12,8 +12,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
-from ..time import TimePoint
-from .base import FactQuery, Hop, HopQuery, StoreBase, TimeArg, TimeQuery, clip_at
+from ..time import TimeArg, TimePoint
+from .base import FactQuery, Hop, HopQuery, StoreBase, TimeQuery, clip_at
 from .fact import Fact
 
 if TYPE_CHECKING:

@@ -117,7 +117,7 @@ class TimePoint:
 
     # --- construction -------------------------------------------------------------------------
     @classmethod
-    def of(cls, value: TimePoint | date | str | int) -> TimePoint:
+    def of(cls, value: TimeArg) -> TimePoint:
         """Coerce a ``TimePoint``, ``date`` (its day), ISO-ish string, or int — an int is a **year**
         (``2015`` → the year 2015), within ±:data:`MAX_YEAR`. Anything else (a float, ``None``, a bool) is a
         :class:`DataError` saying what is accepted; never an AttributeError or OverflowError."""
@@ -221,6 +221,11 @@ def _clean(text: str) -> str:
         previous = s
         s = _NOISE.sub("", s).strip()
     return re.sub(r"\s+", " ", s)
+
+
+#: A time as people give it: what :meth:`TimePoint.of` reads (an int is a year, a ``date`` its day); anything
+#: else is a DataError saying what is accepted.
+TimeArg = TimePoint | date | str | int
 
 
 def try_parse_time(text: str) -> TimePoint | None:

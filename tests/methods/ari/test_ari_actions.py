@@ -20,19 +20,14 @@ from tkgqa.query import QuestionAnchors
 from tkgqa.retrieval.similarity import Similarity
 from tkgqa.time import parse_time
 
-
-def fact(s: str, r: str, o: str, start: str, end: str | None = None) -> Fact:
-    return Fact(s, r, o, parse_time(start), parse_time(end or start))
-
-
 FACTS = [
-    fact("Alice", "Visit", "Freedonia", "2010-01-05"),
-    fact("Bob", "Visit", "Freedonia", "2011-03-02"),
-    fact("Carol", "Visit", "Freedonia", "2012-07-20"),
-    fact("Bob", "Visit", "Freedonia", "2013-02-11"),
-    fact("Alice", "Criticize", "Freedonia", "2012-08-01"),
-    fact("Freedonia", "Sign agreement", "Sylvania", "2011-05-05"),
-    fact("Dave", "Leader of", "Sylvania", "2008-01-01", "2012-06-30"),
+    Fact.of("Alice", "Visit", "Freedonia", "2010-01-05"),
+    Fact.of("Bob", "Visit", "Freedonia", "2011-03-02"),
+    Fact.of("Carol", "Visit", "Freedonia", "2012-07-20"),
+    Fact.of("Bob", "Visit", "Freedonia", "2013-02-11"),
+    Fact.of("Alice", "Criticize", "Freedonia", "2012-08-01"),
+    Fact.of("Freedonia", "Sign agreement", "Sylvania", "2011-05-05"),
+    Fact.of("Dave", "Leader of", "Sylvania", "2008-01-01", "2012-06-30"),
 ]
 
 

@@ -18,21 +18,16 @@ from tkgqa.query.text.frame import asked_granularity
 from tkgqa.testing import FakeLLM
 from tkgqa.time import Extreme, Granularity, TemporalRelation, parse_time
 
-
-def fact(s: str, r: str, o: str, t: str) -> Fact:
-    return Fact(s, r, o, parse_time(t), parse_time(t))
-
-
 # A hand-written KG (invented names): visits to Freedonia, criticism of Freedonia, one agreement.
 FACTS = [
-    fact("Alice", "Make a visit", "Freedonia", "2010-01-05"),
-    fact("Bob", "Make a visit", "Freedonia", "2011-03-02"),
-    fact("Carol", "Make a visit", "Freedonia", "2012-07-20"),
-    fact("Bob", "Make a visit", "Freedonia", "2013-02-11"),
-    fact("Dave", "Make a visit", "Freedonia", "2014-09-09"),
-    fact("Alice", "Criticize", "Freedonia", "2012-08-01"),
-    fact("Erin", "Criticize", "Freedonia", "2013-05-05"),
-    fact("Freedonia", "Sign agreement", "Sylvania", "2011-05-05"),
+    Fact.of("Alice", "Make a visit", "Freedonia", "2010-01-05"),
+    Fact.of("Bob", "Make a visit", "Freedonia", "2011-03-02"),
+    Fact.of("Carol", "Make a visit", "Freedonia", "2012-07-20"),
+    Fact.of("Bob", "Make a visit", "Freedonia", "2013-02-11"),
+    Fact.of("Dave", "Make a visit", "Freedonia", "2014-09-09"),
+    Fact.of("Alice", "Criticize", "Freedonia", "2012-08-01"),
+    Fact.of("Erin", "Criticize", "Freedonia", "2013-05-05"),
+    Fact.of("Freedonia", "Sign agreement", "Sylvania", "2011-05-05"),
 ]
 
 

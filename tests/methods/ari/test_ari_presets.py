@@ -19,22 +19,16 @@ from tkgqa.methods.ari.prompts import PAPER_EXAMPLES, ExampleSet, format_example
 from tkgqa.query import QuestionLinker
 from tkgqa.retrieval.similarity import Similarity
 from tkgqa.testing import FakeLLM
-from tkgqa.time import parse_time
-
-
-def fact(s: str, r: str, o: str, t: str) -> Fact:
-    return Fact(s, r, o, parse_time(t), parse_time(t))
-
 
 # Invented names. Whom the first visitor of Freedonia met needs chaining through Alice.
 FACTS = [
-    fact("Alice", "Make a visit", "Freedonia", "2010-01-05"),
-    fact("Bob", "Make a visit", "Freedonia", "2011-03-02"),
-    fact("Carol", "Make a visit", "Freedonia", "2012-07-20"),
-    fact("Alice", "Meet", "Zed", "2011-04-01"),
-    fact("Alice", "Meet", "Yan", "2012-05-01"),
-    fact("Alice", "Criticize", "Freedonia", "2012-08-01"),
-    fact("Erin", "Criticize", "Freedonia", "2013-05-05"),
+    Fact.of("Alice", "Make a visit", "Freedonia", "2010-01-05"),
+    Fact.of("Bob", "Make a visit", "Freedonia", "2011-03-02"),
+    Fact.of("Carol", "Make a visit", "Freedonia", "2012-07-20"),
+    Fact.of("Alice", "Meet", "Zed", "2011-04-01"),
+    Fact.of("Alice", "Meet", "Yan", "2012-05-01"),
+    Fact.of("Alice", "Criticize", "Freedonia", "2012-08-01"),
+    Fact.of("Erin", "Criticize", "Freedonia", "2013-05-05"),
 ]
 
 

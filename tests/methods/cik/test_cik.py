@@ -39,20 +39,16 @@ from tkgqa.time import parse_time
 MSOT = "member_of_sports_team"
 
 
-def fact(s: str, r: str, o: str, start: str, end: str | None = None) -> Fact:
-    return Fact(s, r, o, parse_time(start), parse_time(end or start))
-
-
 def football_facts() -> list[Fact]:
     return [
-        fact("Darren_Anderton", MSOT, "Portsmouth_F.C.", "1990", "1992"),
-        fact("Darren_Anderton", MSOT, "Tottenham_Hotspur_F.C.", "1992", "2004"),
-        fact("Darren_Anderton", MSOT, "Birmingham_City_F.C.", "2004", "2005"),
-        fact("Darren_Anderton", "award_received", "PFA_Team_of_the_Year", "1993"),
-        fact("Glenn_Hoddle", "head_coach", "Tottenham_Hotspur_F.C.", "2001", "2003"),
-        fact("Glenn_Hoddle", MSOT, "Tottenham_Hotspur_F.C.", "1975", "1987"),
-        fact("Glenn_Hoddle", "award_received", "Ballon_Star", "1980"),
-        fact("Ernesto_Castano", MSOT, "Juventus_F.C.", "1958", "1970"),
+        Fact.of("Darren_Anderton", MSOT, "Portsmouth_F.C.", "1990", "1992"),
+        Fact.of("Darren_Anderton", MSOT, "Tottenham_Hotspur_F.C.", "1992", "2004"),
+        Fact.of("Darren_Anderton", MSOT, "Birmingham_City_F.C.", "2004", "2005"),
+        Fact.of("Darren_Anderton", "award_received", "PFA_Team_of_the_Year", "1993"),
+        Fact.of("Glenn_Hoddle", "head_coach", "Tottenham_Hotspur_F.C.", "2001", "2003"),
+        Fact.of("Glenn_Hoddle", MSOT, "Tottenham_Hotspur_F.C.", "1975", "1987"),
+        Fact.of("Glenn_Hoddle", "award_received", "Ballon_Star", "1980"),
+        Fact.of("Ernesto_Castano", MSOT, "Juventus_F.C.", "1958", "1970"),
     ]
 
 
@@ -107,7 +103,7 @@ def test_traverse_follows_path_both_directions_and_falls_back(football: Temporal
 
 # --- pruning ---------------------------------------------------------------------------------------
 def _points(n: int, rel: str = "r", year: int = 2010) -> list[Fact]:
-    return [fact(f"a{i}", rel, f"b{i}", f"{year}-01-{1 + i % 28:02d}") for i in range(n)]
+    return [Fact.of(f"a{i}", rel, f"b{i}", f"{year}-01-{1 + i % 28:02d}") for i in range(n)]
 
 
 def test_multi_hop_truncation_respects_delta1() -> None:
@@ -120,7 +116,11 @@ def test_multi_hop_truncation_respects_delta1() -> None:
 
 def test_time_aware_pruning_keeps_plus_minus_one_year() -> None:
     kg = TemporalKG(
-        [fact("Q", "r", "x", "2000", "2002"), fact("x", "s", "y", "2003-06"), fact("x", "s", "z", "2004-02")]
+        [
+            Fact.of("Q", "r", "x", "2000", "2002"),
+            Fact.of("x", "s", "y", "2003-06"),
+            Fact.of("x", "s", "z", "2004-02"),
+        ]
     )
     window = lifetime_window(kg, ["Q"])
     assert window is not None
@@ -130,9 +130,9 @@ def test_time_aware_pruning_keeps_plus_minus_one_year() -> None:
 
 
 def test_longest_lasting_fact_per_relation_and_tail() -> None:
-    short = fact("Q1", "spouse", "Y", "2000", "2001")
-    long = fact("Q1", "spouse", "Y", "2003", "2010")
-    other = fact("Q1", "spouse", "Z", "1990", "1991")
+    short = Fact.of("Q1", "spouse", "Y", "2000", "2001")
+    long = Fact.of("Q1", "spouse", "Y", "2003", "2010")
+    other = Fact.of("Q1", "spouse", "Z", "1990", "1991")
     items = [EvidenceFact("Q1", 1, f, "Y" if f.object == "Y" else "Z") for f in (short, long, other)]
     assert [it.fact for it in longest_per_relation_tail(items)] == [long, other]
     assert len(time_aware_prune(items, None, several_entities=True)) == 2
@@ -144,7 +144,7 @@ def test_cap_delta2_prefers_near_hops_and_the_time_constraint() -> None:
     items += [EvidenceFact("Q", 1, f) for f in _points(40, "near", year=2010)]
     kept = cap_facts(items, 30, None)
     assert len(kept) == 30 and all(it.hop == 1 for it in kept)
-    before = [EvidenceFact("Q", 1, fact("a", "r", f"b{y}", str(y))) for y in range(1990, 2010)]
+    before = [EvidenceFact("Q", 1, Fact.of("a", "r", f"b{y}", str(y))) for y in range(1990, 2010)]
     kept = cap_facts(before, 3, TimeConstraint.of("before", "2000"))
     assert sorted(it.fact.object for it in kept) == ["b1997", "b1998", "b1999"]
 
@@ -182,7 +182,7 @@ def test_compression_round_trip(football: TemporalKG) -> None:
 def test_compressed_time_tree_round_trip_on_day_facts() -> None:
     items = synthetic_events(n_days=4)
     items.append(
-        EvidenceFact("Foreign_Affairs_(Cambodia)", 1, fact("Citizen_(Thailand)", "Praise", "X", "2012-05"))
+        EvidenceFact("Foreign_Affairs_(Cambodia)", 1, Fact.of("Citizen_(Thailand)", "Praise", "X", "2012-05"))
     )
     rendered = render_compressed(items, None, ["Foreign_Affairs_(Cambodia)"])
     assert rendered.text.startswith("X1:\n 2012:\n  03:\n   01: R1(e1,) ")
@@ -235,7 +235,7 @@ def synthetic_events(n_days: int = 10, per_day: int = 3) -> list[EvidenceFact]:
     out = []
     for d in range(n_days):
         for k in range(per_day):
-            f = fact(
+            f = Fact.of(
                 actors[(d + k) % 5],
                 relations[(d * k) % 3],
                 "Foreign_Affairs_(Cambodia)",
@@ -397,7 +397,7 @@ def test_stream_snapshots_and_appends_change_answers(home: Path) -> None:
     assert middle.answers == ["Tottenham Hotspur F.C."]
     assert latest.answers == ["Birmingham City F.C."]
     size = len(kg)
-    stream.append([fact("Darren_Anderton", MSOT, "Wolverhampton_Wanderers_F.C.", "2005", "2006")])
+    stream.append([Fact.of("Darren_Anderton", MSOT, "Wolverhampton_Wanderers_F.C.", "2005", "2006")])
     assert len(kg) == size + 1
     assert stream.answer(q).answers == ["Wolverhampton Wanderers F.C."]  # the live store, no rebuild
     assert stream.answer(q, "2000").answers == ["Tottenham Hotspur F.C."]  # older snapshot unchanged

@@ -35,17 +35,13 @@ from tkgqa.time import parse_time
 MSOT = "member_of_sports_team"
 
 
-def fact(s: str, r: str, o: str, start: str, end: str | None = None) -> Fact:
-    return Fact(s, r, o, parse_time(start), parse_time(end or start))
-
-
 def football() -> TemporalKG:
     return TemporalKG(
         [
-            fact("Darren_Anderton", MSOT, "Portsmouth_F.C.", "1990", "1992"),
-            fact("Darren_Anderton", MSOT, "Tottenham_Hotspur_F.C.", "1992", "2004"),
-            fact("Darren_Anderton", MSOT, "Birmingham_City_F.C.", "2004", "2005"),
-            fact("Glenn_Hoddle", "head_coach", "Tottenham_Hotspur_F.C.", "2001", "2003"),
+            Fact.of("Darren_Anderton", MSOT, "Portsmouth_F.C.", "1990", "1992"),
+            Fact.of("Darren_Anderton", MSOT, "Tottenham_Hotspur_F.C.", "1992", "2004"),
+            Fact.of("Darren_Anderton", MSOT, "Birmingham_City_F.C.", "2004", "2005"),
+            Fact.of("Glenn_Hoddle", "head_coach", "Tottenham_Hotspur_F.C.", "2001", "2003"),
         ],
         name="football",
     )
@@ -106,11 +102,11 @@ def test_ours_preset_and_explicit_settings_are_reported() -> None:
 def test_footnote_rule_keeps_facts_near_some_question_entity_fact() -> None:
     kg = TemporalKG(
         [
-            fact("Q", "r", "x", "2000"),
-            fact("Q", "r", "y", "2010"),
-            fact("x", "s", "a", "2001-06"),  # within a year of the 2000 fact
-            fact("x", "s", "b", "2005"),  # more than a year from both: dropped
-            fact("x", "s", "c", "2009-03"),  # within a year of the 2010 fact
+            Fact.of("Q", "r", "x", "2000"),
+            Fact.of("Q", "r", "y", "2010"),
+            Fact.of("x", "s", "a", "2001-06"),  # within a year of the 2000 fact
+            Fact.of("x", "s", "b", "2005"),  # more than a year from both: dropped
+            Fact.of("x", "s", "c", "2009-03"),  # within a year of the 2010 fact
             Fact("x", "s", "d"),  # no time: nothing to measure, kept
         ]
     )
@@ -122,12 +118,12 @@ def test_footnote_rule_keeps_facts_near_some_question_entity_fact() -> None:
     # The lifetime window (ours) is 1999..2011: it keeps the 2005 fact the footnote drops.
     window = lifetime_window(kg, ["Q"])
     assert {it.fact.object for it in time_aware_prune(items, window, several_entities=False)} == set("abcd")
-    assert near_anchors(fact("z", "s", "w", "1990", "2020"), anchors)  # a long interval meets them
+    assert near_anchors(Fact.of("z", "s", "w", "1990", "2020"), anchors)  # a long interval meets them
     assert anchor_spans(TemporalKG([Fact("Q", "r", "x")]), ["Q"]) is None  # no timed fact: no pruning
 
 
 def test_footnote_rule_treats_open_ends_as_still_true() -> None:
-    kg = TemporalKG([Fact("Q", "r", "x", parse_time("2000"), None), fact("x", "s", "late", "2015")])
+    kg = TemporalKG([Fact("Q", "r", "x", parse_time("2000"), None), Fact.of("x", "s", "late", "2015")])
     anchors = anchor_spans(kg, ["Q"])
     assert anchors is not None and near_anchors(kg.facts(relation="s")[0], anchors)
 
@@ -135,7 +131,8 @@ def test_footnote_rule_treats_open_ends_as_still_true() -> None:
 # --- above δ2 -----------------------------------------------------------------------------------------
 def _items(hop: int, n: int, rel: str = "r") -> list[EvidenceFact]:
     return [
-        EvidenceFact("Q", hop, fact(f"a{hop}_{i}", rel, "b", f"2010-01-{1 + i % 28:02d}")) for i in range(n)
+        EvidenceFact("Q", hop, Fact.of(f"a{hop}_{i}", rel, "b", f"2010-01-{1 + i % 28:02d}"))
+        for i in range(n)
     ]
 
 
@@ -149,7 +146,7 @@ def test_truncate_hops_reuses_stage_one_with_delta2() -> None:
 def star_kg(n: int) -> TemporalKG:
     """Q with ``n`` "visit" facts, one a day."""
     return TemporalKG(
-        [fact("Q", "visit", f"E{i}", f"2010-{1 + i // 28:02d}-{1 + i % 28:02d}") for i in range(n)]
+        [Fact.of("Q", "visit", f"E{i}", f"2010-{1 + i // 28:02d}-{1 + i % 28:02d}") for i in range(n)]
     )
 
 
@@ -164,7 +161,7 @@ def test_delta2_rules(spec: str, n_pruned: int) -> None:
 
 # --- the relation cap in Π_esg ----------------------------------------------------------------------
 def test_relation_cap_is_an_option(home: Path) -> None:
-    kg = TemporalKG([fact("Q", f"rel_{i:03d}", f"E{i}", "2010") for i in range(70)])
+    kg = TemporalKG([Fact.of("Q", f"rel_{i:03d}", f"E{i}", "2010") for i in range(70)])
 
     def d1_count(spec: str) -> int:
         llm = FakeLLM(['[["rel 000"]]', 'Final answer: ["e1"]'])

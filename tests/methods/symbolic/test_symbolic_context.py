@@ -10,23 +10,17 @@ import pytest
 from tkgqa.datasets import Question
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.methods.symbolic import SymbolicReasoner
-from tkgqa.time import TimePoint
-
-
-def _fact(s: str, r: str, o: str, start: int | None, end: int | None) -> Fact:
-    return Fact(s, r, o, TimePoint(start) if start else None, TimePoint(end) if end else None)
-
 
 CONTEXT = [
-    _fact("John Doe", "member of sports team", "Riverton FC", 2001, 2004),
-    _fact("John Doe", "member of sports team", "Lakeside United", 2005, 2008),
-    _fact("John Doe", "award received", "Golden Boot", 2006, 2006),
-    _fact("John Doe", "significant event", "date of birth", 1980, 1980),
-    _fact("John Doe", "spouse", "Jane Roe", 2009, None),
-    _fact("Mary Major", "member of sports team", "Lakeside United", 2006, 2007),
-    _fact("Peter Minor", "member of sports team", "Lakeside United", 2010, 2011),
-    _fact("Lakeside United", "head coach", "Sam Coach", 2003, 2009),
-    _fact("Old Town", "replaced by", "New Town", 1990, 1990),
+    Fact.of("John Doe", "member of sports team", "Riverton FC", 2001, 2004),
+    Fact.of("John Doe", "member of sports team", "Lakeside United", 2005, 2008),
+    Fact.of("John Doe", "award received", "Golden Boot", 2006, 2006),
+    Fact.of("John Doe", "significant event", "date of birth", 1980, 1980),
+    Fact.of("John Doe", "spouse", "Jane Roe", 2009, None),
+    Fact.of("Mary Major", "member of sports team", "Lakeside United", 2006, 2007),
+    Fact.of("Peter Minor", "member of sports team", "Lakeside United", 2010, 2011),
+    Fact.of("Lakeside United", "head coach", "Sam Coach", 2003, 2009),
+    Fact.of("Old Town", "replaced by", "New Town", 1990, 1990),
 ]
 
 

@@ -20,11 +20,6 @@ from tkgqa.query.program.contextual_rules import (
 from tkgqa.query.text.frame import Target
 from tkgqa.query.text.mentions import EntityMention
 from tkgqa.query.text.words import tokenize
-from tkgqa.time import TimePoint
-
-
-def _fact(s: str, r: str, o: str, start: int | None = None, end: int | None = None) -> Fact:
-    return Fact(s, r, o, TimePoint(start) if start else None, TimePoint(end) if end else None)
 
 
 def ask(text: str, context: list[Fact]) -> list[str]:
@@ -34,10 +29,10 @@ def ask(text: str, context: list[Fact]) -> list[str]:
 
 # --- verbatim relation labels + templated qualifier ----------------------------------------------------
 AWARDS = [
-    _fact("Ann Ash", "statement is subject of", "9th Star Awards", 1990, 1990),
-    _fact("Ann Ash", "statement is subject of", "12th Star Awards", 1993, 1993),
-    _fact("Ann Ash", "nominated for", "Star Award for Best Album", 1993, 1993),
-    _fact("Ann Ash", "nominated for", "Star Award for Best Song", 1990, 1990),
+    Fact.of("Ann Ash", "statement is subject of", "9th Star Awards", 1990, 1990),
+    Fact.of("Ann Ash", "statement is subject of", "12th Star Awards", 1993, 1993),
+    Fact.of("Ann Ash", "nominated for", "Star Award for Best Album", 1993, 1993),
+    Fact.of("Ann Ash", "nominated for", "Star Award for Best Song", 1990, 1990),
 ]
 
 
@@ -54,10 +49,10 @@ def test_phrase_positions_needs_two_words() -> None:
 
 # --- events named with a year -----------------------------------------------------------------------------
 CUPS = [
-    _fact("1961 Valley Cup", "winner", "Hill Rovers"),
-    _fact("1975 Valley Cup", "winner", "Hill Rovers"),
-    _fact("1980 Plain Trophy", "winner", "Hill Rovers"),
-    _fact("Hill Rovers", "league", "Valley League", 1950, None),
+    Fact.of("1961 Valley Cup", "winner", "Hill Rovers"),
+    Fact.of("1975 Valley Cup", "winner", "Hill Rovers"),
+    Fact.of("1980 Plain Trophy", "winner", "Hill Rovers"),
+    Fact.of("Hill Rovers", "league", "Valley League", 1950, None),
 ]
 
 
@@ -77,9 +72,9 @@ def test_year_in_name() -> None:
 
 # --- end cues and span targets ----------------------------------------------------------------------------
 CAREER = [
-    _fact("Cy Dale", "educated at", "Lake Conservatory", 1925, 1929),
-    _fact("Cy Dale", "spouse", "Di Elm", 1950, 1962),
-    _fact("Cy Dale", "significant event", "date of birth", 1907, 1907),
+    Fact.of("Cy Dale", "educated at", "Lake Conservatory", 1925, 1929),
+    Fact.of("Cy Dale", "spouse", "Di Elm", 1950, 1962),
+    Fact.of("Cy Dale", "significant event", "date of birth", 1907, 1907),
 ]
 
 
@@ -105,9 +100,9 @@ def test_refine_target_keeps_constraints() -> None:
 # --- short country names, exact spans -----------------------------------------------------------------------
 def test_short_country_names() -> None:
     facts = [
-        _fact("United States of America", "head of state", "Al Pine", 1789, 1797),
-        _fact("United States of America", "head of state", "Bo Oak", 1797, 1801),
-        _fact("Al Pine", "occupation", "farmer"),
+        Fact.of("United States of America", "head of state", "Al Pine", 1789, 1797),
+        Fact.of("United States of America", "head of state", "Bo Oak", 1797, 1801),
+        Fact.of("Al Pine", "occupation", "farmer"),
     ]
     ents = {"United States of America", "Al Pine"}
     found = alias_mentions(tokenize("who was the third us president"), ents)
@@ -130,7 +125,7 @@ def test_exact_spans_move_a_stretched_mention() -> None:
 # --- most specific fact at an explicit time ---------------------------------------------------------------
 def test_fact_starting_at_the_time_is_preferred() -> None:
     facts = [
-        _fact("Eve Fox", "spouse", "Gus Hale", 1940, 1970),
-        _fact("Eve Fox", "spouse", "Ian Jay", 1957, 1965),
+        Fact.of("Eve Fox", "spouse", "Gus Hale", 1940, 1970),
+        Fact.of("Eve Fox", "spouse", "Ian Jay", 1957, 1965),
     ]
     assert ask("who was eve fox married to in 1957", facts)[0] == "Ian Jay"

@@ -28,24 +28,20 @@ from tkgqa.methods.timer4 import (
 )
 from tkgqa.methods.timer4.prompts import parse_answers, parse_rewrite
 from tkgqa.testing import FakeLLM
-from tkgqa.time import Interval, TemporalRelation, TimePoint, parse_time
+from tkgqa.time import Interval, TemporalRelation, TimePoint
 
 IN = TemporalRelation.IN
 
 
-def fact(s: str, r: str, o: str, t: str) -> Fact:
-    return Fact(s, r, o, parse_time(t), parse_time(t))
-
-
 def praise_facts() -> list[Fact]:
     return [
-        fact("Juan_Carlos_I", "Praise_or_endorse", "Vietnam", "2006-02-22"),
-        fact("Vietnam", "Praise_or_endorse", "Juan_Carlos_I", "2006-02-22"),
-        fact("China", "Praise_or_endorse", "Juan_Carlos_I", "2006-01-10"),
-        fact("France", "Praise_or_endorse", "Juan_Carlos_I", "2006-03-01"),
-        fact("Germany", "Praise_or_endorse", "Juan_Carlos_I", "2006-05-01"),
-        fact("Italy", "Praise_or_endorse", "Juan_Carlos_I", "2007-08-01"),
-        fact("Japan", "Make_a_visit", "Juan_Carlos_I", "2006-03-02"),
+        Fact.of("Juan_Carlos_I", "Praise_or_endorse", "Vietnam", "2006-02-22"),
+        Fact.of("Vietnam", "Praise_or_endorse", "Juan_Carlos_I", "2006-02-22"),
+        Fact.of("China", "Praise_or_endorse", "Juan_Carlos_I", "2006-01-10"),
+        Fact.of("France", "Praise_or_endorse", "Juan_Carlos_I", "2006-03-01"),
+        Fact.of("Germany", "Praise_or_endorse", "Juan_Carlos_I", "2006-05-01"),
+        Fact.of("Italy", "Praise_or_endorse", "Juan_Carlos_I", "2007-08-01"),
+        Fact.of("Japan", "Make_a_visit", "Juan_Carlos_I", "2006-03-02"),
     ]
 
 
@@ -155,8 +151,8 @@ def test_unusable_rewrite_keeps_the_original(kg: TemporalKG, home: Path) -> None
 # --- offline (KG) rewrite ----------------------------------------------------------------------------------
 def rewrite_kg() -> TemporalKG:
     extra = [
-        fact("Korea", "Make_a_visit", "Juan_Carlos_I", "2006-03-02"),
-        fact("Spain", "Make_a_visit", "Juan_Carlos_I", "2006-04-02"),
+        Fact.of("Korea", "Make_a_visit", "Juan_Carlos_I", "2006-03-02"),
+        Fact.of("Spain", "Make_a_visit", "Juan_Carlos_I", "2006-04-02"),
     ]
     return TemporalKG(praise_facts() + extra, name="rewrite")
 

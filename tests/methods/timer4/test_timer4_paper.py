@@ -20,11 +20,7 @@ from tkgqa.outcomes import ResultRow
 from tkgqa.retrieval import ScoredFact, TimeConstraint
 from tkgqa.retrieval.training import find_trained_retriever, trained_retriever_dir, trained_retrievers
 from tkgqa.testing import FakeLLM
-from tkgqa.time import TimePoint, parse_time
-
-
-def fact(s: str, r: str, o: str, t: str) -> Fact:
-    return Fact(s, r, o, parse_time(t), parse_time(t))
+from tkgqa.time import TimePoint
 
 
 @pytest.fixture
@@ -37,13 +33,13 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def kg() -> TemporalKG:
     return TemporalKG(
         [
-            fact("Juan_Carlos_I", "Praise_or_endorse", "Vietnam", "2006-02-22"),
-            fact("China", "Praise_or_endorse", "Juan_Carlos_I", "2006-01-10"),
-            fact("France", "Praise_or_endorse", "Juan_Carlos_I", "2006-03-01"),
-            fact("Germany", "Praise_or_endorse", "Juan_Carlos_I", "2006-05-01"),
-            fact("Italy", "Praise_or_endorse", "Juan_Carlos_I", "2007-08-01"),
-            fact("Japan", "Make_a_visit", "Iraq", "2006-03-02"),
-            fact("Iran", "Make_a_visit", "Iraq", "2010-01-01"),
+            Fact.of("Juan_Carlos_I", "Praise_or_endorse", "Vietnam", "2006-02-22"),
+            Fact.of("China", "Praise_or_endorse", "Juan_Carlos_I", "2006-01-10"),
+            Fact.of("France", "Praise_or_endorse", "Juan_Carlos_I", "2006-03-01"),
+            Fact.of("Germany", "Praise_or_endorse", "Juan_Carlos_I", "2006-05-01"),
+            Fact.of("Italy", "Praise_or_endorse", "Juan_Carlos_I", "2007-08-01"),
+            Fact.of("Japan", "Make_a_visit", "Iraq", "2006-03-02"),
+            Fact.of("Iran", "Make_a_visit", "Iraq", "2010-01-01"),
         ],
         name="praise",
     )
