@@ -31,6 +31,8 @@ from typing import IO, Any, BinaryIO
 
 from .errors import ConfigError, DataError
 
+#: A path as a caller gives it: text or any ``os.PathLike`` (a :class:`~pathlib.Path`).
+PathLike = str | os.PathLike[str]
 #: Default cap of an input read whole (a cassette, a JSON file): 512 MiB.
 MAX_INPUT_BYTES = 512 * 1024 * 1024
 #: Default cap of one line of a JSONL input read line by line: 16 MiB.

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -24,10 +23,9 @@ from pydantic import ValidationError
 from ..errors import ConfigError, DataError, NotFoundError
 from ..jsonfile import read_json
 from ..registry import Registry
-from ..userfiles import parse_json
+from ..userfiles import PathLike, parse_json
 from .base import Question
 
-PathLike = str | os.PathLike[str]
 CONTEXT_MODES = ("retrieved", "kg")
 
 

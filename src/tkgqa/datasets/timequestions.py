@@ -34,11 +34,11 @@ from typing import Any
 from ..errors import ConfigError, DataError
 from ..kg.fact import Fact
 from ..time import TimePoint
+from ..userfiles import PathLike
 from .base import RETRIEVED_FACTS, Question
 from .core import (
     Dataset,
     DatasetRequest,
-    PathLike,
     as_path,
     check_context,
     dataset_loader,

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigError, DataError, NotFoundError
 from ..registry import Registry
 from ..sanitize import shorten
+from ..userfiles import PathLike
 
 if TYPE_CHECKING:
     from .memory import TemporalKG
 
-PathLike = str | os.PathLike[str]
 LabelsArg = Mapping[str, str] | PathLike | Sequence[PathLike] | None
 #: The first data lines of a file (blank lines and ``#`` comments skipped) → "this is my format".
 Detect = Callable[[Sequence[str]], bool]

@@ -38,6 +38,7 @@ from typing import Any
 from ..errors import ConfigError, DataError, NotFoundError, TKGQAError
 from ..sanitize import clean_json, clean_text, shorten
 from ..time import TimePoint, parse_bound
+from ..userfiles import PathLike
 from .builder import FactBuilder, parse_delimited
 from .builder import LoadReport as LoadReport
 from .builder import load_warnings as load_warnings
@@ -60,7 +61,6 @@ from .formats import sniff_format as sniff_format
 from .memory import TemporalKG
 from .plain_reader import read_plain_delimited
 
-PathLike = str | os.PathLike[str]
 WIKIDATA_LABEL_FILES = ("wd_id2entity_text.txt", "wd_id2relation_text.txt")
 _WIKIDATA_ID = re.compile(r"^[QP]\d+$")
 _INT = re.compile(r"^-?\d+$")
