@@ -33,6 +33,7 @@ from ..sanitize import clean_text
 from ..service.errors import exception_body
 from ..service.kg_views import append_lines, neighbourhood, resolve_name
 from ..service.live import MAX_APPEND_LINES
+from ..service.policy import MAX_CLIENT_NAME_CHARS, MAX_QUESTION_CHARS
 from ..service.state import ServiceState
 from ..service.submit import Submitted, submit_question, wait_for_answer
 from ..time.interval import Interval
@@ -53,14 +54,14 @@ log = logging.getLogger("tkgqa.mcp")
 P = ParamSpec("P")
 T = TypeVar("T")
 
-MAX_QUESTION_CHARS = 2000
-MAX_NAME_CHARS = 200
 MAX_DATE_CHARS = 40
 MAX_PAGE = 200
 SUMMARY_URI = "tkgqa://kg/summary"
 
-Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS, description="A KG name or label.")]
-OptName = Annotated[str | None, Field(max_length=MAX_NAME_CHARS)]
+Name = Annotated[
+    str, Field(min_length=1, max_length=MAX_CLIENT_NAME_CHARS, description="A KG name or label.")
+]
+OptName = Annotated[str | None, Field(max_length=MAX_CLIENT_NAME_CHARS)]
 Date = Annotated[
     str | None,
     Field(max_length=MAX_DATE_CHARS, description="A date: 2014, 2014-11 or 2014-11-08 (None: no bound)."),
@@ -196,7 +197,8 @@ def build_server(state: ServiceState, *, name: str = "tkgqa") -> MCPServer:
     async def ask(
         question: Annotated[str, Field(max_length=MAX_QUESTION_CHARS, description="The question.")],
         method: Annotated[
-            str | None, Field(max_length=MAX_NAME_CHARS, description="A method spec (default: the server's).")
+            str | None,
+            Field(max_length=MAX_CLIENT_NAME_CHARS, description="A method spec (default: the server's)."),
         ] = None,
         as_of: Annotated[
             str | None,
@@ -206,7 +208,7 @@ def build_server(state: ServiceState, *, name: str = "tkgqa") -> MCPServer:
             ),
         ] = None,
         llm: Annotated[
-            str | None, Field(max_length=MAX_NAME_CHARS, description="An LLM spec the server allows.")
+            str | None, Field(max_length=MAX_CLIENT_NAME_CHARS, description="An LLM spec the server allows.")
         ] = None,
         options: Annotated[
             dict[str, OptionValue] | None,

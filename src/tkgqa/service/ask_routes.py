@@ -18,15 +18,12 @@ from ..api.resolve import OptionValue
 from ..sanitize import clean_text
 from .jobs import MethodPool
 from .models import AnswerOut, error_responses
-from .policy import MAX_OPTIONS
+from .policy import MAX_CLIENT_NAME_CHARS, MAX_OPTIONS, MAX_QUESTION_CHARS
 from .state import ServiceState
 from .stream import StepChannel, stream_job
 from .submit import submit_question, wait_for_answer
 
 log = logging.getLogger("tkgqa.service")
-
-MAX_QUESTION_CHARS = 2000
-MAX_NAME_CHARS = 200
 
 
 class AskRequest(BaseModel):
@@ -36,10 +33,10 @@ class AskRequest(BaseModel):
         max_length=MAX_QUESTION_CHARS, description="The question; empty or blank is a 400 ConfigError."
     )
     method: str | None = Field(
-        default=None, max_length=MAX_NAME_CHARS, description="A method spec allowed by the server."
+        default=None, max_length=MAX_CLIENT_NAME_CHARS, description="A method spec allowed by the server."
     )
     llm: str | None = Field(
-        default=None, max_length=MAX_NAME_CHARS, description="An LLM spec allowed by the server."
+        default=None, max_length=MAX_CLIENT_NAME_CHARS, description="An LLM spec allowed by the server."
     )
     options: dict[str, OptionValue] = Field(
         default_factory=dict,

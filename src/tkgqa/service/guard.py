@@ -21,18 +21,14 @@ import hmac
 import ipaddress
 import json
 import re
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from .errors import error_body
 from .policy import ServiceSettings
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+if TYPE_CHECKING:  # the ASGI types as Starlette (FastAPI's base) defines them
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKET = re.compile(r"[\[\]{}]")

@@ -12,14 +12,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+if TYPE_CHECKING:  # the ASGI types as Starlette (FastAPI's base) defines them
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 #: The policy of every page and API response of the service.
 CSP = (

@@ -11,10 +11,10 @@ from ..api.views import labelled_fact
 from ..kg.queries import QUERY_OPS, run_operator
 from .kg_views import append_lines, neighbourhood
 from .models import AppendIn, AppendOut, EntitiesOut, FactsOut, NeighborsOut, error_responses
+from .policy import MAX_CLIENT_NAME_CHARS
 from .state import ServiceState
 
 MAX_QUERY_FACTS = 1000
-MAX_NAME_CHARS = 200
 
 
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
@@ -35,9 +35,9 @@ def kg_router(state: ServiceState) -> APIRouter:
     @router.get("/api/kg/query", response_model=FactsOut, responses=_errors(400, 404))
     def kg_query(
         op: str = Query(..., max_length=40, description="ARI operator: " + ", ".join(QUERY_OPS)),
-        head: str | None = Query(None, max_length=MAX_NAME_CHARS),
-        rel: str | None = Query(None, max_length=MAX_NAME_CHARS),
-        tail: str | None = Query(None, max_length=MAX_NAME_CHARS),
+        head: str | None = Query(None, max_length=MAX_CLIENT_NAME_CHARS),
+        rel: str | None = Query(None, max_length=MAX_CLIENT_NAME_CHARS),
+        tail: str | None = Query(None, max_length=MAX_CLIENT_NAME_CHARS),
         time: str | None = Query(None, max_length=60),
         time2: str | None = Query(None, max_length=60),
         limit: int = Query(100, ge=1, le=MAX_QUERY_FACTS),
@@ -51,18 +51,22 @@ def kg_router(state: ServiceState) -> APIRouter:
 
     @router.get("/api/entities", response_model=EntitiesOut)
     def entities(
-        q: str = Query(..., max_length=MAX_NAME_CHARS), k: int = Query(10, ge=1, le=50)
+        q: str = Query(..., max_length=MAX_CLIENT_NAME_CHARS), k: int = Query(10, ge=1, le=50)
     ) -> dict[str, Any]:
         """Autocomplete: entities whose name or label matches ``q``, best first."""
         return {"query": q, "candidates": live.derived.entities.complete(q, k)}
 
     @router.get("/api/kg/neighbors", response_model=NeighborsOut, responses=_errors(404))
     def neighbors(
-        entity: str = Query(..., min_length=1, max_length=MAX_NAME_CHARS, description="Name or label."),
+        entity: str = Query(
+            ..., min_length=1, max_length=MAX_CLIENT_NAME_CHARS, description="Name or label."
+        ),
         time: str | None = Query(None, max_length=60, description="Only facts overlapping this time."),
-        relation: str | None = Query(None, max_length=MAX_NAME_CHARS, description="Only this relation."),
+        relation: str | None = Query(
+            None, max_length=MAX_CLIENT_NAME_CHARS, description="Only this relation."
+        ),
         counterpart: str | None = Query(
-            None, max_length=MAX_NAME_CHARS, description="Only facts with this other entity."
+            None, max_length=MAX_CLIENT_NAME_CHARS, description="Only facts with this other entity."
         ),
         offset: int = Query(0, ge=0, description="Facts to skip (paging)."),
         limit: int = Query(20, ge=1, le=200),

@@ -56,6 +56,12 @@ _WORD = re.compile(r"[A-Za-z0-9_\-. ]{0,100}")
 _NUMBER = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*|\s*[-+]?(inf|infinity|nan)\s*", re.I)
 MAX_RETRIES = 5
 MAX_OPTIONS = 32
+#: The longest question a client may send (``POST /api/ask``, the MCP tool ``ask``).
+MAX_QUESTION_CHARS = 2000
+#: The longest name a client may send: an entity, relation or label, a method or LLM spec (HTTP query
+#: parameters and fields, MCP tool arguments). Not the store's own limit on a name
+#: (:data:`tkgqa.kg.validate.MAX_NAME_CHARS`, what a KG file may hold).
+MAX_CLIENT_NAME_CHARS = 200
 
 
 def forbidden_option(key: str) -> bool:
