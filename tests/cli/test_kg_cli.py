@@ -205,3 +205,29 @@ def test_errors_through_the_typer_app(kg_file: str) -> None:
     assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr.strip().count("\n") == 0 and "did you mean: 'Thailand'" in result.stderr
+
+
+def test_a_dataset_name_is_read_as_ask_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tkgqa kg info|query|neighbors multitq`` open the KG that ``tkgqa ask --kg multitq`` opens: the
+    dataset's KG file under the data root (before, ``kg`` said "KG file 'multitq' does not exist")."""
+    folder = tmp_path / "data" / "multitq"
+    (folder / "kg").mkdir(parents=True)
+    (folder / "questions").mkdir()
+    (folder / "kg" / "full.txt").write_text(QUADS, encoding="utf-8")
+    question = {
+        "quid": 1,
+        "question": "Who visited Cuba?",
+        "answers": ["Barack_Obama"],
+        "answer_type": "entity",
+    }
+    (folder / "questions" / "test.json").write_text(json.dumps([question]), encoding="utf-8")
+    monkeypatch.setenv("TKGQA_DATA", str(tmp_path / "data"))
+    assert run_json("info", "multitq")["facts"] == 5
+    found = run_json(
+        "query", "multitq", "--op", "get_tail_entity", "--head", "Barack_Obama", "--rel", "Make_a_visit"
+    )
+    assert {f["object"] for f in found} == {"Japan", "China", "Cuba", "Germany"}
+    monkeypatch.setenv("TKGQA_DATA", str(tmp_path / "elsewhere"))
+    result = runner.invoke(app, ["kg", "info", "multitq"])
+    assert result.exit_code != 0
+    assert "tkgqa data fetch multitq" in result.output

@@ -30,10 +30,13 @@ ScalarOption = str | int | float | bool
 OptionValue = ScalarOption | dict[str, ScalarOption]
 
 
-def open_kg(path: str | None) -> TemporalKG:
-    """``None`` or ``"demo"`` → the bundled demo KG; a catalogued dataset's name that is not a file here
-    (``multitq``) → that dataset's KG file under the data root (as its loader finds it); otherwise load (and
-    cache) the file at ``path``."""
+def open_kg(
+    path: str | None, *, format: str = "auto", strict: bool = False, cache: bool = True
+) -> TemporalKG:
+    """The KG a user names, wherever they name one (``--kg``, ``tkgqa kg …``, ``tkgqa.ask(kg=…)``, a server):
+    ``None`` or ``"demo"`` → the bundled demo KG; a catalogued dataset's name that is not a file here
+    (``multitq``) → that dataset's KG file under the data root (as its loader finds it); otherwise the file
+    at ``path``. ``format``, ``strict`` and ``cache`` are :func:`~tkgqa.kg.loaders.load_kg`'s."""
     from ..kg.loaders import load_demo_kg, load_kg
 
     if path is None or path == "demo":
@@ -46,8 +49,8 @@ def open_kg(path: str | None) -> TemporalKG:
             kg_file = load_dataset(path).kg_path
             if kg_file is None:
                 raise ConfigError(f"dataset {path!r} has no KG file under the data root; pass --kg FILE")
-            return load_kg(kg_file)
-    return load_kg(path)
+            path = str(kg_file)
+    return load_kg(path, format=format, strict=strict, cache=cache)
 
 
 def method_options(

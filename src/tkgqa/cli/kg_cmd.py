@@ -35,7 +35,7 @@ app.add_typer(kg_app, name="kg")
 
 PATH_HELP = (
     "KG file (quadruples, id files, Wikidata quintuples, TSV, CSV, JSONL), a .duckdb store, a Parquet "
-    "directory, or 'demo'."
+    "directory, 'demo', or a dataset name (its KG in the data root: `tkgqa data`)."
 )
 
 
@@ -50,12 +50,13 @@ def cli_errors() -> Iterator[None]:
 
 
 def open_store(path: str, fmt: str = "auto", cache: bool = True, strict: bool = False) -> TemporalKG:
-    """The KG at ``path``; malformed lines are skipped and counted (said on stderr) unless ``strict``."""
-    from ..kg.loaders import load_demo_kg, load_kg, load_warnings
+    """The KG ``path`` names (a file, ``demo`` or a fetched dataset's name, as ``--kg`` reads it:
+    :func:`~tkgqa.api.resolve.open_kg`); malformed lines are skipped and counted (said on stderr) unless
+    ``strict``."""
+    from ..api.resolve import open_kg
+    from ..kg.loaders import load_warnings
 
-    if path == "demo":
-        return load_demo_kg()
-    kg = load_kg(path, format=fmt, strict=strict, cache=cache)
+    kg = open_kg(path, format=fmt, strict=strict, cache=cache)
     for warning in load_warnings(kg):  # printed once (the CLI's loader listener may have said it)
         warn_once(warning)
     return kg
