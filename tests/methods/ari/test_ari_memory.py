@@ -13,7 +13,15 @@ from tkgqa.datasets.base import Question
 from tkgqa.errors import DataError, NotFoundError
 from tkgqa.kg import Fact, TemporalKG
 from tkgqa.llm.base import LLMRequest
-from tkgqa.methods.ari import ARIMemory, ARIMethod, HistoryRecord, HistoryStep, build_memory, kmeans
+from tkgqa.methods.ari import (
+    ARIMemory,
+    ARIMethod,
+    HistoryRecord,
+    HistoryStep,
+    MemoryVariant,
+    build_memory,
+    kmeans,
+)
 from tkgqa.retrieval import HashingEmbedder
 from tkgqa.testing import FakeLLM
 from tkgqa.time import parse_time
@@ -200,9 +208,8 @@ def test_build_memory_with_the_symbolic_policy_on_the_demo(demo_kg: TemporalKG) 
     questions = load_demo_questions()[:24]
     method = ARIMethod(policy="symbolic", no_guidance=True)
     llm = FakeLLM(lambda req: METHODOLOGY)
-    mem, usage = build_memory(
-        questions, demo_kg, method, n_clusters=3, induce_with=llm, variants=[(True, True), (False, False)]
-    )
+    variants = [MemoryVariant.CLUSTERED, MemoryVariant.GLOBAL_CORRECT_ONLY]
+    mem, usage = build_memory(questions, demo_kg, method, n_clusters=3, induce_with=llm, variants=variants)
     assert len(mem) == 24 and mem.labels is not None and len(set(mem.labels)) == 3
     assert any(r.correct for r in mem.records) and all(r.correct is not None for r in mem.records)
     assert set(mem.methodologies) == {"clustered", "global-correct-only"} and usage.calls >= 3
@@ -279,3 +286,20 @@ def test_cli_build_memory_from_generated_questions(tmp_path: Path) -> None:
     assert mem.meta["source"] == "generated" and mem.meta["patterns"]["equal"] == 6
     assert 0 < len(mem) <= 16 and all(r.qid.startswith("gen-") and r.gold for r in mem.records)
     assert mem.meta["preset"] == "paper"
+
+
+def test_a_memory_variant_is_its_two_ablation_flags_and_its_name() -> None:
+    from tkgqa.errors import ConfigError
+    from tkgqa.methods.ari import ARIConfig
+    from tkgqa.methods.ari.build import parse_variants
+
+    for variant in MemoryVariant:
+        assert MemoryVariant.of(clustered=variant.clustered, incorrect=variant.incorrect) is variant
+    assert [(v.clustered, v.incorrect) for v in parse_variants(["global", "clustered-correct-only"])] == [
+        (False, True),
+        (True, False),
+    ]
+    flags = ARIConfig(no_clustering=True, no_incorrect=True)
+    assert flags.methodology_variant() is MemoryVariant.GLOBAL_CORRECT_ONLY
+    with pytest.raises(ConfigError, match="--variant must be among clustered, global, clustered-correct"):
+        parse_variants(["clustered", "everything"])

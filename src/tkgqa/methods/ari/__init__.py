@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports 
     from .actions import Action, AgentState, Item
     from .agent import Episode, StepRecord, run_episode
     from .build import build_memory, check_history_split
-    from .config import ARIConfig, EmbedderName, ExampleSet, Preset, variant_key
+    from .config import ARIConfig, EmbedderName, ExampleSet, MemoryVariant, Preset
     from .environment import ActionSpace, ARIEnvironment, FilterMode, FilterSettings
     from .kb_baselines import CoTKB, ReActKB
     from .memory import ARIMemory, HistoryRecord, HistoryStep, kmeans
@@ -56,6 +56,7 @@ __all__ = [
     "HistoryStep",
     "Item",
     "LLMPolicy",
+    "MemoryVariant",
     "OraclePolicy",
     "Policy",
     "Preset",
@@ -68,7 +69,6 @@ __all__ = [
     "check_history_split",
     "kmeans",
     "run_episode",
-    "variant_key",
 ]
 
 __getattr__ = lazy_exports(__name__, type_checking_exports(__file__), globals())

@@ -21,6 +21,7 @@ from ...errors import ConfigError, NotFoundError
 from ...kg.base import KGStore
 from ...llm.base import LLMBackend
 from ...usage import Usage
+from .config import MemoryVariant
 
 if TYPE_CHECKING:
     from .memory import ARIMemory
@@ -46,13 +47,13 @@ def build_memory(
     n_clusters: int = 10,
     per_kind: int = 3,
     induce_with: LLMBackend | None = None,
-    variants: Sequence[tuple[bool, bool]] = ((True, True),),
+    variants: Sequence[MemoryVariant] = (MemoryVariant.CLUSTERED,),
     meta: dict[str, Any] | None = None,
     progress: Progress | None = None,
     split: str | None = None,
 ) -> tuple[ARIMemory, Usage]:
     """Run ``method`` (an :class:`ARIMethod`, normally with ``no_guidance``) on ``questions``, then cluster
-    and, when ``induce_with`` is given, induce the methodology ``variants`` ((clustered, incorrect) pairs).
+    and, when ``induce_with`` is given, induce the methodology ``variants``.
     ``split``: the dataset split the questions come from, if any; the test split is refused
     (:func:`check_history_split`) and the split is recorded in the memory's ``meta``.
 
@@ -86,11 +87,11 @@ def build_memory(
         preset=str(getattr(method.config, "preset", "")),
     )
     if induce_with is not None:
-        for clustered, incorrect in variants:
+        for variant in variants:
             _, used = memory.induce(
                 induce_with,
-                clustered=clustered,
-                incorrect=incorrect,
+                clustered=variant.clustered,
+                incorrect=variant.incorrect,
                 per_kind=per_kind,
                 with_candidates=bool(getattr(method.config, "induction_candidates", False)),
                 on_cluster=(lambda c: progress("induce", c + 1, n_clusters))
@@ -101,8 +102,6 @@ def build_memory(
     return memory, usage
 
 
-#: The methodology sets a memory may hold: clustered or global, from all or only the correct processes.
-VARIANTS = ("clustered", "global", "clustered-correct-only", "global-correct-only")
 NO_DEV_SPLIT = ("multitq",)  # shared copies without a dev split with gold answers
 
 
@@ -114,13 +113,14 @@ class HistorySource(StrEnum):
     GENERATED = "generated"
 
 
-def variant_pairs(names: Sequence[str]) -> list[tuple[bool, bool]]:
-    """Methodology-set names (:data:`VARIANTS`) → ``(clustered, all_processes)`` pairs for
-    :func:`build_memory`; an unknown name is a ConfigError."""
-    bad = [v for v in names if v not in VARIANTS]
+def parse_variants(names: Sequence[str]) -> list[MemoryVariant]:
+    """Methodology-set names (``--variant``) → :class:`MemoryVariant` for :func:`build_memory`; an unknown
+    name is a ConfigError listing the known ones."""
+    known = [v.value for v in MemoryVariant]
+    bad = [v for v in names if v not in known]
     if bad:
-        raise ConfigError(f"--variant must be among {', '.join(VARIANTS)}; got {bad}")
-    return [(not v.startswith("global"), not v.endswith("correct-only")) for v in names]
+        raise ConfigError(f"--variant must be among {', '.join(known)}; got {bad}")
+    return [MemoryVariant(v) for v in names]
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from rich.table import Table
 from ...cli.flags import DatasetDirFlag, DatasetKGFlag
 from ...cli.terminal import TerminalConsole
 from ...errors import ConfigError
-from .build import VARIANTS, HistorySource
+from .build import HistorySource
+from .config import MemoryVariant
 
 console = TerminalConsole()
 #: ``tkgqa ari …`` (added to the command line by the package's descriptor, :mod:`.plugin`).
@@ -54,7 +55,7 @@ def build_memory_cmd(
     preset: str = typer.Option("paper", "--preset", help="ARI preset: paper or ours."),
     n_clusters: int = typer.Option(10, "--n-clusters", help="K-means clusters."),
     variant: list[str] = typer.Option(
-        ["clustered"], "--variant", help=f"Methodology sets: {', '.join(VARIANTS)}."
+        ["clustered"], "--variant", help=f"Methodology sets: {', '.join(MemoryVariant)}."
     ),
     embedder: str = typer.Option(
         "auto", "--embedder", help="auto (minilm if installed, else hashing), minilm, model2vec, hashing."
@@ -64,10 +65,10 @@ def build_memory_cmd(
 ) -> None:
     """Answer history questions with ARI (no guidance), cluster them and induce methodologies."""
     from ...llm import resolve_llm_arg
-    from .build import build_memory, history_questions, variant_pairs
+    from .build import build_memory, history_questions, parse_variants
     from .method import ARIMethod
 
-    pairs = variant_pairs(variant)
+    variants = parse_variants(variant)
     if policy == "llm" and llm is None:
         raise ConfigError(
             "--policy llm needs --llm SPEC (or use --policy symbolic/oracle with --llm for induction)"
@@ -117,7 +118,7 @@ def build_memory_cmd(
         n_clusters=n_clusters,
         per_kind=method.config.examples_per_kind,
         induce_with=inducer,
-        variants=pairs,
+        variants=variants,
         meta=meta,
         progress=progress,
         split=found.split,

@@ -203,9 +203,9 @@ class ARIConfig(PresetConfig):
     def _auto_embedder(cls, value: object) -> object:
         return None if isinstance(value, str) and value.strip().lower() in ("auto", "") else value
 
-    def methodology_variant(self) -> str:
-        """Key of the methodology set these ablation flags use (see :class:`ARIMemory`)."""
-        return variant_key(clustered=not self.no_clustering, incorrect=not self.no_incorrect)
+    def methodology_variant(self) -> MemoryVariant:
+        """The methodology set these ablation flags use (see :class:`ARIMemory`)."""
+        return MemoryVariant.of(clustered=not self.no_clustering, incorrect=not self.no_incorrect)
 
     def effective(self) -> ARIConfig:
         """This config with every unset setting filled: preset values, and the embedder resolved (``minilm``
@@ -338,5 +338,25 @@ class ARISetup(SetupNotes):
     embedder_fallback: str | None = None
 
 
-def variant_key(*, clustered: bool, incorrect: bool) -> str:
-    return ("clustered" if clustered else "global") + ("" if incorrect else "-correct-only")
+class MemoryVariant(StrEnum):
+    """A methodology set of the history memory (:class:`~.memory.ARIMemory`, keyed by the value): induced per
+    cluster (the paper) or once from the whole memory (``global``, the "w/o History Cluster" ablation), from
+    correct and incorrect processes (the paper) or from the correct ones only ("w/o Incorrect Examples")."""
+
+    CLUSTERED = "clustered"
+    GLOBAL = "global"
+    CLUSTERED_CORRECT_ONLY = "clustered-correct-only"
+    GLOBAL_CORRECT_ONLY = "global-correct-only"
+
+    @classmethod
+    def of(cls, *, clustered: bool, incorrect: bool) -> MemoryVariant:
+        return cls(("clustered" if clustered else "global") + ("" if incorrect else "-correct-only"))
+
+    @property
+    def clustered(self) -> bool:
+        return self in (MemoryVariant.CLUSTERED, MemoryVariant.CLUSTERED_CORRECT_ONLY)
+
+    @property
+    def incorrect(self) -> bool:
+        """Whether the incorrect processes are shown too."""
+        return self in (MemoryVariant.CLUSTERED, MemoryVariant.GLOBAL)

@@ -1,7 +1,7 @@
 """ARI's history memory (§3.4): stored reasoning processes, K-means clusters of their (masked) questions
 and the abstract methodology the LLM induced for each cluster.
 
-Methodologies are kept per *variant* (see :func:`~.config.variant_key`): ``clustered`` (the paper),
+Methodologies are kept per *variant* (:class:`~.config.MemoryVariant`): ``clustered`` (the paper),
 ``global`` (no-clustering ablation: one methodology from the whole memory) and their ``-correct-only``
 versions (no-incorrect-examples ablation). The memory is one JSON file: ``ARIMemory.save``/``load``.
 """
@@ -239,7 +239,7 @@ class ARIMemory:
 
         ``per_kind`` correct and ``per_kind`` incorrect samples per cluster (3 + 3 is ours, as in the authors'
         code: the paper gives no number); ``with_candidates`` shows each step's candidate set P_t."""
-        from .config import variant_key
+        from .config import MemoryVariant
 
         clusters = sorted(c for c in set(self.labels or []) if c >= 0) if clustered else [GLOBAL_CLUSTER]
         if clustered and self.labels is None:
@@ -261,7 +261,7 @@ class ARIMemory:
             found[c] = parsed.value
             if on_cluster is not None:
                 on_cluster(c)
-        self.methodologies[variant_key(clustered=clustered, incorrect=incorrect)] = found
+        self.methodologies[MemoryVariant.of(clustered=clustered, incorrect=incorrect).value] = found
         return found, usage
 
     def methodology_for(self, masked: str, embedder: Embedder, variant: str) -> tuple[int | None, str | None]:

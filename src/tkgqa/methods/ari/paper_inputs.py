@@ -12,14 +12,14 @@ from pathlib import Path
 
 from ...errors import ConfigError, TKGQAError
 from ..paper_inputs import InputsRequest, PaperInputs
+from .config import MemoryVariant
 
 #: The splits a history memory may come from, in the order they are tried (never ``test``).
 HISTORY_SPLITS = ("train", "dev", "valid")
 #: History questions per memory (a stratified sample by question type, as ``tkgqa ari build-memory``).
 HISTORY_QUESTIONS = 200
-#: The methodology variants the table rows use: (clustered, with incorrect examples) — ARI, w/o History
-#: Cluster, w/o Incorrect Examples.
-VARIANTS = ((True, True), (False, True), (True, False))
+#: The methodology variants the table rows use: ARI, w/o History Cluster, w/o Incorrect Examples.
+VARIANTS = (MemoryVariant.CLUSTERED, MemoryVariant.GLOBAL, MemoryVariant.CLUSTERED_CORRECT_ONLY)
 MEMORY_SEED = 0
 
 
