@@ -303,3 +303,20 @@ def test_a_memory_variant_is_its_two_ablation_flags_and_its_name() -> None:
     assert flags.methodology_variant() is MemoryVariant.GLOBAL_CORRECT_ONLY
     with pytest.raises(ConfigError, match="--variant must be among clustered, global, clustered-correct"):
         parse_variants(["clustered", "everything"])
+
+
+def test_the_paper_rows_memory_holds_the_three_methodology_sets_its_rows_use(demo_kg: TemporalKG) -> None:
+    """``tkgqa reproduce ari`` builds one memory for the rows ARI, w/o History Cluster and w/o Incorrect
+    Examples: each row's config must find its set in it."""
+    from tkgqa.datasets.demo import load_demo_questions
+    from tkgqa.methods.ari import ARIConfig
+    from tkgqa.methods.ari.paper_inputs import VARIANTS
+
+    method = ARIMethod(policy="symbolic", no_guidance=True)
+    llm = FakeLLM(lambda req: METHODOLOGY)
+    mem, _ = build_memory(
+        load_demo_questions()[:24], demo_kg, method, n_clusters=3, induce_with=llm, variants=VARIANTS
+    )
+    assert set(mem.methodologies) == {"clustered", "global", "clustered-correct-only"}
+    for row in (ARIConfig(), ARIConfig(no_clustering=True), ARIConfig(no_incorrect=True)):
+        assert row.methodology_variant() in mem.methodologies
