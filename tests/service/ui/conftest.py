@@ -66,8 +66,12 @@ def cheap_presets() -> Iterator[None]:
         yield
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """One Chromium per module of UI tests, closed after it: Playwright's sync API runs an event loop in the
+    main thread while it is open, so a session-wide browser broke every later test that calls
+    ``asyncio.run`` (the MCP tests, when run after these). ``package`` scope would not end with this folder,
+    which is not a package."""
     path = chromium_path()
     if path is None:
         pytest.skip("no Chromium on PATH: apt-get install chromium (the CI script does)")
