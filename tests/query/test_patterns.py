@@ -25,7 +25,7 @@ from tkgqa.query.program.executor import Executor
 from tkgqa.time import Extreme, Interval, TemporalRelation, TimePoint, parse_time
 
 
-def evaluate(kg: TemporalKG, steps: tuple[pt.Node, ...]) -> list[AnswerSet]:
+def evaluate(kg: TemporalKG, steps: tuple[pt.PatternNode, ...]) -> list[AnswerSet]:
     """Every step's answers: its typed program run by the executor."""
     return [Executor(kg).answer_set(p) for p in pt.programs(steps)]
 
@@ -174,7 +174,7 @@ def test_grounding_config_limits(demo_kg: TemporalKG) -> None:
 def test_node_dicts_round_trip_and_bad_nodes_are_data_errors() -> None:
     from tkgqa.errors import DataError
 
-    nodes: list[pt.Node] = [
+    nodes: list[pt.PatternNode] = [
         pt.Projection(0, "r", True), pt.WhenQ("a", "r", "b"), pt.SetOp(pn.SetOperation.OR, (0, 1)),
         pt.TimeFilter(0, TemporalRelation.IN, TimePoint(2012, 5), TimePoint(2012, 8)),
         pt.Pick(1, Extreme.LAST),

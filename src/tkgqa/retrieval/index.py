@@ -24,7 +24,7 @@ IndexKind = Literal["auto", "flat", "hnsw", "numpy"]
 #: MultiTQ's 227k model2vec vectors (dim 256) takes 10–30 ms per query, HNSW (m=32, ef_search=256) ~0.5 ms at
 #: recall@15 ≈ 0.95, after a one-off ~1 min build (persisted).
 HNSW_THRESHOLD = 100_000
-SearchResult = tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]
+IndexHits = tuple[npt.NDArray[np.float32], npt.NDArray[np.int64]]
 
 
 @runtime_checkable
@@ -38,7 +38,7 @@ class VectorIndex(Protocol):
 
     def add(self, vectors: npt.ArrayLike) -> None: ...
 
-    def search(self, queries: npt.ArrayLike, k: int) -> SearchResult: ...
+    def search(self, queries: npt.ArrayLike, k: int) -> IndexHits: ...
 
     def save(self, path: str | os.PathLike[str]) -> None: ...
 
@@ -75,7 +75,7 @@ class NumpyIndex:
     def add(self, vectors: npt.ArrayLike) -> None:
         self._vectors = np.concatenate([self._vectors, _as_matrix(vectors, self._dim)])
 
-    def search(self, queries: npt.ArrayLike, k: int) -> SearchResult:
+    def search(self, queries: npt.ArrayLike, k: int) -> IndexHits:
         q = _as_matrix(queries, self._dim)
         n = len(self._vectors)
         scores = np.full((len(q), k), -np.inf, dtype=np.float32)
@@ -139,7 +139,7 @@ class FaissIndex:
     def add(self, vectors: npt.ArrayLike) -> None:
         self.index.add(_as_matrix(vectors, self.dim))
 
-    def search(self, queries: npt.ArrayLike, k: int) -> SearchResult:
+    def search(self, queries: npt.ArrayLike, k: int) -> IndexHits:
         q = _as_matrix(queries, self.dim)
         if k <= 0:
             return np.zeros((len(q), 0), dtype=np.float32), np.zeros((len(q), 0), dtype=np.int64)

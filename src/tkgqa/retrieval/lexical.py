@@ -25,11 +25,14 @@ _STOPWORD_TEXT = (
     "a an and are as at be but by for if in into is it no not of on or such that the their then there these "
     "they this to was will with"
 )
-STOPWORDS = frozenset(_STOPWORD_TEXT.split(" "))
+_BM25_STOPWORDS = frozenset(_STOPWORD_TEXT.split(" "))
 
 
-def tokenize(text: str) -> list[str]:
-    return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+def _bm25_terms(text: str) -> list[str]:
+    """BM25's terms of ``text``: its lower-cased words less :data:`_BM25_STOPWORDS`. Its own list and rule,
+    not :func:`tkgqa.query.text.words.tokenize` (which reads questions): changing either changes what is
+    retrieved."""
+    return [t for t in _TOKEN.findall(text.lower()) if t not in _BM25_STOPWORDS]
 
 
 def rrf(rankings: Iterable[Sequence[H]], k: int = 60) -> list[tuple[H, float]]:
@@ -88,7 +91,7 @@ class BM25Retriever:
         backend: Literal["auto", "bm25s", "python"] = "auto",
     ) -> None:
         self.size = len(texts)
-        docs = [tokenize(t) for t in texts]
+        docs = [_bm25_terms(t) for t in texts]
         if backend == "auto":
             backend = "bm25s" if importlib.util.find_spec("bm25s") is not None else "python"
         self.backend = backend
@@ -108,7 +111,7 @@ class BM25Retriever:
         return self.size
 
     def search(self, query: str, k: int = 15) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
-        tokens = tokenize(query)
+        tokens = _bm25_terms(query)
         k = min(k, self.size)
         empty = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
         if k <= 0 or not tokens:

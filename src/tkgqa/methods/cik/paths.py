@@ -174,7 +174,9 @@ def traverse(
 
 
 # --- the offline policy ---------------------------------------------------------------------------------
-def stem(word: str) -> str:
+def _stem(word: str) -> str:
+    """The offline policy's own suffix stripping (not :func:`tkgqa.query.text.words.stem`, whose rules differ:
+    the policy's path choices were measured with these)."""
     for suffix in _SUFFIXES:
         if len(word) - len(suffix) >= 3 and word.endswith(suffix):
             return word[: -len(suffix)]
@@ -183,7 +185,7 @@ def stem(word: str) -> str:
 
 def content_stems(text: str) -> set[str]:
     return {
-        stem(w) for w in _WORD.findall(text.replace("_", " ").lower()) if w not in _STOP and not w.isdigit()
+        _stem(w) for w in _WORD.findall(text.replace("_", " ").lower()) if w not in _STOP and not w.isdigit()
     }
 
 

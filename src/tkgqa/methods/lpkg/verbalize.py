@@ -61,7 +61,7 @@ class TemplateVerbalizer(PatternVerbalizer):
 
 
 # --- gold plans ------------------------------------------------------------------------------------------
-def plan_names(nodes: tuple[pn.Node, ...]) -> list[str]:
+def plan_names(nodes: tuple[pn.PatternNode, ...]) -> list[str]:
     """The plan variable of each node: ``Ans_k`` for the k-th sub-question (and for a comparison, as in the
     paper), ``Inter_Results``/``Union_Results``/``Temp_Results`` numbered per kind."""
     names: list[str] = []

@@ -22,7 +22,7 @@ from ..program.answer_sets import AnswerSet, CompareMode
 from ..program.executor import Executor
 from ..program.nodes import SetOperation
 from . import patterns
-from .patterns import Instance, Node, PatternType, Pick, Projection, SetOp, TimeFilter, WhenQ
+from .patterns import Instance, PatternNode, PatternType, Pick, Projection, SetOp, TimeFilter, WhenQ
 
 
 # --- grounding -------------------------------------------------------------------------------------------
@@ -113,7 +113,7 @@ class Grounder:
         return f.start.coarsen(Granularity.MONTH) if f.start.granularity is Granularity.DAY else f.start
 
     # one builder per pattern family: nodes (last = answer) or None
-    def build(self, pattern: PatternType) -> tuple[Node, ...] | None:
+    def build(self, pattern: PatternType) -> tuple[PatternNode, ...] | None:
         """A candidate instance of ``pattern`` (unchecked): a random fact ``f`` read in a random direction
         is the first projection, then the pattern's own walk from its answer."""
         f = self._fact()
@@ -147,12 +147,12 @@ class Grounder:
             case _:
                 assert_never(pattern)
 
-    def _chain(self, pattern: PatternType, w: _Walk) -> tuple[Node, ...] | None:
+    def _chain(self, pattern: PatternType, w: _Walk) -> tuple[PatternNode, ...] | None:
         x = w.x
         g = self._incident(x, w.fact)
         if g is None:
             return None
-        nodes: tuple[Node, ...] = (w.first, Projection(0, g.relation, inverse=g.object == x))
+        nodes: tuple[PatternNode, ...] = (w.first, Projection(0, g.relation, inverse=g.object == x))
         if pattern is PatternType.P3:
             y = self._other(g, x)
             h = self._incident(y, g)
@@ -161,13 +161,14 @@ class Grounder:
             nodes += (Projection(1, h.relation, inverse=h.object == y),)
         return nodes
 
-    def _intersection(self, pattern: PatternType, w: _Walk) -> tuple[Node, ...] | None:
+    def _intersection(self, pattern: PatternType, w: _Walk) -> tuple[PatternNode, ...] | None:
         x = w.x
         n = 3 if pattern is PatternType.I3 else 2
         facts = self._distinct_incident(x, n)
         if facts is None:
             return None
-        nodes: tuple[Node, ...] = (*(self._to(g, x) for g in facts), SetOp(SetOperation.AND, tuple(range(n))))
+        joined = SetOp(SetOperation.AND, tuple(range(n)))
+        nodes: tuple[PatternNode, ...] = (*(self._to(g, x) for g in facts), joined)
         if pattern is PatternType.IP:
             h = self._incident(x, facts[0])
             if h is None or h in facts:
@@ -175,7 +176,7 @@ class Grounder:
             nodes += (Projection(n, h.relation, inverse=h.object == x),)
         return nodes
 
-    def _projection_intersection(self, w: _Walk) -> tuple[Node, ...] | None:
+    def _projection_intersection(self, w: _Walk) -> tuple[PatternNode, ...] | None:
         x = w.x
         facts = self._distinct_incident(x, 2)
         if facts is None:
@@ -187,7 +188,7 @@ class Grounder:
             return None
         return (self._to(f0, mid), self._to(g1, x, 0), self._to(g2, x), SetOp(SetOperation.AND, (1, 2)))
 
-    def _union(self, w: _Walk) -> tuple[Node, ...] | None:
+    def _union(self, w: _Walk) -> tuple[PatternNode, ...] | None:
         f, inv = w.fact, w.inverse
         g = self.rng.choice(self.kg.facts(relation=f.relation))
         if (g.object if inv else g.subject) == w.first.source or not self._usable(g):
@@ -195,7 +196,7 @@ class Grounder:
         second = Projection(g.object, g.relation, True) if inv else Projection(g.subject, g.relation, False)
         return (w.first, second, SetOp(SetOperation.OR, (0, 1)))
 
-    def _compare(self, w: _Walk) -> tuple[Node, ...] | None:
+    def _compare(self, w: _Walk) -> tuple[PatternNode, ...] | None:
         f = w.fact
         others = [g for g in self.kg.facts(relation=f.relation, object=f.object) if g.subject != f.subject]
         if not others:
@@ -205,7 +206,7 @@ class Grounder:
         a_q, b_q = WhenQ(f.subject, f.relation, f.object), WhenQ(b, f.relation, f.object)
         return (a_q, b_q, patterns.Compare((0, 1), (f.subject, b), mode))
 
-    def _in_time(self, pattern: PatternType, w: _Walk) -> tuple[Node, ...] | None:
+    def _in_time(self, pattern: PatternType, w: _Walk) -> tuple[PatternNode, ...] | None:
         t = self._time(w.fact)
         if t is None:
             return None
@@ -214,7 +215,7 @@ class Grounder:
         end = _shift(t, self.rng.randint(1, 3))
         return (w.first, TimeFilter(0, TemporalRelation.IN, t, end))
 
-    def _anchored(self, pattern: PatternType, w: _Walk) -> tuple[Node, ...] | None:
+    def _anchored(self, pattern: PatternType, w: _Walk) -> tuple[PatternNode, ...] | None:
         """Before/after an anchor event: another fact of the same relation and fixed entity."""
         f, inv = w.fact, w.inverse
         fixed = f.object if inv else f.subject
@@ -230,7 +231,7 @@ class Grounder:
         anchor = WhenQ(a.subject, a.relation, a.object)
         before = pattern in (PatternType.BEFORE, PatternType.BEFORE_LAST)
         rel = TemporalRelation.BEFORE if before else TemporalRelation.AFTER
-        nodes: tuple[Node, ...] = (anchor, w.first, TimeFilter(1, rel, 0))
+        nodes: tuple[PatternNode, ...] = (anchor, w.first, TimeFilter(1, rel, 0))
         if pattern is PatternType.AFTER_FIRST:
             nodes += (Pick(2, Extreme.FIRST),)
         elif pattern is PatternType.BEFORE_LAST:
@@ -251,7 +252,7 @@ class Grounder:
                     return out
         return None
 
-    def check(self, pattern: PatternType, nodes: tuple[Node, ...]) -> Instance | None:
+    def check(self, pattern: PatternType, nodes: tuple[PatternNode, ...]) -> Instance | None:
         """Evaluate ``nodes``; the instance when every set is usable and the answer set small."""
         cfg = self.config
 

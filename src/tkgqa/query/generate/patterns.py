@@ -7,7 +7,7 @@ query structures): ``1p``/``2p``/``3p`` chains of projections, ``2i``/``3i`` int
 ``between`` two times, and the composed ``after_first``/``before_last`` (MultiTQ's "Multiple" questions).
 
 An :class:`Instance` is a pattern grounded in a store (sampled by :mod:`.grounding`): its steps, a tiny DAG
-(:data:`Node`: :class:`Projection`, :class:`WhenQ`, :class:`SetOp`, :class:`TimeFilter`, :class:`Pick`,
+(:data:`PatternNode`: :class:`Projection`, :class:`WhenQ`, :class:`SetOp`, :class:`TimeFilter`, :class:`Pick`,
 :class:`Compare`) whose last step is the answer — one step per sub-question of the plan LPKG verbalises — and
 its gold answers. The steps only describe; every step is built as a program of the one typed program
 (:func:`programs`: ``match``, ``hop``, ``and``/``or``, ``compare``, time filters, ``first``/``last`` of
@@ -115,7 +115,7 @@ class Compare:
     mode: CompareMode
 
 
-Node = Projection | WhenQ | SetOp | TimeFilter | Pick | Compare
+PatternNode = Projection | WhenQ | SetOp | TimeFilter | Pick | Compare
 
 
 # --- instances -------------------------------------------------------------------------------------------
@@ -125,7 +125,7 @@ class Instance:
     stored) and the facts supporting them."""
 
     pattern: PatternType
-    nodes: tuple[Node, ...]
+    nodes: tuple[PatternNode, ...]
     answers: tuple[str, ...]
     kind: ValueKind
     evidence: tuple[Fact, ...] = ()
@@ -169,7 +169,7 @@ class Instance:
         )
 
 
-def node_to_dict(node: Node) -> dict[str, Any]:
+def node_to_dict(node: PatternNode) -> dict[str, Any]:
     match node:
         case Projection():
             return {"node": "hop", "source": node.source, "relation": node.relation, "inverse": node.inverse}
@@ -198,7 +198,7 @@ def node_to_dict(node: Node) -> dict[str, Any]:
             assert_never(node)
 
 
-def node_from_dict(d: dict[str, Any]) -> Node:
+def node_from_dict(d: dict[str, Any]) -> PatternNode:
     kind = d.get("node")
     try:
         if kind == "hop":
@@ -224,7 +224,7 @@ def node_from_dict(d: dict[str, Any]) -> Node:
 
 
 # --- as typed programs ------------------------------------------------------------------------------------
-def programs(nodes: Sequence[Node]) -> list[Program]:
+def programs(nodes: Sequence[PatternNode]) -> list[Program]:
     """The typed program (:mod:`tkgqa.query.program.nodes`) of every step: step ``k``'s program answers
     step ``k`` and holds the programs of the steps it reads, so the last one is the whole pattern. Every
     pattern's answers are computed by running these on the one executor
@@ -235,7 +235,7 @@ def programs(nodes: Sequence[Node]) -> list[Program]:
     return out
 
 
-def _program(node: Node, done: Sequence[Program]) -> Program:
+def _program(node: PatternNode, done: Sequence[Program]) -> Program:
     match node:
         case Projection():
             source = node.source
@@ -279,7 +279,7 @@ _T0, _T1 = TimePoint(2000), TimePoint(2001)
 _BEFORE, _AFTER = TemporalRelation.BEFORE, TemporalRelation.AFTER
 _P = Projection
 #: The node structure of each pattern, with placeholder names and times (what a plan of that shape does).
-SKELETONS: dict[PatternType, tuple[Node, ...]] = {
+SKELETONS: dict[PatternType, tuple[PatternNode, ...]] = {
     PatternType.P1: (_P("a", "r"),),
     PatternType.P2: (_P("a", "r"), _P(0, "r")),
     PatternType.P3: (_P("a", "r"), _P(0, "r"), _P(1, "r")),

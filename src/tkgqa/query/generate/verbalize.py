@@ -21,7 +21,7 @@ from ...time import MONTH_NAMES, Extreme, Granularity, TemporalRelation, TimePoi
 from ..program.answer_sets import CompareMode
 from ..program.nodes import SetOperation
 from . import patterns
-from .patterns import Compare, Node, PatternType, Pick, Projection, SetOp, TimeFilter, WhenQ
+from .patterns import Compare, PatternNode, PatternType, Pick, Projection, SetOp, TimeFilter, WhenQ
 
 # --- verbs ----------------------------------------------------------------------------------------------
 _IRREGULAR = {
@@ -202,7 +202,7 @@ class PatternVerbalizer:
     def name(self, entity: str) -> str:
         return self.kg.label(entity)
 
-    def _np(self, nodes: tuple[Node, ...], i: int) -> str:
+    def _np(self, nodes: tuple[PatternNode, ...], i: int) -> str:
         """A noun phrase for the answers of projection node ``i`` (nested projections described inside)."""
         node = nodes[i]
         if isinstance(node, Projection):
@@ -213,7 +213,7 @@ class PatternVerbalizer:
             return "the entities " + joiner.join(self._clause(nodes, k) for k in node.inputs)
         return "them"
 
-    def _clause(self, nodes: tuple[Node, ...], i: int) -> str:
+    def _clause(self, nodes: tuple[PatternNode, ...], i: int) -> str:
         node = nodes[i]
         assert isinstance(node, Projection)
         src = self.name(node.source) if isinstance(node.source, str) else self._np(nodes, node.source)
@@ -260,7 +260,7 @@ class PatternVerbalizer:
             case _:
                 assert_never(inst.pattern)
 
-    def _ask_compare(self, nodes: tuple[Node, ...], v: int) -> str:
+    def _ask_compare(self, nodes: tuple[PatternNode, ...], v: int) -> str:
         a, cmp = nodes[0], nodes[-1]
         assert isinstance(a, WhenQ) and isinstance(cmp, Compare)
         r = self.phrase(a.relation)
@@ -271,7 +271,7 @@ class PatternVerbalizer:
             return f"Who {r.past} {self.name(a.object)} {adv}, {c1} or {c2}?"
         return f"Who had {self.name(a.object)} as {r.label} {adv}, {c1} or {c2}?"
 
-    def _ask_first_last(self, nodes: tuple[Node, ...], v: int) -> str:
+    def _ask_first_last(self, nodes: tuple[PatternNode, ...], v: int) -> str:
         base, pk = nodes[0], nodes[-1]
         assert isinstance(pk, Pick)
         word = "first" if pk.which is Extreme.FIRST else "last"
@@ -284,7 +284,7 @@ class PatternVerbalizer:
         assert isinstance(base, Projection)
         return self._ask_extreme(base, word, "", v)
 
-    def _ask_anchored(self, pattern: PatternType, nodes: tuple[Node, ...], v: int) -> str:
+    def _ask_anchored(self, pattern: PatternType, nodes: tuple[PatternNode, ...], v: int) -> str:
         """Before/after an anchor event (and the first/last of those)."""
         anchor, proj, tf = nodes[0], nodes[1], nodes[2]
         assert isinstance(anchor, WhenQ) and isinstance(proj, Projection) and isinstance(tf, TimeFilter)
