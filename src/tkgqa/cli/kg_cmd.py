@@ -49,7 +49,7 @@ def cli_errors() -> Iterator[None]:
         raise typer.Exit(2) from None
 
 
-def open_store(path: str, fmt: str = "auto", cache: bool = True, strict: bool = False) -> TemporalKG:
+def open_named_kg(path: str, fmt: str = "auto", cache: bool = True, strict: bool = False) -> TemporalKG:
     """The KG ``path`` names (a file, ``demo`` or a fetched dataset's name, as ``--kg`` reads it:
     :func:`~tkgqa.api.resolve.open_kg`); malformed lines are skipped and counted (said on stderr) unless
     ``strict``."""
@@ -101,7 +101,7 @@ def info(
 
 
 def _info(path: str, as_json: bool, top: int, fmt: str, no_cache: bool) -> None:
-    kg = open_store(path, fmt, cache=not no_cache)
+    kg = open_named_kg(path, fmt, cache=not no_cache)
     summary = kg_summary(kg, path, top)
     counts = [(row["relation"], row["count"]) for row in summary["top_relations"]]
     if as_json:
@@ -153,7 +153,7 @@ def _query(
     no_cache: bool,
 ) -> None:
     check_operator_args(op, head, rel, tail, time, time2, flag="--")
-    kg = open_store(path, fmt, cache=not no_cache)
+    kg = open_named_kg(path, fmt, cache=not no_cache)
     facts = run_operator(kg, None, op, head=head, rel=rel, tail=tail, time=time, time2=time2)
     shown = facts[:limit] if limit is not None else facts
     if as_json:
@@ -184,7 +184,7 @@ def _neighbors(
 ) -> None:
     from ..kg.neighborhood import entity_lifetime, neighbors, relations_by_hop, subgraph
 
-    kg = open_store(path, fmt, cache=not no_cache)
+    kg = open_named_kg(path, fmt, cache=not no_cache)
     name = resolve_entity(kg, entity)
     facts = subgraph(kg, name, time=time)
     near = neighbors(kg, name, time=time)
@@ -269,7 +269,7 @@ def _convert(src: str, dst: str, to: StoreFormat | None, fmt: str) -> None:
     elif src != "demo" and directory_format(fmt, source) is not None:
         store = import_parquet(source, into)
     else:
-        kg = open_store(src, fmt, strict=True)
+        kg = open_named_kg(src, fmt, strict=True)
         if into is not None:
             with new_store_file(into) as tmp:
                 DuckDBStore.from_kg(kg, tmp).close()

@@ -41,7 +41,7 @@ def load_index_html() -> str:
     return resources.files("tkgqa.service").joinpath("static/index.html").read_text(encoding="utf-8")
 
 
-def open_store(kg: KGStore | str | None, settings: ServiceSettings) -> KGStore:
+def open_served_store(kg: KGStore | str | None, settings: ServiceSettings) -> KGStore:
     """The served store: ``kg`` itself when loaded, a DuckDB file opened on disk (read-write only with
     ``allow_append``: this process is its one writer), any other path loaded, ``None``/``"demo"`` the
     bundled demo KG."""
@@ -76,7 +76,7 @@ def build_state(
     if kg is None and dataset is not None and dataset.kg_path is not None:
         kg = str(dataset.kg_path)
     path = kg if isinstance(kg, str) or kg is None else None
-    store = open_store(kg, settings)
+    store = open_served_store(kg, settings)
     pool = MethodPool(
         method_cache_size,
         queue_limit=settings.queue_limit,
