@@ -10,6 +10,7 @@ measured effect).
 * :mod:`.policies` — who chooses: the LLM (Figure 8 prompt), the oracle search (upper bound);
   :mod:`.symbolic_policy` — the offline symbolic reasoner's program compiled to actions;
 * :mod:`.memory` — history memory, K-means clusters, methodology induction (Figure 9), JSON persistence;
+  :mod:`.variants` — its methodology sets (clustered or global, with or without the incorrect processes);
 * :mod:`.method` — ``ARIMethod`` registered as ``"ari"``; :mod:`.build` — building a memory;
 * :mod:`.kb_baselines` — the paper's KB-interaction baselines ``react_kb`` and ``cot_kb`` on the same agent.
 
@@ -29,12 +30,13 @@ if TYPE_CHECKING:  # the public names, each imported on first use (lazy_exports 
     from .actions import Action, AgentState, Item
     from .agent import Episode, StepRecord, run_episode
     from .build import build_memory, check_history_split
-    from .config import ARIConfig, EmbedderName, ExampleSet, MemoryVariant, Preset
+    from .config import ARIConfig, EmbedderName, ExampleSet, Preset
     from .environment import ActionSpace, ARIEnvironment, FilterMode, FilterSettings
     from .kb_baselines import CoTKB, ReActKB
     from .memory import ARIMemory, HistoryRecord, HistoryStep, kmeans
     from .method import ARIMethod
     from .policies import ActionPromptStyle, Decision, LLMPolicy, OraclePolicy, Policy, StepView
+    from .variants import MemoryVariant
 
 __all__ = [
     "ARIConfig",

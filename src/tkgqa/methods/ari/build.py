@@ -21,7 +21,7 @@ from ...errors import ConfigError, NotFoundError
 from ...kg.base import KGStore
 from ...llm.base import LLMBackend
 from ...usage import Usage
-from .config import MemoryVariant
+from .variants import MemoryVariant
 
 if TYPE_CHECKING:
     from .memory import ARIMemory

@@ -18,7 +18,7 @@ from ...cli.flags import DatasetDirFlag, DatasetKGFlag
 from ...cli.terminal import TerminalConsole
 from ...errors import ConfigError
 from .build import HistorySource
-from .config import MemoryVariant
+from .variants import MemoryVariant
 
 console = TerminalConsole()
 #: ``tkgqa ari …`` (added to the command line by the package's descriptor, :mod:`.plugin`).

@@ -25,6 +25,7 @@ from ..base import NO_NOTES, Preset, PresetConfig, SetupNotes
 from ..client import client_option
 from .environment import ActionSpace, FilterMode
 from .prompts import ExampleSet
+from .variants import MemoryVariant
 
 PolicyName = Literal["llm", "symbolic", "oracle"]
 ChoiceMode = Literal["auto", "constrained", "free"]
@@ -336,27 +337,3 @@ class ARISetup(SetupNotes):
     """ARI's setup notes: also the embedder's fallback (:func:`embedder_fallback` of the request), if any."""
 
     embedder_fallback: str | None = None
-
-
-class MemoryVariant(StrEnum):
-    """A methodology set of the history memory (:class:`~.memory.ARIMemory`, keyed by the value): induced per
-    cluster (the paper) or once from the whole memory (``global``, the "w/o History Cluster" ablation), from
-    correct and incorrect processes (the paper) or from the correct ones only ("w/o Incorrect Examples")."""
-
-    CLUSTERED = "clustered"
-    GLOBAL = "global"
-    CLUSTERED_CORRECT_ONLY = "clustered-correct-only"
-    GLOBAL_CORRECT_ONLY = "global-correct-only"
-
-    @classmethod
-    def of(cls, *, clustered: bool, incorrect: bool) -> MemoryVariant:
-        return cls(("clustered" if clustered else "global") + ("" if incorrect else "-correct-only"))
-
-    @property
-    def clustered(self) -> bool:
-        return self in (MemoryVariant.CLUSTERED, MemoryVariant.CLUSTERED_CORRECT_ONLY)
-
-    @property
-    def incorrect(self) -> bool:
-        """Whether the incorrect processes are shown too."""
-        return self in (MemoryVariant.CLUSTERED, MemoryVariant.GLOBAL)

@@ -22,6 +22,7 @@ from ...llm import LLMBackend, Usage
 from ...prompts.ask import Refused, ask
 from ...retrieval.embedders import Embedder
 from .prompts import methodology_prompt
+from .variants import MemoryVariant
 
 GLOBAL_CLUSTER = -1
 UNASSIGNED = -2
@@ -239,8 +240,6 @@ class ARIMemory:
 
         ``per_kind`` correct and ``per_kind`` incorrect samples per cluster (3 + 3 is ours, as in the authors'
         code: the paper gives no number); ``with_candidates`` shows each step's candidate set P_t."""
-        from .config import MemoryVariant
-
         clusters = sorted(c for c in set(self.labels or []) if c >= 0) if clustered else [GLOBAL_CLUSTER]
         if clustered and self.labels is None:
             raise DataError("cluster the memory (fit) before inducing per-cluster methodologies")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ...errors import ConfigError, TKGQAError
 from ..paper_inputs import InputsRequest, PaperInputs
-from .config import MemoryVariant
+from .variants import MemoryVariant
 
 #: The splits a history memory may come from, in the order they are tried (never ``test``).
 HISTORY_SPLITS = ("train", "dev", "valid")
