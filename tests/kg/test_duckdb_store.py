@@ -275,3 +275,16 @@ def test_cli_convert_into_a_folder_not_made_yet(tmp_path: Path) -> None:
     out = CliRunner().invoke(app, ["kg", "convert", "demo", str(tmp_path / "runs" / "new" / "kg.duckdb")])
     assert out.exit_code == 0, out.output
     assert len(load_kg(tmp_path / "runs" / "new" / "kg.duckdb")) == len(load_demo_kg())
+
+
+def test_cli_convert_refuses_a_store_name_nothing_would_open_as_a_store(tmp_path: Path) -> None:
+    """A DuckDB store written as ``kg.xyz`` was read back as a text KG ("not UTF-8 text"): the name is
+    refused before anything is written, and a registered store suffix (``.ddb`` too) works."""
+    _load_commands()
+    runner = CliRunner()
+    out = runner.invoke(app, ["kg", "convert", "demo", str(tmp_path / "kg.xyz")])
+    assert out.exit_code == 2 and ".duckdb or .ddb" in out.output and "Traceback" not in out.output
+    assert not list(tmp_path.iterdir())  # nothing written
+    out = runner.invoke(app, ["kg", "convert", "demo", str(tmp_path / "kg.ddb")])
+    assert out.exit_code == 0, out.output
+    assert len(load_kg(tmp_path / "kg.ddb")) == len(load_demo_kg())

@@ -17,6 +17,7 @@ from ..kg.base import KGStore
 from ..kg.loaders import load_warnings
 from ..llm.openai_backend import apply_llm_settings
 from ..methods.base import Answer, Method, StepEvent, resolve_method
+from ..outcomes import AbstainReason
 from ..query.program.steps import ProgramStep
 from ..sanitize import clean_text, terminal_text
 from . import app
@@ -31,8 +32,10 @@ err_console = TerminalConsole(stderr=True)
 def print_answer(question: str, answer: Answer, kg: KGStore) -> None:
     console.rule(Text(terminal_text(question), style="bold"))
     if answer.abstained or not answer.answers:
-        reason = plain(f" ({answer.reason_text or 'the method abstained'})")
-        console.print(Text("no answer", style="yellow") + reason, highlight=False)
+        said = answer.reason_text or "the method abstained"
+        if answer.reason is not None and answer.reason.kind is AbstainReason.NO_ANSWER:
+            said = said.removeprefix("no answer (").removesuffix(")")  # "no answer (t_max)": said once
+        console.print(Text("no answer", style="yellow") + plain(f" ({said})"), highlight=False)
         program = program_tree(answer.trace, kg.label)
         if program and program["missing"]:
             console.print(f"missing: {program['missing']}", highlight=False, markup=False)
@@ -132,18 +135,18 @@ DEMO_QUESTIONS = 6
 @app.command()
 def demo(
     method: str = typer.Option("symbolic", "--method", help="Method to run on the demo questions."),
-    n: int = typer.Option(DEMO_QUESTIONS, "--n", help="How many demo questions to answer."),
+    n: int = typer.Option(DEMO_QUESTIONS, "--n", min=1, help="How many demo questions to answer."),
 ) -> None:
     """Answer a few questions over the bundled demo KG (no data download, no LLM needed)."""
     from ..datasets.demo import load_demo_questions
 
+    runner = resolve_method(method)  # an unknown method fails before anything is printed
     store = open_kg(None)
     first, last = store.time_span()
     console.print(
         f"[bold]tkgqa demo[/bold]: bundled demo KG, {len(store)} facts, "
         f"{len(store.entities)} entities, {first} … {last}; method: {method}"
     )
-    runner = resolve_method(method)
     questions = load_demo_questions()
     pick = questions[:: max(1, len(questions) // n)][:n]
     hits = 0

@@ -232,8 +232,8 @@ class StoreFormat(StrEnum):
 
 @kg_app.command("convert")
 def convert(
-    src: str = typer.Argument(..., help=PATH_HELP + " Also a .duckdb store or a Parquet directory."),
-    dst: str = typer.Argument(..., help="New .duckdb file, or new directory with --to parquet."),
+    src: str = typer.Argument(..., help=PATH_HELP),
+    dst: str = typer.Argument(..., help="New .duckdb (or .ddb) file, or new directory with --to parquet."),
     to: StoreFormat | None = typer.Option(
         None, "--to", help="Output: duckdb (default; a persistent bi-temporal store) or parquet (a folder)."
     ),
@@ -251,10 +251,15 @@ def _convert(src: str, dst: str, to: StoreFormat | None, fmt: str) -> None:
 
     from ..kg.duckdb_io import export_parquet, import_parquet, new_store_file
     from ..kg.duckdb_store import DuckDBStore
-    from ..kg.formats import directory_format, sniff_format
+    from ..kg.formats import directory_format, is_persistent_store, persistent_suffixes, sniff_format
 
     out = Path(dst).expanduser()
     target = to or (StoreFormat.PARQUET if out.suffix.lower() == ".parquet" else StoreFormat.DUCKDB)
+    if target is StoreFormat.DUCKDB and not is_persistent_store(out):  # else nothing would open it as a store
+        raise ConfigError(
+            f"{str(out)!r}: a DuckDB store's name ends in {' or '.join(persistent_suffixes())}, which is how "
+            f"--kg, tkgqa kg and tkgqa serve know it; e.g. {out.name}.duckdb (or --to parquet for a folder)"
+        )
     if out.exists() and (target is StoreFormat.DUCKDB or any(out.iterdir())):
         raise ConfigError(f"{str(out)!r} already exists; convert into a new path")
     out.parent.mkdir(parents=True, exist_ok=True)  # `runs/kg.duckdb` in a fresh folder: the folder is made

@@ -106,13 +106,18 @@ def format_names() -> list[str]:
     return sorted(names)
 
 
+def persistent_suffixes() -> tuple[str, ...]:
+    """The file-name suffixes of the formats registered with ``persistent`` (``.duckdb``, ``.ddb``)."""
+    return tuple(suffix for fmt in all_formats() if fmt.persistent for suffix in fmt.suffixes)
+
+
 def is_persistent_store(path: PathLike | None) -> bool:
     """Whether ``path`` names a persistent store by its suffix: a format registered with ``persistent``
     (``store.duckdb`` or ``store.ddb``), which the service opens in place and may append to."""
     if path is None:
         return False
     suffix = Path(path).suffix.lower()
-    return bool(suffix) and any(fmt.persistent and suffix in fmt.suffixes for fmt in all_formats())
+    return bool(suffix) and suffix in persistent_suffixes()
 
 
 def check_file(path: Path, kind: str = "KG file") -> None:
