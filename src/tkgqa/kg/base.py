@@ -29,12 +29,26 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
-from ..time import Interval, TimeArg, TimePoint
+from ..time import NEG_INF, POS_INF, Interval, TimeArg, TimePoint, span_of
 from .fact import Fact
 
 TimeQuery = TimePoint | Interval | str | None
+
+
+def query_window(time: TimeQuery) -> tuple[int, int]:
+    """The closed day window ``(first_day, last_day)`` a query's ``time`` selects, as every store reads it:
+    all days for ``None``, text by :meth:`~tkgqa.time.Interval.parse` (the last 4,096 texts kept parsed)."""
+    if time is None:
+        return (NEG_INF, POS_INF)
+    return _text_window(time) if isinstance(time, str) else span_of(time)
+
+
+@lru_cache(maxsize=4096)
+def _text_window(text: str) -> tuple[int, int]:
+    return span_of(Interval.parse(text))
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ one-writer rule), the state a store and its views share, and transaction-time va
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -31,6 +32,33 @@ CREATE TABLE IF NOT EXISTS meta (key VARCHAR NOT NULL, value VARCHAR NOT NULL);
 """
 TxTime = datetime | date | str | int
 TABLES = ("facts", "facts_by_o", "entities", "relations", "labels", "meta")
+#: A fact row's encoded columns, in the tables' order: entity/relation ids, first/last day, granularities.
+FACT_COLUMNS = ("s", "r", "o", "t0", "t1", "g0", "g1")
+#: What makes a live row the same fact (the dedup of appends, the key of a retraction).
+FACT_KEY = FACT_COLUMNS[:5]
+#: The two copies of the facts and the column each is clustered by (then ``t0``, ``id``), so that DuckDB's
+#: zone maps skip most row groups on subject lookups and on object lookups; every write goes to both.
+CLUSTERED_COPIES = (("facts", "s"), ("facts_by_o", "o"))
+
+
+def copy_to_scan(subject: str | None, object: str | None) -> str:
+    """The copy of the facts to scan: the one clustered by object for object-only patterns."""
+    return "facts_by_o" if subject is None and object is not None else "facts"
+
+
+def incident_rows(where: str, subjects: str, objects: str) -> str:
+    """SQL of the rows meeting ``where`` with subject in ``subjects`` (read from ``facts``, clustered by
+    subject) or object in ``objects`` (from ``facts_by_o``, clustered by object; a fact of both once). The
+    parameters of ``where`` are needed twice."""
+    return (
+        f"SELECT * FROM facts WHERE {where} AND s IN ({subjects}) UNION ALL "
+        f"SELECT * FROM facts_by_o WHERE {where} AND o IN ({objects}) AND s NOT IN ({subjects})"
+    )
+
+
+def id_list(ids: Iterable[int]) -> str:
+    """An SQL list of ids (ints from the store's own vocabulary, never user text)."""
+    return ", ".join(str(int(i)) for i in ids)
 
 
 def _duckdb() -> Any:

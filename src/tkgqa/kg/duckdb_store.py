@@ -44,15 +44,26 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, DataError, NotFoundError
-from ..time import NEG_INF, POS_INF, Granularity, Interval, TimeArg, TimePoint, civil_from_days, span_of
-from .base import FactQuery, Hop, HopQuery, KGStore, StoreBase, TimeQuery, clip_at, entity_names
+from ..time import NEG_INF, POS_INF, Granularity, TimeArg, TimePoint, civil_from_days
+from .base import FactQuery, Hop, HopQuery, KGStore, StoreBase, TimeQuery, clip_at, entity_names, query_window
 from .duckdb_core import adopt_core, ensure_core, refresh, refresh_in_background, tx_log, wait_for_rebuild
-from .duckdb_schema import TxTime, connect, load_state, release_buffers, tx_datetime, tx_micros
+from .duckdb_schema import (
+    CLUSTERED_COPIES,
+    FACT_COLUMNS,
+    TxTime,
+    connect,
+    copy_to_scan,
+    id_list,
+    incident_rows,
+    load_state,
+    release_buffers,
+    tx_datetime,
+    tx_micros,
+)
 from .duckdb_write import append_facts, next_tx, retract_keys
 from .fact import Fact, label_of
 from .snapshot import KGSnapshot
@@ -63,39 +74,8 @@ if TYPE_CHECKING:
     from .memory import TemporalKG
 
 BATCH = 65_536
-_COLS = "s, r, o, t0, t1, g0, g1"
+_COLS = ", ".join(FACT_COLUMNS)
 _FEW = 8  # frontiers up to this size are looked up per side (zone maps), larger ones scanned once
-
-
-@lru_cache(maxsize=4096)
-def _parsed_span(text: str) -> tuple[int, int]:
-    return span_of(Interval.parse(text))
-
-
-def _window(time: TimeQuery) -> tuple[int, int]:
-    if time is None:
-        return (NEG_INF, POS_INF)
-    return _parsed_span(time) if isinstance(time, str) else span_of(time)
-
-
-def _table(subject: str | None, object: str | None) -> str:
-    """The copy of the facts to scan: the one clustered by object for object-only patterns."""
-    return "facts_by_o" if subject is None and object is not None else "facts"
-
-
-def _incident(where: str, subjects: str, objects: str) -> str:
-    """The rows meeting ``where`` with subject in ``subjects`` (read from ``facts``, clustered by subject) or
-    object in ``objects`` (from ``facts_by_o``, clustered by object; a fact of both once). The parameters of
-    ``where`` are needed twice."""
-    return (
-        f"SELECT * FROM facts WHERE {where} AND s IN ({subjects}) UNION ALL "
-        f"SELECT * FROM facts_by_o WHERE {where} AND o IN ({objects}) AND s NOT IN ({subjects})"
-    )
-
-
-def _ints(ids: Iterable[int]) -> str:
-    """An SQL list of ids (ints from our own vocabulary, never user text)."""
-    return ", ".join(str(int(i)) for i in ids)
 
 
 class DuckDBStore(StoreBase):
@@ -183,7 +163,7 @@ class DuckDBStore(StoreBase):
                     cur.execute(f"INSERT INTO {table} SELECT id, name FROM vocab")
                     cur.unregister("vocab")
                 cur.register("bulk", pa.table({"id": np.arange(len(cols["s"]), dtype=np.int64), **cols}))
-                for table, order in (("facts", "s"), ("facts_by_o", "o")):
+                for table, order in CLUSTERED_COPIES:
                     cur.execute(
                         f"INSERT INTO {table} SELECT id, {_COLS}, ?, NULL FROM bulk ORDER BY {order}, t0, id",
                         [tx],
@@ -303,7 +283,7 @@ class DuckDBStore(StoreBase):
         else:
             conds.append("recorded_at <= ? AND (retracted_at IS NULL OR retracted_at > ?)")
             params += [self._tx, self._tx]
-        lo, hi = _window(time)
+        lo, hi = query_window(time)
         if self._cutoff is not None:  # memory_walks._clipped_window, the same window
             cut = self._cutoff.first_day
             lo, hi = min(lo, cut), min(hi, cut - 1)
@@ -380,7 +360,8 @@ class DuckDBStore(StoreBase):
         where = self._pattern(query.subject, query.relation, query.object, query.time)
         if where is None or query.limit == 0:
             return []
-        sql = f"SELECT {_COLS} FROM {_table(query.subject, query.object)} WHERE {where[0]} ORDER BY t0, id"
+        table = copy_to_scan(query.subject, query.object)
+        sql = f"SELECT {_COLS} FROM {table} WHERE {where[0]} ORDER BY t0, id"
         if query.limit is not None:
             sql += f" LIMIT {int(query.limit)}"
         return self._build(self._q(sql, where[1]))
@@ -392,7 +373,7 @@ class DuckDBStore(StoreBase):
         where = self._pattern(query.subject, query.relation, query.object, query.time)
         if where is None:
             return 0
-        sql = f"SELECT count(*) FROM {_table(query.subject, query.object)} WHERE {where[0]}"
+        sql = f"SELECT count(*) FROM {copy_to_scan(query.subject, query.object)} WHERE {where[0]}"
         return int(self._q(sql, where[1])[0][0])
 
     def incident(self, entity: str, *, relation: str | None = None, time: TimeQuery = None) -> list[Fact]:
@@ -403,7 +384,7 @@ class DuckDBStore(StoreBase):
         where = self._pattern(None, relation, None, time)
         if e is None or where is None:
             return []
-        sql = f"SELECT {_COLS}, id FROM ({_incident(where[0], str(e), str(e))}) ORDER BY t0, id"
+        sql = f"SELECT {_COLS}, id FROM ({incident_rows(where[0], str(e), str(e))}) ORDER BY t0, id"
         return self._build(row[:7] for row in self._q(sql, where[1] + where[1]))
 
     def _entity_ids(self, names: str | Iterable[str]) -> set[int]:
@@ -426,10 +407,10 @@ class DuckDBStore(StoreBase):
         conds, params = self._where(query.time)
         max_neighbors = query.max_neighbors
         if query.new_facts_only and done:
-            conds.append(f"s NOT IN ({_ints(done)}) AND o NOT IN ({_ints(done)})")
-        where, ids = " AND ".join(conds), _ints(front)
+            conds.append(f"s NOT IN ({id_list(done)}) AND o NOT IN ({id_list(done)})")
+        where, ids = " AND ".join(conds), id_list(front)
         if len(front) <= _FEW:  # a few entities: two lookups, each on the copy clustered by it
-            met, params = _incident(where, ids, ids), params + params
+            met, params = incident_rows(where, ids, ids), params + params
         else:  # a wide frontier meets row groups everywhere: one scan of one copy
             met = f"SELECT * FROM facts WHERE {where} AND (s IN ({ids}) OR o IN ({ids}))"
         rows = self._q(f"SELECT s, r, o, count(*) FROM ({met}) GROUP BY s, r, o", params)
@@ -471,7 +452,7 @@ class DuckDBStore(StoreBase):
             e = self._sh.ent_id.get(entity)
             if e is None:
                 return (None, None)
-            rows_sql, params = _incident(" AND ".join(conds), str(e), str(e)), params + params
+            rows_sql, params = incident_rows(" AND ".join(conds), str(e), str(e)), params + params
         # an end is known unless open, or clipped open at the view's cutoff; else the start counts
         known1 = "g1 > 0" if self._cutoff is None else f"(g1 > 0 AND t1 < {self._cutoff.first_day})"
         last_day = f"CASE WHEN {known1} THEN t1 ELSE t0 END"
@@ -617,5 +598,5 @@ class DuckDBStore(StoreBase):
         conds, params = self._where()
         sql = f"SELECT {_COLS} FROM facts WHERE {' AND '.join(conds)} ORDER BY id"
         found = self._cur().execute(sql, params).fetchnumpy()
-        cols = {c: np.asarray(found[c], dtype=np.int64) for c in _COLS.split(", ")}
+        cols = {c: np.asarray(found[c], dtype=np.int64) for c in FACT_COLUMNS}
         return TemporalKG.from_arrays(self.entities, self.relations, cols, labels=self.labels, name=self.name)

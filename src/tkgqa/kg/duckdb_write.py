@@ -20,14 +20,13 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..time import NEG_INF, POS_INF
+from .duckdb_schema import CLUSTERED_COPIES, FACT_COLUMNS, FACT_KEY
 from .fact import Fact
 from .validate import check_name
 
 if TYPE_CHECKING:
     from .duckdb_schema import Shared
 
-COLS = ("s", "r", "o", "t0", "t1", "g0", "g1")
-KEY = ("s", "r", "o", "t0", "t1")
 CHUNK = 65_536  # facts encoded and staged at a time (all in the one transaction)
 
 
@@ -103,7 +102,7 @@ def _stage(cur: Any, facts: Iterable[Fact], ents: PendingNames, rels: PendingNam
         cols = list(zip(*rows, strict=True))
         table = pa.table(
             {"pos": pa.array(range(n, n + len(rows)), pa.int64())}
-            | {c: pa.array(v, pa.int64()) for c, v in zip(COLS, cols, strict=True)}
+            | {c: pa.array(v, pa.int64()) for c, v in zip(FACT_COLUMNS, cols, strict=True)}
         )
         cur.register("chunk", table)
         cur.execute("INSERT INTO staged SELECT * FROM chunk")
@@ -169,7 +168,7 @@ def _insert_new(cur: Any, first_id: int, tx: int, rows: list[tuple[int, ...]]) -
     the facts, with ids from ``first_id`` in staging order; returns how many (and puts them in ``rows``)."""
     cur.execute(
         f"""CREATE OR REPLACE TEMP TABLE new_rows AS
-        SELECT ? + row_number() OVER (ORDER BY b.pos) - 1 AS id, {", ".join(COLS)},
+        SELECT ? + row_number() OVER (ORDER BY b.pos) - 1 AS id, {", ".join(FACT_COLUMNS)},
             ?::BIGINT AS recorded_at, NULL::BIGINT AS retracted_at
         FROM (SELECT * FROM staged
             QUALIFY row_number() OVER (PARTITION BY s, r, o, t0, t1 ORDER BY pos) = 1) b
@@ -177,9 +176,9 @@ def _insert_new(cur: Any, first_id: int, tx: int, rows: list[tuple[int, ...]]) -
             AND f.s = b.s AND f.r = b.r AND f.o = b.o AND f.t0 = b.t0 AND f.t1 = b.t1)""",
         [first_id, tx],
     )
-    cur.execute("INSERT INTO facts SELECT * FROM new_rows ORDER BY s, t0, id")
-    cur.execute("INSERT INTO facts_by_o SELECT * FROM new_rows ORDER BY o, t0, id")
-    rows.extend(cur.execute(f"SELECT {', '.join(COLS)} FROM new_rows ORDER BY id").fetchall())
+    for table, order in CLUSTERED_COPIES:
+        cur.execute(f"INSERT INTO {table} SELECT * FROM new_rows ORDER BY {order}, t0, id")
+    rows.extend(cur.execute(f"SELECT {', '.join(FACT_COLUMNS)} FROM new_rows ORDER BY id").fetchall())
     cur.execute("DROP TABLE new_rows")
     return len(rows)
 
@@ -194,10 +193,12 @@ def retract_keys(
     with sh.lock:
         tx = next_tx(sh, at)
         cols = list(zip(*keys, strict=True))
-        cur.register("gone", pa.table({c: pa.array(v, pa.int64()) for c, v in zip(KEY, cols, strict=True)}))
+        cur.register(
+            "gone", pa.table({c: pa.array(v, pa.int64()) for c, v in zip(FACT_KEY, cols, strict=True)})
+        )
         cur.execute("BEGIN")
         try:
-            for table in ("facts_by_o", "facts"):  # both copies; the ids are the second's
+            for table, _ in reversed(CLUSTERED_COPIES):  # both copies; the ids are the second's (facts)
                 found = cur.execute(
                     f"""UPDATE {table} SET retracted_at = ? FROM gone g WHERE {table}.retracted_at IS NULL
                     AND {table}.s = g.s AND {table}.r = g.r AND {table}.o = g.o

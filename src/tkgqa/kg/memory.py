@@ -35,8 +35,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError, NotFoundError
-from ..time import NEG_INF, POS_INF, Granularity, Interval, TimeArg, TimePoint, civil_from_days, span_of
-from .base import FactQuery, StoreBase, TimeQuery
+from ..time import NEG_INF, POS_INF, Granularity, TimeArg, TimePoint, civil_from_days
+from .base import FactQuery, StoreBase, TimeQuery, query_window
 from .fact import Fact, label_of
 from .index import (
     COLUMNS,
@@ -58,7 +58,6 @@ from .validate import check_name
 if TYPE_CHECKING:
     from .loaders import LoadReport
 
-_SPAN_CACHE_MAX = 4096
 _SCALAR_FILL = 8  # batches up to this size read columns element-wise
 _PRIME_MAX = 100_000  # precompute the TimePoints of a store with at most this many (day, granularity) pairs
 FACT_CACHE_MAX = 1 << 20  # Fact objects kept (built for results); cleared when full (materialize lifts it)
@@ -89,7 +88,6 @@ class TemporalKG(WalkMixin, StoreBase):
         self._delta_seen: set[tuple[int, int, int, int, int]] = set()  # keys of the delta (dedup of appends)
         self._auto_compact = True  # False under the DuckDB store: its snapshot rebuild folds the delta
         self._tp_cache: dict[int, TimePoint] = {}  # day * 4 + granularity → shared TimePoint
-        self._span_cache: dict[str, tuple[int, int]] = {}
         self._fcache: dict[int, Fact] = {}  # Fact objects built so far, by fact id
         self._fcache_max: int | None = FACT_CACHE_MAX
         # entity id → position in name order (ties of ``hop``), in a box shared with ``restricted`` views
@@ -310,19 +308,6 @@ class TemporalKG(WalkMixin, StoreBase):
                 self._point(key >> 2, key & 3)
 
     # --- queries ------------------------------------------------------------------------------------
-    def _span(self, time: TimePoint | Interval | str) -> tuple[int, int]:
-        if isinstance(time, TimePoint):
-            return (time.first_day, time.last_day)
-        if isinstance(time, str):
-            span = self._span_cache.get(time)
-            if span is None:
-                span = span_of(Interval.parse(time))
-                if len(self._span_cache) >= _SPAN_CACHE_MAX:
-                    self._span_cache.clear()
-                self._span_cache[time] = span
-            return span
-        return time.span
-
     def _ids(
         self,
         subject: str | None,
@@ -345,7 +330,7 @@ class TemporalKG(WalkMixin, StoreBase):
             o = self._ent_id.get(object, -1)
             if o < 0:
                 return _EMPTY
-        lo_t, hi_t = (NEG_INF, POS_INF) if time is None else self._span(time)
+        lo_t, hi_t = query_window(time)
         if cutoff is not None:
             lo_t, hi_t = _clipped_window(lo_t, hi_t, cutoff)
         st = self._st  # one state for the whole search (see the module docstring)

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from ..time import NEG_INF, POS_INF, Interval, TimePoint
-from .base import Hop, HopQuery, TimeQuery, entity_names
+from ..time import NEG_INF, POS_INF, TimePoint
+from .base import Hop, HopQuery, TimeQuery, entity_names, query_window
 from .fact import Fact
 from .index import IntArray, State
 
@@ -36,7 +36,6 @@ class WalkMixin:
         _rank: list[IntArray | None]
         __len__: Callable[[], int]
         column: Callable[[str, IntArray], IntArray]
-        _span: Callable[[TimePoint | Interval | str], tuple[int, int]]
         _ids: Callable[..., IntArray]  # (subject, relation, object, time, cutoff)
         _build: Callable[[IntArray], list[Fact]]
         _point: Callable[..., TimePoint | None]  # (day, granularity)
@@ -119,7 +118,7 @@ class WalkMixin:
         """One breadth-first step (see :meth:`tkgqa.kg.KGStore.hop`): a few numpy operations per call."""
         front = self._entity_ids(query.frontier)
         vis = self._entity_ids(query.visited)
-        span = None if query.time is None else self._span(query.time)
+        span = None if query.time is None else query_window(query.time)
         new_facts_only, max_neighbors = query.new_facts_only, query.max_neighbors
         ids = self.incident_ids(front, span=span, cutoff=cutoff, ordered=False) if len(front) else _EMPTY
         n_ent = len(self._ent)

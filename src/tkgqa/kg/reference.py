@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ..errors import ConfigError
-from ..time import NEG_INF, POS_INF, Interval, TimeArg, TimePoint, span_of
-from .base import FactQuery, Hop, HopQuery, StoreBase, TimeQuery, clip_at, entity_names
+from ..time import NEG_INF, POS_INF, TimeArg, TimePoint
+from .base import FactQuery, Hop, HopQuery, StoreBase, TimeQuery, clip_at, entity_names, query_window
 from .fact import Fact, label_of
 from .validate import check_name
 
@@ -24,12 +24,6 @@ def _start(f: Fact) -> int:
 
 def _end(f: Fact) -> int:
     return f.end.last_day if f.end is not None else POS_INF
-
-
-def _window(time: TimeQuery) -> tuple[int, int]:
-    if time is None:
-        return (NEG_INF, POS_INF)
-    return span_of(Interval.parse(time) if isinstance(time, str) else time)
 
 
 class ListStore(StoreBase):
@@ -90,7 +84,7 @@ class ListStore(StoreBase):
     # --- queries ------------------------------------------------------------------------------------
     def _query_facts(self, query: FactQuery) -> list[Fact]:
         subject, relation, object, limit = query.subject, query.relation, query.object, query.limit
-        lo, hi = _window(query.time)
+        lo, hi = query_window(query.time)
         found = [
             f
             for f in self._rows()
@@ -107,7 +101,7 @@ class ListStore(StoreBase):
         return len(self._query_facts(query))
 
     def incident(self, entity: str, *, relation: str | None = None, time: TimeQuery = None) -> list[Fact]:
-        lo, hi = _window(time)
+        lo, hi = query_window(time)
         found = [
             f
             for f in self._rows()
@@ -122,7 +116,7 @@ class ListStore(StoreBase):
     def _query_hop(self, query: HopQuery) -> Hop:
         front, done = set(entity_names(query.frontier)), set(entity_names(query.visited))
         new_facts_only, max_neighbors = query.new_facts_only, query.max_neighbors
-        lo, hi = _window(query.time)
+        lo, hi = query_window(query.time)
         met = [
             f
             for f in self._rows()
