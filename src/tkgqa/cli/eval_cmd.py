@@ -16,7 +16,17 @@ from ..eval.executor import ExecutorKind
 from ..llm.openai_backend import apply_llm_settings
 from ..userfiles import write_text
 from . import app
-from .flags import FallbackOptionFlag, LLMFlag, LLMRetriesFlag, LLMTimeoutFlag, MethodOptionFlag, PolicyFlag
+from .flags import (
+    ExecutorFlag,
+    FallbackOptionFlag,
+    LLMFlag,
+    LLMRetriesFlag,
+    LLMTimeoutFlag,
+    MethodOptionFlag,
+    PolicyFlag,
+    RayAddressFlag,
+    RayWorkersFlag,
+)
 from .terminal import TerminalConsole, warn_once
 
 console = TerminalConsole()
@@ -174,18 +184,9 @@ def eval_command(
     ),
     llm_timeout: LLMTimeoutFlag = None,
     llm_retries: LLMRetriesFlag = None,
-    executor: ExecutorKind | None = typer.Option(
-        None,
-        "--executor",
-        case_sensitive=False,
-        help="Where questions are answered: local (this process) or ray (Ray workers; extra 'distributed').",
-    ),
-    ray_address: str | None = typer.Option(
-        None,
-        "--ray-address",
-        help="Ray cluster to join (host:6379 or ray://head:10001); default RAY_ADDRESS, else a local one.",
-    ),
-    workers: int | None = typer.Option(None, "--workers", help="Ray workers (default: one per cluster CPU)."),
+    executor: ExecutorFlag = None,
+    ray_address: RayAddressFlag = None,
+    workers: RayWorkersFlag = None,
     llm_concurrency: int | None = typer.Option(
         None,
         "--llm-concurrency",

@@ -114,13 +114,26 @@ CreateStoreFlag = Annotated[
     ),
 ]
 
-# --- work sharded over Ray: kg embed, lpkg data -----------------------------------------------------------
+# --- work sharded over Ray: eval, kg embed, lpkg data -----------------------------------------------------
 ExecutorFlag = Annotated[
-    ExecutorKind,
-    typer.Option("--executor", case_sensitive=False, help="local, or ray (extra 'distributed')."),
+    ExecutorKind | None,
+    typer.Option(
+        "--executor",
+        case_sensitive=False,
+        help="Where the work runs: local (this process; the default) or ray (Ray workers; extra "
+        "'distributed').",
+    ),
 ]
-RayAddressFlag = Annotated[str | None, typer.Option("--ray-address", help="Ray cluster to join (ray only).")]
-RayWorkersFlag = Annotated[int | None, typer.Option("--workers", help="Ray workers (default: one per CPU).")]
+RayAddressFlag = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="Ray cluster to join (host:6379 or ray://head:10001); default RAY_ADDRESS, else a local one.",
+    ),
+]
+RayWorkersFlag = Annotated[
+    int | None, typer.Option("--workers", help="Ray workers (default: one per cluster CPU).")
+]
 
 # --- a method's training/building commands over a benchmark: ari, timer4 ----------------------------------
 DatasetDirFlag = Annotated[Path | None, typer.Option("--data-dir", help="The dataset folder.")]

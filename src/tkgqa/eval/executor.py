@@ -66,16 +66,17 @@ class ExecutorConfig:
     @classmethod
     def of(
         cls,
-        kind: str | ExecutorKind,
+        kind: str | ExecutorKind | None,
         *,
         address: str | None = None,
         workers: int | None = None,
         llm_concurrency: int | None = None,
         chunk_size: int | None = None,
     ) -> ExecutorConfig:
-        """The config for a CLI value of ``--executor`` (a ConfigError listing the choices otherwise)."""
+        """The config for a CLI value of ``--executor`` (``None``: local; a ConfigError listing the choices
+        for another value)."""
         try:
-            parsed = ExecutorKind(str(kind).strip().lower())
+            parsed = ExecutorKind.LOCAL if kind is None else ExecutorKind(str(kind).strip().lower())
         except ValueError:
             choices = ", ".join(k.value for k in ExecutorKind)
             raise ConfigError(f"--executor must be one of {choices}; got {kind!r}") from None
