@@ -124,7 +124,10 @@ class SQLiteFile:
                 path=str(self.path),
             )
         if isinstance(exc, sqlite3.DatabaseError) and ("not a database" in text or "malformed" in text):
-            what = f"is not a readable SQLite database ({text}); delete it (it is a cache: it is rebuilt)"
+            what = (
+                f"is not a readable SQLite database ({text}); if it is tkgqa's LLM cache, deleting it is "
+                "safe (it is rebuilt)"
+            )
         elif "full" in text:
             what = f"cannot be written ({text}); free some space and try again"
         else:

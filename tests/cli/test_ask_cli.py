@@ -34,7 +34,9 @@ def test_demo_refuses_a_count_below_one(n: str, capsys: pytest.CaptureFixture[st
     assert "--n" in err and "demo questions answered" not in out
 
 
-def test_demo_with_an_unknown_method_fails_before_printing_anything(capsys: pytest.CaptureFixture[str]) -> None:
+def test_demo_with_an_unknown_method_fails_before_printing_anything(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code, out, err = run_cli(["demo", "--method", "nope"], capsys)
     assert code == 2 and "unknown method 'nope'" in out + err
     assert "bundled demo KG" not in out

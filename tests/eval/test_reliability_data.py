@@ -150,7 +150,9 @@ def test_a_file_as_home_and_a_corrupt_cache_are_project_errors(
         tkgqa_home()
     corrupt = tmp_path / "llm.sqlite"
     corrupt.write_bytes(b"this is not a database " * 100)
-    with pytest.raises(DataError, match=r"not a readable SQLite database .* delete it"):
+    with pytest.raises(
+        DataError, match=r"not a readable SQLite database .* if it is tkgqa.s LLM cache, deleting it is safe"
+    ):
         LLMCache(corrupt).schema_version()
 
 

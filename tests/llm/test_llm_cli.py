@@ -141,7 +141,21 @@ def test_log_since_prices_and_unpriced_models(tkgqa_home: Path, tmp_path: Path) 
     assert priced["unpriced_models"] == [] and priced["total"]["cost_usd"] == pytest.approx(1.0)
     assert priced["prices"]["gpt-4o-mini"]["input"] == 0.15  # defaults kept
     assert "no price for" in invoke("log", "--db", str(db)).stdout
-    assert "no LLM calls logged" in invoke("log", "--db", str(tmp_path / "empty.sqlite")).stdout
+    empty = tmp_path / "empty.sqlite"
+    log_rows(empty, {"method": "m", "backend": "openai", "model": "gpt-4o"})
+    assert invoke("cache", "clear", "--log", "--db", str(empty)).exit_code == 0  # a cache, its log empty
+    assert "no LLM calls logged" in invoke("log", "--db", str(empty)).stdout
+
+
+@pytest.mark.parametrize("command", [["log"], ["cache", "info"], ["cache", "clear"], ["export", "run"]])
+def test_a_db_that_does_not_exist_is_refused_not_created(
+    tkgqa_home: Path, tmp_path: Path, command: list[str]
+) -> None:
+    """A mistyped ``--db`` made a new empty database there and said "no LLM calls logged"."""
+    typo = tmp_path / "nope.sqlite"
+    result = runner.invoke(app, ["llm", *command, "--db", str(typo)])
+    assert result.exit_code == 2 and "is not a file" in result.output, result.output
+    assert not typo.exists()
 
 
 def test_log_errors(tkgqa_home: Path, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tkgqa.cli import _load_commands, app
+from tkgqa.errors import ConfigError
 
 KG_ROWS = [
     ("Darren Anderton", "member of sports team", "Portsmouth F.C.", "1990", "1992"),
@@ -117,3 +118,24 @@ def test_unknown_method_fails_cleanly(tmp_path: Path) -> None:
         app, ["analyze", "coverage", "--dataset", "demo", "--method", "ari", "--output", str(tmp_path)]
     )
     assert result.exit_code != 0
+
+
+def test_coverage_refuses_an_output_folder_of_other_files_before_working(tmp_path: Path) -> None:
+    """``--output`` a folder of the user's files: its coverage.json was overwritten (and a file as --output
+    was a FileExistsError traceback); now refused before the analysis runs, unless --force."""
+    _load_commands()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "coverage.json").write_text("keep", encoding="utf-8")
+    args = ["analyze", "coverage", "--dataset", "demo", "--method", "timer4", "--limit", "2", "--embedder"]
+    result = CliRunner().invoke(app, [*args, "hashing", "--output", str(mine)])
+    assert isinstance(result.exception, ConfigError) and "did not write" in str(result.exception)
+    assert (mine / "coverage.json").read_text(encoding="utf-8") == "keep"
+    a_file = tmp_path / "f.txt"
+    a_file.write_text("keep", encoding="utf-8")
+    result = CliRunner().invoke(app, [*args, "hashing", "--output", str(a_file)])
+    assert isinstance(result.exception, ConfigError) and "is a file" in str(result.exception)
+    assert a_file.read_text(encoding="utf-8") == "keep"
+    forced = CliRunner().invoke(app, [*args, "hashing", "--output", str(mine), "--force"])
+    assert forced.exit_code == 0, forced.output
+    assert json.loads((mine / "coverage.json").read_text(encoding="utf-8"))["meta"]["questions"] == 2

@@ -28,6 +28,7 @@ from ..errors import ConfigError
 from ..kg import KGStore, TemporalKG
 from ..methods.analyses import SummaryTable
 from ..query import context_kg
+from ..userfiles import atomic_output, claim_folder, write_text
 from . import app
 from .terminal import TerminalConsole
 
@@ -102,6 +103,9 @@ def _run(
     return out
 
 
+ANALYZE_COMMAND = "tkgqa analyze coverage"
+
+
 @analyze_app.command("coverage")
 def coverage(
     dataset: str = typer.Option(
@@ -129,6 +133,9 @@ def coverage(
     option: list[str] = typer.Option(
         [], "--option", "-o", help="Extra method setting KEY=VALUE (repeatable)."
     ),
+    force: bool = typer.Option(
+        False, "--force", help="Write into --output even when it holds files this command did not write."
+    ),
 ) -> None:
     """Run the offline analysis a method's package declares (retrieval coverage, evidence sizes, tokens)."""
     from ..methods.package import analysis_packages, load_analysis
@@ -137,6 +144,7 @@ def coverage(
     if method not in names:
         raise ConfigError(f"--method must be one of {', '.join(names)}, got {method!r}")
     analysis = load_analysis(method)
+    output = claim_folder(output, ANALYZE_COMMAND, force=force)  # before the work: nothing of yours is lost
     options: dict[str, Any] = dict(kv.split("=", 1) for kv in option if "=" in kv)
     # the analysis options, passed to an analysis that names them (``Analysis.options``)
     named = {"embedder": embedder, "tks_embedder": tks_embedder, "scope": scope, "tokenizer": tokenizer}
@@ -162,9 +170,8 @@ def coverage(
             "questions": len(qs),
         },
     }
-    output.mkdir(parents=True, exist_ok=True)
-    (output / "coverage.json").write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
-    with (output / "per_question.jsonl").open("w", encoding="utf-8") as fh:
+    write_text(output / "coverage.json", json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
+    with atomic_output(output / "per_question.jsonl") as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     _print_summary(analysis.table(summary))

@@ -26,7 +26,7 @@ import time
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich import box
@@ -55,6 +55,16 @@ _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 DB_HELP = "SQLite file (default: $TKGQA_HOME/llm.sqlite)."
+
+
+def _existing_db(db: Path | None) -> Path | None:
+    """``--db`` as given must exist: a mistyped path is an error, not a new empty database."""
+    if db is not None and not db.expanduser().is_file():
+        raise typer.BadParameter(f"{str(db)!r} is not a file; the default is $TKGQA_HOME/llm.sqlite")
+    return db
+
+
+DBFlag = Annotated[Path | None, typer.Option("--db", help=DB_HELP, callback=_existing_db)]
 
 
 def parse_since(text: str, now: float | None = None) -> float:
@@ -184,9 +194,9 @@ def log_cmd(
         None, "--qid", help="Show the calls of this question id: the messages sent and each response."
     ),
     prices: Path | None = typer.Option(
-        None, "--prices", help='JSON {"model-prefix": [input, output]} USD/1M tokens, over the defaults.'
+        None, "--prices", help='JSON {"model-prefix": \\[input, output]} USD/1M tokens, over the defaults.'
     ),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: DBFlag = None,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Sum up the run log: calls, cached calls, tokens, latency and estimated cost per model and method.
@@ -306,7 +316,7 @@ def prices_cmd(
 # --- cache ----------------------------------------------------------------------------------------------
 @cache_app.command("info")
 def cache_info(
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: DBFlag = None,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Where the cache is, its size, schema version, and how many responses, stored requests and logged
@@ -326,7 +336,7 @@ def cache_info(
 @cache_app.command("clear")
 def cache_clear(
     log: bool = typer.Option(False, "--log", help="Also delete the run log (tkgqa llm log)."),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: DBFlag = None,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Delete the cached responses (and, with --log, the run log)."""
@@ -348,7 +358,7 @@ def export_cmd(
     output: Path | None = typer.Option(
         None, "--output", "-o", help="Cassette file to write (default: print it on stdout)."
     ),
-    db: Path | None = typer.Option(None, "--db", help=DB_HELP),
+    db: DBFlag = None,
     force: bool = typer.Option(False, "--force", help="Replace an --output file that is not a cassette."),
 ) -> None:
     """Write a run's LLM calls as a cassette (a header line, then one line per call: id, stage, messages,

@@ -53,7 +53,7 @@ def mcp(
     host: str = typer.Option(
         "127.0.0.1", "--host", help="With --http: interface; beyond loopback needs an API token."
     ),
-    port: int = typer.Option(8765, "--port", help="With --http: TCP port."),
+    port: int = typer.Option(8765, "--port", min=1, max=65535, help="With --http: TCP port."),
     max_body: int = typer.Option(65536, "--max-body", help="With --http: largest request body in bytes."),
     api_token_file: Path | None = typer.Option(
         None, "--api-token-file", help="With --http: file holding the API token (else $TKGQA_API_TOKEN)."

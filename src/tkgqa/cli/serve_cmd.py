@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,19 @@ from .flags import (
 from .terminal import TerminalConsole
 
 console = TerminalConsole(stderr=True)
+
+
+class LogLevel(StrEnum):
+    """uvicorn's log levels (``--log-level``)."""
+
+    CRITICAL = "critical"
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+    DEBUG = "debug"
+    TRACE = "trace"
+
+
 TOKEN_ENV = "TKGQA_API_TOKEN"
 
 
@@ -118,8 +132,10 @@ def serve(
     host: str = typer.Option(
         "127.0.0.1", "--host", help="Interface to listen on; beyond loopback (0.0.0.0) needs an API token."
     ),
-    port: int = typer.Option(8000, "--port", help="TCP port."),
-    log_level: str = typer.Option("info", "--log-level", help="uvicorn log level (debug, info, warning…)."),
+    port: int = typer.Option(8000, "--port", min=1, max=65535, help="TCP port."),
+    log_level: LogLevel = typer.Option(
+        LogLevel.INFO, "--log-level", case_sensitive=False, help="Server log level."
+    ),
     allow_method: AllowMethodFlag = None,
     allow_llm: AllowLLMFlag = None,
     allow_option: AllowOptionFlag = None,
@@ -196,4 +212,4 @@ def serve(
         + f" → http://{host}:{port}/",
         highlight=False,
     )
-    make_server(application, host, port, log_level=log_level).run()
+    make_server(application, host, port, log_level=log_level.value).run()
