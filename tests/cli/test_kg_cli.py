@@ -231,3 +231,73 @@ def test_a_dataset_name_is_read_as_ask_reads_it(tmp_path: Path, monkeypatch: pyt
     result = runner.invoke(app, ["kg", "info", "multitq"])
     assert result.exit_code != 0
     assert "tkgqa data fetch multitq" in result.output
+
+
+def test_a_catalogued_kg_without_a_question_loader_is_read_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tkgqa data list`` lists icews14 (a KG, no question set): ``kg info icews14`` said "KG file
+    'icews14' does not exist"; now its whole KG (``full.txt``) is opened, and a missing one names the fetch."""
+    (tmp_path / "data" / "icews14").mkdir(parents=True)
+    (tmp_path / "data" / "icews14" / "full.txt").write_text(QUADS, encoding="utf-8")
+    monkeypatch.setenv("TKGQA_DATA", str(tmp_path / "data"))
+    assert run_json("info", "icews14")["facts"] == 5
+    monkeypatch.setenv("TKGQA_DATA", str(tmp_path / "elsewhere"))
+    result = runner.invoke(app, ["kg", "info", "icews14"])
+    assert result.exit_code == 2 and "tkgqa data fetch icews14" in result.output
+
+
+def test_a_dataset_without_a_whole_kg_names_the_entry_that_has_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TimeQuestions' questions carry their own facts; its whole KG is the entry timequestions-kg. The
+    error said "pass --kg FILE", a flag ``tkgqa kg`` does not have."""
+    folder = tmp_path / "data" / "timequestions" / "questions"
+    folder.mkdir(parents=True)
+    question = {  # a hand-written question in the release's form
+        "Id": 1,
+        "Question": "when was the Eiffel Tower opened",
+        "Temporal signal": ["No signal"],
+        "Temporal question type": ["Temp.Ans"],
+        "Answer": [{"AnswerType": "Value", "AnswerArgument": "1889-03-31T00:00:00Z"}],
+    }
+    (folder / "test.json").write_text(json.dumps([question]), encoding="utf-8")
+    monkeypatch.setenv("TKGQA_DATA", str(tmp_path / "data"))
+    result = runner.invoke(app, ["kg", "info", "timequestions"])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and "tkgqa data fetch timequestions-kg" in said and "--kg" not in said
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["info", "demo", "--top", "0"], "--top"),
+        (
+            [
+                "query",
+                "demo",
+                "--op",
+                "get_tail_entity",
+                "--head",
+                "Barack Obama",
+                "--rel",
+                "spouse",
+                "--limit",
+                "-1",
+            ],
+            "--limit",
+        ),
+        (["neighbors", "demo", "Barack Obama", "--limit", "-1"], "--limit"),
+        (["neighbors", "demo", "Barack Obama", "--hops", "0"], "--hops"),
+    ],
+)
+def test_counts_below_one_are_usage_errors(args: list[str], flag: str) -> None:
+    """``--limit -1`` dropped the last fact (a slice), ``--top -1`` the last relation, ``--hops 0`` said
+    nothing: each is now refused, naming the flag."""
+    result = runner.invoke(app, ["kg", *args])
+    assert result.exit_code == 2 and flag in result.output, result.output
+
+
+def test_neighbors_skips_hops_the_kg_does_not_reach() -> None:
+    shown = runner.invoke(app, ["kg", "neighbors", "demo", "Barack Obama", "--hops", "40"]).output
+    assert "relations at 1 hop(s)" in shown and "relations at 40 hop(s)" not in shown

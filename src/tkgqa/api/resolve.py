@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..credentials import redact
-from ..errors import ConfigError
+from ..errors import ConfigError, NotFoundError
 from ..kg.base import KGStore
 from ..kg.builder import load_warnings
 from ..kg.memory import TemporalKG
@@ -42,15 +42,35 @@ def open_kg(
     if path is None or path == "demo":
         return load_demo_kg()
     if not Path(path).expanduser().exists():
-        from ..datasets import load_dataset
-        from ..datasets.sources.catalogue import catalogue
-
-        if catalogue().for_dataset(path) is not None:
-            kg_file = load_dataset(path).kg_path
-            if kg_file is None:
-                raise ConfigError(f"dataset {path!r} has no KG file under the data root; pass --kg FILE")
-            path = str(kg_file)
+        path = _catalogued_kg(path) or path
     return load_kg(path, format=format, strict=strict, cache=cache)
+
+
+def _catalogued_kg(name: str) -> str | None:
+    """The KG file of the catalogued data ``name`` under the data root: a dataset loader's KG (``multitq``)
+    or an entry's whole KG (``icews14``, ``timequestions-kg``); ``None`` when ``name`` is neither."""
+    from ..datasets import load_dataset
+    from ..datasets.sources.catalogue import catalogue, dataset_folder
+
+    books = catalogue()
+    loader_entry = books.for_dataset(name)
+    if loader_entry is not None:
+        dataset_folder(name, otherwise="name a KG file")  # not fetched: said with the fetch command
+        kg_file = load_dataset(name).kg_path
+        if kg_file is not None:
+            return str(kg_file)
+        whole = next((e for e in books.entries if e.folder == loader_entry.folder and e.kg_file), None)
+        fetch = f" (`tkgqa data fetch {whole.name}` fetches it)" if whole is not None else ""
+        raise NotFoundError(f"dataset {name!r} has no whole KG under the data root{fetch}; or name a KG file")
+    entry = books.find(name)
+    if entry is None or entry.kg_file is None:
+        return None
+    kg_file = entry.folder_in() / entry.kg_file
+    if not kg_file.is_file():
+        raise NotFoundError(
+            f"the KG of {name!r} is not under the data root: run `tkgqa data fetch {entry.name}`"
+        )
+    return str(kg_file)
 
 
 def method_options(

@@ -91,7 +91,7 @@ JsonOpt = typer.Option(False, "--json", help="Print JSON instead of tables.")
 def info(
     path: str = typer.Argument(..., help=PATH_HELP),
     as_json: bool = JsonOpt,
-    top: int = typer.Option(10, "--top", help="How many of the most frequent relations to list."),
+    top: int = typer.Option(10, "--top", min=1, help="How many of the most frequent relations to list."),
     fmt: str = FormatOpt,
     no_cache: bool = NoCacheOpt,
 ) -> None:
@@ -128,7 +128,7 @@ def query(
     tail: str | None = typer.Option(None, "--tail", help="Object entity."),
     time: str | None = typer.Option(None, "--time", help="Time (2015, 2015-03, 2015-03-21, 'Mar 2015')."),
     time2: str | None = typer.Option(None, "--time2", help="End of the window for get_between."),
-    limit: int | None = typer.Option(None, "--limit", help="Print at most N facts."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Print at most N facts."),
     as_json: bool = JsonOpt,
     fmt: str = FormatOpt,
     no_cache: bool = NoCacheOpt,
@@ -168,8 +168,8 @@ def neighbors_cmd(
     path: str = typer.Argument(..., help=PATH_HELP),
     entity: str = typer.Argument(..., help="Entity name or label."),
     time: str | None = typer.Option(None, "--time", help="Only facts overlapping this time."),
-    hops: int = typer.Option(2, "--hops", help="Report relations up to this many hops away."),
-    limit: int = typer.Option(20, "--limit", help="How many facts and neighbours to print."),
+    hops: int = typer.Option(2, "--hops", min=1, help="Report relations up to this many hops away."),
+    limit: int = typer.Option(20, "--limit", min=1, help="How many facts and neighbours to print."),
     as_json: bool = JsonOpt,
     fmt: str = FormatOpt,
     no_cache: bool = NoCacheOpt,
@@ -215,6 +215,8 @@ def _neighbors(
         "neighbours: " + ", ".join(kg.label(e) for e in near[:limit]), highlight=False, markup=False
     )
     for h, rels in by_hop.items():
+        if not rels:  # nothing new that far out (--hops beyond the KG's reach)
+            continue
         console.print(
             f"relations at {h} hop(s): " + ", ".join(kg.label(r) for r in rels[:limit]),
             highlight=False,
@@ -260,7 +262,7 @@ def _convert(src: str, dst: str, to: StoreFormat | None, fmt: str) -> None:
             f"{str(out)!r}: a DuckDB store's name ends in {' or '.join(persistent_suffixes())}, which is how "
             f"--kg, tkgqa kg and tkgqa serve know it; e.g. {out.name}.duckdb (or --to parquet for a folder)"
         )
-    if out.exists() and (target is StoreFormat.DUCKDB or any(out.iterdir())):
+    if out.exists() and (target is StoreFormat.DUCKDB or not out.is_dir() or any(out.iterdir())):
         raise ConfigError(f"{str(out)!r} already exists; convert into a new path")
     out.parent.mkdir(parents=True, exist_ok=True)  # `runs/kg.duckdb` in a fresh folder: the folder is made
     source = Path(src).expanduser()

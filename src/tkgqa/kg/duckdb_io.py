@@ -313,7 +313,10 @@ def new_store_file(path: Path) -> Iterator[Path]:
         raise ConfigError(f"{str(path)!r} already exists; convert into a new file (or delete it first)")
     tmp = path.with_name(f".{path.name}.{os.getpid()}.partial")
     try:
-        yield tmp
+        try:
+            yield tmp
+        except ConfigError as exc:  # e.g. a folder that cannot hold files: said of the path the user gave
+            raise ConfigError(str(exc).replace(str(tmp), str(path))) from None
         if snapshot_path(tmp).is_dir():  # the read path's snapshot travels with the file (still current)
             shutil.rmtree(snapshot_path(path), ignore_errors=True)
             os.replace(snapshot_path(tmp), snapshot_path(path))

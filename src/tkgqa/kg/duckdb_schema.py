@@ -160,9 +160,14 @@ def connect(path: Path | None, read_only: bool, memory_limit: str | None = None)
             str(path) if path is not None else ":memory:", read_only=read_only, config=config
         )
     except duckdb.IOException as exc:
+        said = str(exc).splitlines()[0][:200]
+        if "not a valid DuckDB database" in said:
+            raise DataError(f"not a DuckDB store ({said})", path=str(path)) from None
+        if "lock" not in said.lower():  # a folder that cannot be written, a disk error: said as it is
+            raise ConfigError(f"cannot open DuckDB store {str(path)!r} ({said})") from None
         raise ConfigError(
-            f"cannot open DuckDB store {str(path)!r} ({str(exc).splitlines()[0][:200]}); another process may "
-            "hold it read-write: only one writer at a time, readers open it read_only=True when none runs"
+            f"cannot open DuckDB store {str(path)!r} ({said}); another process holds it read-write: only one "
+            "writer at a time, readers open it read_only=True when none runs"
         ) from None
     except duckdb.Error as exc:
         raise DataError(f"not a DuckDB store ({str(exc).splitlines()[0][:200]})", path=str(path)) from None

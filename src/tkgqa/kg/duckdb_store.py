@@ -128,11 +128,16 @@ class DuckDBStore(StoreBase):
         ``"512MB"``) caps DuckDB's buffer pool (default: DuckDB's, 80% of RAM). ``snapshot=False`` skips the
         read path's snapshot (:mod:`tkgqa.kg.duckdb_core`): every read is then SQL."""
         p = Path(path).expanduser()
+        if p.is_dir():
+            raise DataError(
+                "is a folder, not a DuckDB store file (a Parquet export? tkgqa kg convert DIR FILE.duckdb "
+                "imports it)",
+                path=str(p),
+            )
         if (read_only or not create) and not p.is_file():
             raise NotFoundError(
-                f"DuckDB store {str(p)!r} does not exist; check the path"
-                + ("" if read_only else ", or start a new empty store with --create")
-                + " (tkgqa kg convert KG FILE.duckdb makes one from a KG file)"
+                f"DuckDB store {str(p)!r} does not exist; check the path (tkgqa kg convert KG FILE.duckdb "
+                "makes one from a KG file)"
             )
         return cls(
             name=name or p.stem, path=p, read_only=read_only, memory_limit=memory_limit, snapshot=snapshot

@@ -48,9 +48,14 @@ def open_served_store(kg: KGStore | str | None, settings: ServiceSettings) -> KG
     from ..kg.formats import is_persistent_store
 
     if isinstance(kg, str) and is_persistent_store(kg):  # a persistent store, served from disk
+        from ..errors import NotFoundError
         from ..kg.duckdb_store import DuckDBStore
 
-        return DuckDBStore.open(kg, read_only=not settings.allow_append, create=settings.create_store)
+        try:
+            return DuckDBStore.open(kg, read_only=not settings.allow_append, create=settings.create_store)
+        except NotFoundError as exc:
+            hint = " With --allow-append, --create starts a new empty store there."
+            raise NotFoundError(str(exc) + hint) from None
     if isinstance(kg, str) or kg is None:
         from ..api.resolve import open_kg
 

@@ -141,6 +141,12 @@ class Entry:
         out += list(self.manual.files if self.manual else ())
         return tuple(dict.fromkeys(out))
 
+    @property
+    def kg_file(self) -> str | None:
+        """The entry's whole KG, relative to its folder: the file it leaves named ``full.txt`` (``None``:
+        none; the questions of such a dataset carry their own facts)."""
+        return next((rel for rel in self.outputs() if rel.rsplit("/", 1)[-1] == "full.txt"), None)
+
     def folder_in(self, root: Path | None = None) -> Path:
         return (data_root() if root is None else root) / self.folder
 
@@ -181,6 +187,10 @@ class Catalogue:
         raise NotFoundError(
             f"no data named {name!r} in the catalogue (`tkgqa data list` shows them all)", suggestions=close
         )
+
+    def find(self, name: str) -> Entry | None:
+        """The entry named ``name`` (its catalogue name, not a loader name), ``None`` when there is none."""
+        return self._by_name.get(name.strip().lower())
 
     def for_dataset(self, dataset: str) -> Entry | None:
         """The entry whose folder the loader ``dataset`` reads (``None``: no catalogued data for it)."""
@@ -274,10 +284,11 @@ def _shipped() -> Catalogue:
     return parse_catalogue(json.loads(text))
 
 
-def dataset_folder(dataset: str) -> Path | None:
+def dataset_folder(dataset: str, *, otherwise: str = "pass --data-dir DIR") -> Path | None:
     """Where the loader ``dataset`` finds its data when no folder is given: ``<data root>/<folder>`` of its
     catalogue entry; ``None`` when the catalogue has no data for that loader (``jsonl``, ``demo``, plugins).
-    NotFoundError, naming ``tkgqa data fetch NAME``, when the folder is not there."""
+    NotFoundError, naming ``tkgqa data fetch NAME`` (and ``otherwise``, the caller's other way), when the
+    folder is not there."""
     entry = catalogue().for_dataset(dataset)
     if entry is None:
         return None
@@ -286,7 +297,7 @@ def dataset_folder(dataset: str) -> Path | None:
         raise NotFoundError(
             f"dataset {dataset!r} is not under the data root ({folder} does not exist): run "
             f"`tkgqa data fetch {entry.name}`, set {DATA_ENV} to a folder holding {entry.folder}/, "
-            "or pass --data-dir DIR"
+            f"or {otherwise}"
         )
     return folder
 
