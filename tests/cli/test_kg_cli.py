@@ -237,7 +237,7 @@ def test_a_catalogued_kg_without_a_question_loader_is_read_by_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``tkgqa data list`` lists icews14 (a KG, no question set): ``kg info icews14`` said "KG file
-    'icews14' does not exist"; now its whole KG (``full.txt``) is opened, and a missing one names the fetch."""
+    'icews14' does not exist"; its whole KG (``full.txt``) is opened, a missing one names the fetch."""
     (tmp_path / "data" / "icews14").mkdir(parents=True)
     (tmp_path / "data" / "icews14" / "full.txt").write_text(QUADS, encoding="utf-8")
     monkeypatch.setenv("TKGQA_DATA", str(tmp_path / "data"))

@@ -50,7 +50,7 @@ def _catalogued_kg(name: str) -> str | None:
     """The KG file of the catalogued data ``name`` under the data root: a dataset loader's KG (``multitq``)
     or an entry's whole KG (``icews14``, ``timequestions-kg``); ``None`` when ``name`` is neither."""
     from ..datasets import load_dataset
-    from ..datasets.sources.catalogue import catalogue, dataset_folder
+    from ..datasets.sources.catalogue import catalogue, dataset_folder, whole_kg_path
 
     books = catalogue()
     loader_entry = books.for_dataset(name)
@@ -62,15 +62,8 @@ def _catalogued_kg(name: str) -> str | None:
         whole = next((e for e in books.entries if e.folder == loader_entry.folder and e.kg_file), None)
         fetch = f" (`tkgqa data fetch {whole.name}` fetches it)" if whole is not None else ""
         raise NotFoundError(f"dataset {name!r} has no whole KG under the data root{fetch}; or name a KG file")
-    entry = books.find(name)
-    if entry is None or entry.kg_file is None:
-        return None
-    kg_file = entry.folder_in() / entry.kg_file
-    if not kg_file.is_file():
-        raise NotFoundError(
-            f"the KG of {name!r} is not under the data root: run `tkgqa data fetch {entry.name}`"
-        )
-    return str(kg_file)
+    whole_kg = whole_kg_path(name)
+    return None if whole_kg is None else str(whole_kg)
 
 
 def method_options(

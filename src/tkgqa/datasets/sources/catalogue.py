@@ -308,10 +308,24 @@ def recording_path(name: str) -> Path | None:
     entry = catalogue().for_replay(name)
     if entry is None or entry.replay is None:
         return None
-    path = entry.folder_in() / entry.replay
+    return _fetched_file(entry, entry.replay, f"the recording {name!r}")
+
+
+def whole_kg_path(name: str) -> Path | None:
+    """The whole KG (:attr:`Entry.kg_file`) of the entry ``name`` (``icews14``, ``timequestions-kg``) under
+    the data root (``None``: no such entry); NotFoundError naming ``tkgqa data fetch NAME`` when it is not
+    there."""
+    entry = catalogue().find(name)
+    if entry is None or entry.kg_file is None:
+        return None
+    return _fetched_file(entry, entry.kg_file, f"the KG of {name!r}")
+
+
+def _fetched_file(entry: Entry, rel: str, what: str) -> Path:
+    path = entry.folder_in() / rel
     if not path.is_file():
         raise NotFoundError(
-            f"the recording {name!r} is not under the data root ({path} does not exist): run "
-            f"`tkgqa data fetch {entry.name}` or set {DATA_ENV}"
+            f"{what} is not under the data root ({path} does not exist): run `tkgqa data fetch {entry.name}` "
+            f"or set {DATA_ENV}"
         )
     return path
