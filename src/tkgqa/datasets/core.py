@@ -86,6 +86,18 @@ DatasetLoader = Callable[..., Dataset]
 DATASETS: Registry[Dataset] = Registry("dataset")
 
 
+#: The split a benchmark's results are reported on: nothing a method learns from (a memory, a retriever) may
+#: come from it.
+TEST_SPLIT = "test"
+
+
+def refuse_test_split(split: str | None, what: str) -> None:
+    """ConfigError when ``split`` is the test split: ``what`` (e.g. "build a memory") would leak it into the
+    evaluation. ``None``: the data comes from no split (generated from the KG, or a file)."""
+    if split is not None and split.strip().lower() == TEST_SPLIT:
+        raise ConfigError(f"refusing to {what} from the test split: it would leak into the evaluation")
+
+
 def load_dataset(
     name: str,
     data_dir: PathLike | None = None,

@@ -59,7 +59,7 @@ def merge_config(cls: type[C], base: C | None, overrides: Mapping[str, Any], *, 
     try:
         return cls.model_validate(data)
     except ValidationError as exc:
-        problems = [option_problem(cls, e, method or "this") for e in exc.errors(include_url=False)[:3]]
+        problems = [option_problem(cls, e, method) for e in exc.errors(include_url=False)[:3]]
         raise ConfigError("; ".join(problems)) from None
 
 
@@ -97,21 +97,22 @@ def option_problem(cls: type[BaseModel], error: Any, method: str) -> str:
     and the allowed form; an unknown option gets the closest names (at most :data:`SHOWN_OPTIONS`)."""
     name = ".".join(str(x) for x in error["loc"]) or "?"
     top = str(error["loc"][0]) if error["loc"] else name
+    whose = f"the {method} method" if method else "this method"
     fields = list(cls.model_fields)
     if error["type"] == "extra_forbidden":
         close = difflib.get_close_matches(top, fields, n=3, cutoff=0.5)
         if close:
-            return f"unknown option {top!r} for the {method} method; did you mean {' or '.join(close)}?"
+            return f"unknown option {top!r} for {whose}; did you mean {' or '.join(close)}?"
         more = f", … ({len(fields)} in all)" if len(fields) > SHOWN_OPTIONS else ""
         listed = ", ".join(fields[:SHOWN_OPTIONS]) + more
-        return f"unknown option {top!r} for the {method} method; its options: {listed}"
+        return f"unknown option {top!r} for {whose}; its options: {listed}"
     value = error.get("input")
     shown = repr(value) if isinstance(value, str | int | float | bool) else "the value given"
     if isinstance(value, str) and len(value) > 60:
         shown = repr(value[:60] + "…")
     msg = str(error["msg"])
     msg = msg[:1].lower() + msg[1:]
-    return f"option {name}={shown} of the {method} method: {msg}; write {value_form(cls, top)}"
+    return f"option {name}={shown} of {whose}: {msg}; write {value_form(cls, top)}"
 
 
 OptionsT = TypeVar("OptionsT")

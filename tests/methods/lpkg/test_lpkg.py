@@ -334,3 +334,32 @@ def test_plan_steps_are_reported_as_step_events(demo_kg: TemporalKG) -> None:
     assert [e.index for e in events] == list(range(len(events))) and len(events) >= 4
     assert {e.kind for e in events} == {StepKind.STAGE}
     assert events[-1].label.startswith("Final_Answer = Finish_The_Plan: Barack Obama")
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["ground", "--kg", "demo", "--per-pattern", "-3"], "--per-pattern"),
+        (["ground", "--kg", "demo", "--max-answers", "0"], "--max-answers"),
+        (["data", "--kg", "demo", "--out", "OUT", "--holdout", "1.5"], "--holdout"),
+        (["data", "--kg", "demo", "--out", "OUT", "--max-answers", "0"], "--max-answers"),
+    ],
+)
+def test_cli_counts_out_of_range_are_usage_errors(tmp_path: Path, args: list[str], said: str) -> None:
+    """They were a pydantic ValidationError traceback, or (``--holdout 1.5``) refused only after every
+    example was built."""
+    _load_commands()
+    args = [str(tmp_path / "out") if a == "OUT" else a for a in args]
+    res = CliRunner().invoke(app, ["lpkg", *args])
+    assert res.exit_code == 2 and said in res.output and res.exception is not None
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_messages_name_the_flag_and_the_method() -> None:
+    _load_commands()
+    res = CliRunner().invoke(app, ["lpkg", "ground", "--kg", "demo", "--pattern", "bogus"])
+    assert isinstance(res.exception, ConfigError) and "in --pattern:" in str(res.exception)
+    res = CliRunner().invoke(app, ["lpkg", "plan", "Who visited China?", "--planner", "direct", "--k", "-2"])
+    assert isinstance(res.exception, ConfigError) and "of the lpkg method" in str(res.exception)
+    res = CliRunner().invoke(app, ["lpkg", "plan", "  ", "--planner", "direct"])
+    assert isinstance(res.exception, ConfigError) and "the question is empty" in str(res.exception)

@@ -173,3 +173,27 @@ def test_train_retriever_command_and_timer4_uses_it(home: Path) -> None:
     assert note == f"trained:{saved}" and retriever is not m.fks
     deviations = m.describe()["deviations"]
     assert TKS_UNTRAINED not in deviations and TKS_PARTLY in deviations and m.describe()["tks_trained"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--source", "dataset", "--split", "test"], "refusing to train the retriever from the test split"),
+        (["--split", "test"], "refusing to train the retriever from the test split"),
+        (["--lr", "-1"], "--lr must be a positive number"),
+        (["--lr", "nan"], "--lr must be a positive number"),
+    ],
+)
+def test_train_retriever_refuses_the_test_split_and_a_bad_rate_before_any_work(
+    home: Path, extra: list[str], said: str
+) -> None:
+    """``--split test`` was ignored (generated pairs) or read; ``--lr -1`` failed in torch after the data
+    was built. Both are refused first, and no model is saved."""
+    from typer.testing import CliRunner
+
+    from tkgqa.cli import _load_commands, app
+
+    _load_commands()
+    result = CliRunner().invoke(app, ["timer4", "train-retriever", "--dataset", "demo", "--n", "10", *extra])
+    assert isinstance(result.exception, ConfigError) and said in str(result.exception)
+    assert find_trained_retriever("demo") is None

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...datasets.base import Question
+from ...datasets.core import refuse_test_split
 from ...errors import ConfigError, NotFoundError
 from ...kg.base import KGStore
 from ...llm.base import LLMBackend
@@ -28,15 +29,11 @@ if TYPE_CHECKING:
 
 Progress = Callable[[str, int, int], None]
 
-#: The split whose questions are evaluated: a memory is never built from it.
-TEST_SPLIT = "test"
-
 
 def check_history_split(split: str | None) -> None:
     """Refuse history questions from the test split (a ConfigError): what the memory holds would leak into
     the evaluation. ``None``: the questions come from no split (generated from the KG, or a file)."""
-    if split == TEST_SPLIT:
-        raise ConfigError("refusing to build a memory from the test split: it would leak into the evaluation")
+    refuse_test_split(split, "build a memory")
 
 
 def build_memory(

@@ -34,8 +34,8 @@ lpkg_app = typer.Typer(
 )
 
 
-def chosen_patterns(values: list[str] | None) -> tuple[Any, ...] | None:
-    """``--patterns`` values: ``paper`` (LPKG's nine, Figure 3), ``temporal``, ``all`` or pattern names
+def chosen_patterns(values: list[str] | None, *, flag: str = "--patterns") -> tuple[Any, ...] | None:
+    """The values of ``flag``: ``paper`` (LPKG's nine, Figure 3), ``temporal``, ``all`` or pattern names
     (repeatable or comma-separated); ``None`` when not given (all patterns)."""
     from ...query.generate.patterns import LPKG_PATTERNS, TEMPORAL_PATTERNS, PatternType
 
@@ -55,34 +55,41 @@ def chosen_patterns(values: list[str] | None) -> tuple[Any, ...] | None:
             except ValueError:
                 names = ", ".join(p.value for p in PatternType)
                 raise ConfigError(
-                    f"unknown pattern {word!r} in --patterns: use paper (LPKG's nine), temporal, all, or "
+                    f"unknown pattern {word!r} in {flag}: use paper (LPKG's nine), temporal, all, or "
                     f"pattern names ({names})"
                 ) from None
     return tuple(dict.fromkeys(out))
 
 
-def _grounding(per_pattern: int, max_answers: int, seed: int, patterns: list[str] | None) -> Any:
+#: ``--max-answers`` and ``--seed`` of the commands that ground patterns (ground, data).
+MaxAnswersOpt: Any = typer.Option(10, "--max-answers", min=1, help="Largest answer set an instance may have.")
+SeedOpt: Any = typer.Option(0, "--seed", help="Seed of the sampling (the same seed, the same instances).")
+
+
+def _grounding(
+    per_pattern: int, max_answers: int, seed: int, patterns: list[str] | None, *, flag: str
+) -> Any:
     from ...query.generate.grounding import GroundingConfig
     from ...query.generate.patterns import PatternType
 
-    chosen = chosen_patterns(patterns) or tuple(PatternType)
+    chosen = chosen_patterns(patterns, flag=flag) or tuple(PatternType)
     return GroundingConfig(patterns=chosen, per_pattern=per_pattern, max_answers=max_answers, seed=seed)
 
 
 @lpkg_app.command("ground")
 def ground_cmd(
     kg: str = typer.Option(..., "--kg", help="KG file (any format the loaders read; demo: bundled)."),
-    per_pattern: int = typer.Option(100, "--per-pattern", help="Instances wanted per pattern."),
-    max_answers: int = typer.Option(10, "--max-answers", help="Largest answer set kept."),
+    per_pattern: int = typer.Option(100, "--per-pattern", min=1, help="Instances wanted per pattern."),
+    max_answers: int = MaxAnswersOpt,
     pattern: list[str] | None = typer.Option(None, "--pattern", help="Only these patterns (repeatable)."),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = SeedOpt,
     as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
 ) -> None:
     """Ground the patterns in a KG and report how many instances each yields."""
     from ...api.resolve import open_kg
     from ...query.generate.grounding import ground
 
-    result = ground(open_kg(kg), _grounding(per_pattern, max_answers, seed, pattern))
+    result = ground(open_kg(kg), _grounding(per_pattern, max_answers, seed, pattern, flag="--pattern"))
     if as_json:
         print(json.dumps({"counts": result.counts, "attempts": result.attempts}, indent=2))
         return
@@ -106,14 +113,16 @@ def _is_planning_folder(folder: Path) -> bool:
 def data_cmd(
     kg: list[str] = typer.Option(..., "--kg", help="KG file (repeatable: data from several KGs)."),
     out: Path = typer.Option(..., "--out", help="Output folder."),
-    per_pattern: int = typer.Option(100, "--per-pattern", help="Instances per pattern and KG."),
-    max_answers: int = typer.Option(10, "--max-answers"),
-    holdout: float = typer.Option(0.1, "--holdout", help="Share of examples held out (entity-disjoint)."),
+    per_pattern: int = typer.Option(100, "--per-pattern", min=1, help="Instances per pattern and KG."),
+    max_answers: int = MaxAnswersOpt,
+    holdout: float = typer.Option(
+        0.1, "--holdout", min=0.0, max=1.0, help="Share of examples held out (entity-disjoint), 0 to 1."
+    ),
     llm: str | None = typer.Option(None, "--llm", help="Verbalise with this LLM (templates otherwise)."),
     sft_format: str = typer.Option(
         "messages", "--format", help="SFT format: messages, prompt_completion, alpaca."
     ),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = SeedOpt,
     executor: ExecutorFlag = ExecutorKind.LOCAL,
     ray_address: RayAddressFlag = None,
     workers: RayWorkersFlag = None,
@@ -271,7 +280,7 @@ def export_cmd(
 
 @lpkg_app.command("plan")
 def plan_cmd(
-    question: str = typer.Argument(...),
+    question: str = typer.Argument(..., help="The question to plan, in natural language."),
     planner: str = typer.Option("icl", "--planner", help="icl, finetuned:PATH, random or direct."),
     llm: str | None = typer.Option(None, "--llm", help="LLM of the in-context planner."),
     demos: str | None = typer.Option(
@@ -282,7 +291,7 @@ def plan_cmd(
         "paper", "--preset", help="paper (official prompt, KG-derived demonstrations) or ours (compact)."
     ),
     kg: str | None = typer.Option(None, "--kg", help="Also execute the plan over this KG ('demo': bundled)."),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = typer.Option(False, "--json", help="Print the plan (and its answers) as JSON."),
 ) -> None:
     """Plan one question (and run the plan with --kg). The paper preset's demonstrations are derived from
     --kg (the bundled demo KG without it) unless --demos names a file."""
@@ -294,7 +303,9 @@ def plan_cmd(
     from .planner import ICLPlanner, resolve_planner
 
     given = {"preset": preset, "planner": planner, "demos": demos, **({"k": k} if k is not None else {})}
-    cfg = merge_config(LPKGConfig, None, given).effective()
+    if not question.strip():
+        raise ConfigError('the question is empty: e.g. tkgqa lpkg plan "Who visited China after Obama?"')
+    cfg = merge_config(LPKGConfig, None, given, method="lpkg").effective()
     n = int(cfg.preset_value("k"))
     from_kg = demos is None and PlanDemoSource(cfg.preset_value("demo_source")) is PlanDemoSource.KG
     official = PlanFormat(cfg.preset_value("plan_format")) is PlanFormat.OFFICIAL

@@ -79,7 +79,8 @@ class LPKGMethod(Method):
             raise ConfigError(
                 f"lpkg {what} the paper's QA LLM (Get_Answer with a 5-sample vote, Compare) and needs an "
                 "LLM: pass --llm SPEC (e.g. --llm llamacpp:smollm2); offline, use preset=ours "
-                "(--method lpkg:ours, the symbolic reader: reader=symbolic, compare=rule)"
+                "(--method lpkg:ours, or --preset ours for tkgqa lpkg plan: the symbolic reader, "
+                "reader=symbolic, compare=rule)"
             )
         self._kg_demos = (
             cfg.demos is None and PlanDemoSource(cfg.preset_value("demo_source")) is PlanDemoSource.KG
