@@ -178,3 +178,26 @@ def test_eval_with_errors_exits_1_and_resume_retries_them(
     assert run(*args, "--no-retry-errors").exit_code == 1
     again = run(*args, "--json")
     assert again.exit_code == 0 and json.loads(again.stdout)["errors"] == 0
+
+
+def test_eval_resume_refuses_another_kg_questions_file_or_as_of(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["eval", "--dataset", "jsonl", "--data-dir", str(data), "--method", "kg_object", "--no-progress"]
+    args += ["--output", str(out)]
+    assert run(*args, "--limit", "2").exit_code == 0
+    results = (out / "results.jsonl").read_bytes()
+    other_kg = tmp_path / "other.tsv"
+    other_kg.write_text("Cy\tmeet\tAnn\t2005\n", "utf-8")
+    subset = tmp_path / "subset.jsonl"
+    subset.write_text((data / "test.jsonl").read_text().splitlines()[2] + "\n", "utf-8")
+    for extra, what in (
+        (["--kg", str(other_kg)], f"kg={other_kg.resolve()}"),
+        (["--questions", str(subset)], f"questions_file={subset.resolve()}"),
+        (["--as-of", "2002"], "as_of=2002"),
+    ):
+        refused = run(*args, *extra)
+        assert isinstance(refused.exception, ConfigError) and what in str(refused.exception)
+        assert "--no-resume" in str(refused.exception)
+    assert (out / "results.jsonl").read_bytes() == results
+    more = run(*args, "--json")  # the same settings and a larger selection: resumes
+    assert more.exit_code == 0 and json.loads(more.stdout)["selection"]["resumed"] == 2

@@ -10,6 +10,7 @@ loaders register through the ``tkgqa.datasets`` entry-point group (``my_set = "m
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..errors import ConfigError
 from .core import DATASETS, Dataset, DatasetRequest, check_context, dataset_loader
@@ -45,7 +46,10 @@ def load_demo(request: DatasetRequest) -> Dataset:
         raise ConfigError("the demo questions have no per-question facts; use context='kg' or leave it unset")
     qs = read_jsonl_questions(Path(questions), "demo") if questions is not None else load_demo_questions()
     kg_path = Path(kg) if kg is not None else Path(DEMO_KG)
-    return Dataset("demo", qs, kg_path, {"split": request.split, "bundled": questions is None})
+    meta: dict[str, Any] = {"split": request.split, "bundled": questions is None}
+    if questions is not None:
+        meta["questions_file"] = str(questions)  # as the other loaders: what a resumed run compares
+    return Dataset("demo", qs, kg_path, meta)
 
 
 for _name, _target in BUILTIN_DATASETS.items():

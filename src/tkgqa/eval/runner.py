@@ -1,9 +1,12 @@
 """``evaluate``: run a method over questions, one ``results.jsonl`` row per question, then the report.
 
 Rows are appended (and flushed) as questions finish, so an interrupted run resumes where it stopped
-(``resume=True`` skips qids already in ``results.jsonl``; ``run.json`` records the method so a resume with a
-different method configuration is refused). A question with ``context`` (TimeQuestions with retrieved facts)
-is answered over ``tkgqa.query.context_kg(question)`` instead of the shared KG.
+(``resume=True`` skips qids already in ``results.jsonl``; ``run.json`` records the method and what the rows
+depend on besides it — the dataset, its question file, the KG, the context mode, ``as_of`` and ``obfuscate``,
+:func:`run_settings` — so a resume with any of them changed is refused, naming what differs; ``limit``/
+``sample`` are not among them: a larger ``limit`` extends the run). A question with ``context``
+(TimeQuestions with retrieved facts) is answered over ``tkgqa.query.context_kg(question)`` instead of the
+shared KG.
 
 Errors are not abstentions. A method exception on one question — an :class:`~tkgqa.errors.LLMError` (the
 backend answered HTTP 500, timed out, refused the key…) or a bug — becomes an *error row*: ``error`` and
@@ -46,7 +49,7 @@ from ..kg.base import KGStore
 from ..methods.base import Method, resolve_method
 from ..outcomes import ResultRow
 from ..sanitize import clean_json, has_surrogates
-from ..time import TimePoint
+from ..time import TimePoint, parse_as_of
 from ..userfiles import claim_folder, parse_json, read_input
 from .answering import KGs, answer_one, clean_question
 from .executor import LOCAL, ExecutorConfig, ExecutorKind, method_factory_for
@@ -148,24 +151,87 @@ def make_run_folder(output_dir: str | Path, *, force: bool = False) -> Path:
     return claim_folder(output_dir, EVAL_COMMAND, force=force, legacy=is_run_folder)
 
 
-def _check_run_file(out: Path, describe: dict[str, Any], dataset: str, resume: bool, started: float) -> None:
-    """Write ``run.json``: the method, the dataset and ``llm_sessions``, the ``[start, end]`` Unix times of
-    every invocation that wrote into the folder (``end`` ``None`` until it finishes) — which run-log calls
-    are this run's (:mod:`tkgqa.eval.record`)."""
+def run_settings(
+    data: Dataset | Sequence[Question],
+    kg: KGStore | str | Path | None,
+    as_of: str | int | TimePoint | None,
+    obfuscate: bool,
+) -> dict[str, Any]:
+    """What a run's rows depend on besides the method, as recorded in ``run.json`` and compared on resume:
+    the dataset's name, its question file (and retrieved-facts file), the shared KG (a file as its resolved
+    path, else the store's name), the context mode (``retrieved``: per-question facts; ``kg``), the ``as_of``
+    cutoff (``None``: the whole KG, ``all`` included) and ``obfuscate``. The question selection is not
+    (``limit``, ``sample``, ``seed``): a row means the same whichever selection included it."""
+    ds, _, name = _source(data)
+    meta = ds.meta if ds is not None else {}
+    cut = parse_as_of(as_of)  # a bad time fails here as it would in the KG view
+    return {
+        "dataset": name,
+        "questions_file": _stable_path(meta.get("questions_file")),
+        "retrieved_file": _stable_path(meta.get("retrieved_file")),
+        "kg": _kg_identity(kg if kg is not None or ds is None else ds.kg_path),
+        "context": None if ds is None else ("retrieved" if ds.has_context else "kg"),
+        "as_of": None if cut is None else str(cut),
+        "obfuscate": bool(obfuscate),
+    }
+
+
+def _stable_path(value: str | Path | None) -> str | None:
+    """An existing file as its resolved absolute path (the same run from another directory compares
+    equal), anything else (a store name such as ``demo``) as given."""
+    if value is None:
+        return None
+    try:
+        path = Path(value).expanduser()
+        return str(path.resolve()) if path.exists() else str(value)
+    except (OSError, RuntimeError):  # "~user" of an unknown user, an unreadable path
+        return str(value)
+
+
+def _kg_identity(kg: KGStore | str | Path | None) -> str | None:
+    """The KG a run answers over: a file (or store name) as :func:`_stable_path`, a store by its name."""
+    if kg is None or isinstance(kg, str | Path):
+        return _stable_path(kg)
+    return str(getattr(kg, "name", type(kg).__name__))
+
+
+def _resume_sessions(out: Path, info: dict[str, Any], resume: bool) -> list[Any]:
+    """The ``llm_sessions`` of the run in ``out`` that this one resumes (none when it starts over); a
+    ConfigError when that run was made with another method or settings (:func:`run_settings`). Reads
+    only: called before anything is written into ``out``."""
     path = out / RUN_FILE
-    info: dict[str, Any] = {"method": describe, "dataset": dataset}
-    sessions: list[Any] = []
-    if resume and path.is_file() and (out / RESULTS_FILE).is_file():
-        previous = _read_run_file(path)
-        if isinstance(previous, dict) and previous.get("method") not in (describe, redact(describe)):
-            raise ConfigError(
-                f"{out} holds results of another method configuration ({previous.get('method')}); "
-                "use another output folder or --no-resume to start over"
-            )
-        if isinstance(previous, dict) and isinstance(previous.get("llm_sessions"), list):
-            sessions = previous["llm_sessions"]
-    info["llm_sessions"] = [*sessions, [started, None]]
-    _write_run_file(path, info)
+    if not (resume and path.is_file() and (out / RESULTS_FILE).is_file()):
+        return []
+    previous = _read_run_file(path)
+    if not isinstance(previous, dict):
+        return []
+    written = json.loads(json.dumps(clean_json(redact(info)), ensure_ascii=False))  # as run.json holds it
+    if previous.get("method") not in (info["method"], redact(info["method"]), written["method"]):
+        raise ConfigError(
+            f"{out} holds results of another method configuration ({previous.get('method')}); "
+            "use another output folder or --no-resume to start over"
+        )
+    # A run.json of an earlier version lacks the newer keys (it has ``method`` and ``dataset``): only the
+    # keys present in both are compared, so that its runs still resume.
+    changed = [k for k, v in written.items() if k != "method" and k in previous and previous[k] != v]
+    if changed:
+        was = ", ".join(f"{k}={previous[k]}" for k in changed)
+        asks = ", ".join(f"{k}={written[k]}" for k in changed)
+        raise ConfigError(
+            f"{out} was run with {was}, this run asks {asks}: use another output folder or --no-resume to "
+            "start over"
+        )
+    sessions = previous.get("llm_sessions")
+    return sessions if isinstance(sessions, list) else []
+
+
+def _check_run_file(out: Path, info: dict[str, Any], resume: bool, started: float) -> None:
+    """Write ``run.json``: ``info`` (the method and :func:`run_settings`) and ``llm_sessions``, the
+    ``[start, end]`` Unix times of every invocation that wrote into the folder (``end`` ``None`` until it
+    finishes) — which run-log calls are this run's (:mod:`tkgqa.eval.record`). A resume of a run made with
+    another method or settings is refused (:func:`_resume_sessions`)."""
+    sessions = _resume_sessions(out, info, resume)
+    _write_run_file(out / RUN_FILE, {**info, "llm_sessions": [*sessions, [started, None]]})
 
 
 def _read_run_file(path: Path) -> Any:
@@ -235,6 +301,7 @@ def evaluate(
     ``K_all ∪ K′`` (CIK-LLM, Fig. 6) — either is recorded in ``report.json``'s ``kg_view``
     (:mod:`tkgqa.eval.kg_view`)."""
     runner = resolve_method(method) if isinstance(method, str) else method
+    info = {"method": runner.describe(), **run_settings(dataset_or_questions, kg, as_of, obfuscate)}
     dataset_or_questions, kg, view = _kg_view(dataset_or_questions, kg, as_of, obfuscate)
     ds, all_questions, name = _source(dataset_or_questions)
     questions = [clean_question(q) for q in select_questions(all_questions, limit, sample, seed)]
@@ -248,11 +315,12 @@ def evaluate(
             + " — provide them, or run without --strict to go on with a warning"
         )  # fmt: skip
     _warn(found, warn)
+    _resume_sessions(Path(output_dir).expanduser(), info, resume)  # refused before anything is written
     out = make_run_folder(output_dir, force=force)
     with run_lock(out):
-        describe = runner.describe()
+        describe = info["method"]
         started = time.time()
-        _check_run_file(out, describe, name, resume, started)
+        _check_run_file(out, info, resume, started)
         results = out / RESULTS_FILE
         previous = _prepare_results(results, resume)
         done = {r.qid for r in previous if not (retry_errors and r.failed)}
