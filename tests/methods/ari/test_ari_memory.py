@@ -288,6 +288,28 @@ def test_cli_build_memory_from_generated_questions(tmp_path: Path) -> None:
     assert mem.meta["preset"] == "paper"
 
 
+def test_cli_build_memory_never_replaces_a_file_that_is_not_a_memory(tmp_path: Path) -> None:
+    """``--output notes.txt`` was silently replaced by the memory; now refused before any question is
+    answered, unless --force. A memory file is rebuilt in place as before (the test above)."""
+    from typer.testing import CliRunner
+
+    from tkgqa.cli import _load_commands, app
+    from tkgqa.errors import ConfigError
+
+    _load_commands()
+    mine = tmp_path / "notes.txt"
+    mine.write_text("keep", encoding="utf-8")
+    args = ["ari", "build-memory", "--policy", "symbolic", "--n", "8", "--n-clusters", "2", "--output"]
+    res = CliRunner().invoke(app, [*args, str(mine)])
+    assert isinstance(res.exception, ConfigError) and "is not an ARI memory" in str(res.exception)
+    assert mine.read_text(encoding="utf-8") == "keep"
+    res = CliRunner().invoke(app, [*args, str(tmp_path)])
+    assert isinstance(res.exception, ConfigError) and "is a folder" in str(res.exception)
+    res = CliRunner().invoke(app, [*args, str(mine), "--force"])
+    assert res.exit_code == 0, res.output
+    assert len(ARIMemory.load(mine)) > 0
+
+
 def test_a_memory_variant_is_its_two_ablation_flags_and_its_name() -> None:
     from tkgqa.errors import ConfigError
     from tkgqa.methods.ari import ARIConfig

@@ -25,6 +25,27 @@ console = TerminalConsole()
 ari_app = typer.Typer(name="ari", help="ARI: build and inspect the history memory.", no_args_is_help=True)
 
 
+def _check_memory_output(output: Path, force: bool) -> None:
+    """``--output`` may be a new file or an ARI memory (rebuilt); a folder, or another file unless
+    ``force``, is a ConfigError."""
+    from ...errors import TKGQAError
+    from .memory import ARIMemory
+
+    path = output.expanduser()
+    if path.is_dir():
+        raise ConfigError(
+            f"--output {str(path)!r} is a folder; give a file name, e.g. {path / 'memory.json'}"
+        )
+    if path.exists() and not force:
+        try:
+            ARIMemory.load(path)
+        except TKGQAError:
+            raise ConfigError(
+                f"--output {str(path)!r} exists and is not an ARI memory (tkgqa did not write it); give "
+                "another file, or --force to replace it"
+            ) from None
+
+
 @ari_app.command("build-memory")
 def build_memory_cmd(
     dataset: str = typer.Option(
@@ -58,16 +79,20 @@ def build_memory_cmd(
         ["clustered"], "--variant", help=f"Methodology sets: {', '.join(MemoryVariant)}."
     ),
     embedder: str = typer.Option(
-        "auto", "--embedder", help="auto (minilm if installed, else hashing), minilm, model2vec, hashing."
+        "auto",
+        "--embedder",
+        help="auto (minilm if installed, else hashing), minilm, model2vec, hashing, lexical.",
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the sample, the generator and K-means."),
     output: Path = typer.Option(..., "--output", help="Memory JSON to write."),
+    force: bool = typer.Option(False, "--force", help="Replace an --output file that is not an ARI memory."),
 ) -> None:
     """Answer history questions with ARI (no guidance), cluster them and induce methodologies."""
     from ...llm import resolve_llm_arg
     from .build import build_memory, history_questions, parse_variants
     from .method import ARIMethod
 
+    _check_memory_output(output, force)  # before the work: a file of yours is never replaced
     variants = parse_variants(variant)
     if policy == "llm" and llm is None:
         raise ConfigError(
