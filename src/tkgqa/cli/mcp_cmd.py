@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from ..errors import ConfigError
 from ..llm.openai_backend import apply_llm_settings
 from . import app
 from .flags import (
@@ -24,10 +25,22 @@ from .flags import (
     QueueLimitFlag,
     RequestTimeoutFlag,
 )
-from .serve_cmd import check_append_flags, read_token, service_settings
+from .serve_cmd import check_append_flags, check_defaults, read_token, service_settings
 from .terminal import TerminalConsole
 
 console = TerminalConsole(stderr=True)  # stdout is the protocol's in stdio mode
+
+
+#: The flags that configure the HTTP server of ``--http`` (over stdio there is none).
+HTTP_ONLY = ("host", "port", "max_body", "api_token_file", "allow_host")
+
+
+def _refuse_http_flags(ctx: typer.Context) -> None:
+    """A ConfigError naming the ``--http`` flags given without ``--http`` (they were silently ignored)."""
+    given = [f"--{name.replace('_', '-')}" for name in HTTP_ONLY
+             if getattr(ctx.get_parameter_source(name), "name", "") == "COMMANDLINE"]  # fmt: skip
+    if given:
+        raise ConfigError(f"{', '.join(given)}: only with --http (over stdio there is no network server)")
 
 
 @app.command()
@@ -75,6 +88,9 @@ def mcp(
     from ..mcp_server.run import serve_mcp
 
     check_append_flags(kg, allow_append, ephemeral_append, create)
+    check_defaults(method, llm)
+    if not http:
+        _refuse_http_flags(ctx)
     apply_llm_settings(llm_timeout, llm_retries)
     settings = service_settings(ctx.params, read_token(api_token_file) if http else None)
     console.print(f"tkgqa mcp: loading KG {kg or 'demo'} and method {method}…", highlight=False, markup=False)

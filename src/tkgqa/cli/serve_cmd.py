@@ -79,6 +79,21 @@ def check_append_flags(kg: str | None, allow_append: bool, ephemeral_append: boo
         raise ConfigError(
             "--create makes a new DuckDB store to append to: use it with --kg FILE.duckdb --allow-append"
         )
+    if ephemeral_append and not allow_append:
+        raise ConfigError(
+            "--ephemeral-append says appends may be lost at restart: use it with --allow-append"
+        )
+
+
+def check_defaults(method: str, llm: str | None) -> None:
+    """The default method and LLM backend named at start exist: an unknown one would fail every request
+    of a server that started (ConfigError with the known names, before anything loads)."""
+    from ..llm.base import LLM_BACKENDS
+    from ..methods.base import METHODS
+
+    METHODS.factory(method.partition(":")[0])
+    if llm:
+        LLM_BACKENDS.factory(llm.partition(":")[0])
 
 
 #: The flags of ``tkgqa serve`` and ``tkgqa mcp`` that become :class:`~tkgqa.service.policy.ServiceSettings`
@@ -182,6 +197,9 @@ def serve(
     from ..service.server import check_binding, make_server
 
     check_append_flags(kg, allow_append, ephemeral_append, create)
+    check_defaults(method, llm)
+    if runs_dir is not None and not runs_dir.expanduser().is_dir():
+        raise ConfigError(f"--runs-dir {str(runs_dir)!r} is not a folder (a folder of `tkgqa eval` outputs)")
     apply_llm_settings(llm_timeout, llm_retries)
     token = read_token(api_token_file)
     check_binding(host, token)
