@@ -119,9 +119,13 @@ def cells_of(out: Path) -> list[dict[str, Any]]:
     for cell in data["cells"]:
         assert set(cell) >= CELL_KEYS
         assert cell["status"] in STATUSES
-        assert cell["status"] not in {"n/a", "failed", "ran-other-model"} or cell["reason"], cell
+        assert cell["status"] not in {"n/a", "failed", "ran-other-model", "ran-fake-llm"} or cell["reason"], (
+            cell
+        )
         if cell["status"] == "ran":  # earned: no error row, the paper's model family
             assert cell["model"] and "fake" not in cell["model"], cell
+        if cell["model"] == "fake":  # canned replies: never compared with the paper's model as another one
+            assert cell["status"] in {"ran-fake-llm", "failed"}, cell
     return list(data["cells"])
 
 
@@ -347,7 +351,7 @@ def test_ari_without_history_questions_is_na_and_no_guidance_runs(data_root: Pat
         na = cell(cells, "T2", row, "MultiTQ")
         assert na["status"] == "n/a" and "history memory" in na["reason"] and "train/dev" in na["reason"]
     ablation = cell(cells, "T2", "w/o Abstract Guidance", "MultiTQ")  # the one row that needs no memory
-    assert ablation["status"] == "ran-other-model" and ablation["model"] == "fake" and ablation["n"] == 2
+    assert ablation["status"] == "ran-fake-llm" and ablation["model"] == "fake" and ablation["n"] == 2
     assert "gpt-3.5-turbo-0613" in ablation["reason"]
     assert ablation["paper"] == pytest.approx(30.5) and ablation["ours"] is not None
     assert ablation["ours"] <= 100.0  # percent, as the table prints
@@ -364,7 +368,7 @@ def test_ari_builds_its_memory_from_the_dev_split(data_root: Path, tmp_path: Pat
     memory = json.loads((out / "ari-memory-multitq.json").read_text("utf-8"))
     assert memory["meta"]["split"] == "dev"
     ablation = cell(cells, "T2", "w/o History Cluster", "MultiTQ")
-    assert ablation["status"] in {"ran-other-model", "failed"} and ablation["n"] == 2
+    assert ablation["status"] in {"ran-fake-llm", "failed"} and ablation["n"] == 2
     assert ablation["run_dir"].endswith("multitq__ari_no_clustering=true")
     report = json.loads((Path(ablation["run_dir"]) / "report.json").read_text("utf-8"))
     assert report["method"]["config"]["memory"].endswith("ari-memory-multitq.json")
@@ -399,7 +403,7 @@ def test_lpkg_runs_clqa_with_the_fake_llm(data_root: Path, tmp_path: Path) -> No
     icl = cell(cells, "CLQA", "ICL-LPKG", "Recall")  # no planning prompt under this data root
     assert icl["status"] == "n/a" and "planning prompt" in icl["reason"] and icl["paper"] is None
     direct = cell(cells, "CLQA", "Direct", "Recall")
-    assert direct["status"] == "ran-other-model" and direct["n"] == 2
+    assert direct["status"] == "ran-fake-llm" and direct["n"] == 2
     assert cell(cells, "CLQA", "Direct", "Precision")["run_dir"] == direct["run_dir"]
     rec = data_root / "llm_recordings"
     rec.mkdir()
@@ -413,7 +417,7 @@ def test_lpkg_runs_clqa_with_the_fake_llm(data_root: Path, tmp_path: Path) -> No
     (rec / official.name).write_bytes(official.read_bytes())
     reproduce("lpkg", llm="fake", limit=2, data_root=data_root, output=tmp_path / "lpkg2")
     icl = cell(cells_of(tmp_path / "lpkg2"), "CLQA", "ICL-LPKG", "Recall")
-    assert icl["status"] == "ran-other-model" and icl["n"] == 2  # planned with the authors' demonstrations
+    assert icl["status"] == "ran-fake-llm" and icl["n"] == 2  # planned with the authors' demonstrations
     report = json.loads((Path(icl["run_dir"]) / "report.json").read_text("utf-8"))
     assert report["method"]["config"]["demos"].endswith(official.name) and report["errors"] == 0
     assert "not implemented" in cell(cells, "CLQA", "CoT", "Recall")["reason"]
@@ -424,13 +428,33 @@ def test_r3_with_the_fake_llm_and_offline_preference(data_root: Path, tmp_path: 
     reproduce("r3", llm="fake", limit=2, data_root=data_root, output=out, method_options=OFFLINE_EMBEDDER)
     cells = cells_of(out)
     r3 = cell(cells, "T2", "R3", "QA/Accuracy/Long-Tail")
-    assert r3["status"] in {"ran-other-model", "failed"} and r3["paper"] == pytest.approx(0.73)
+    assert r3["status"] in {"ran-fake-llm", "failed"} and r3["paper"] == pytest.approx(0.73)
     assert r3["n"] == 1 and r3["model"] == "fake"
     assert "original" in cell(cells, "T2", "R3", "QA/Accuracy/Original")["reason"]
     assert "human" in cell(cells, "T2", "R3", "QA/FActScore/Long-Tail")["reason"]
-    assert cell(cells, "T8", "depth 0", "Claims")["status"] in {"ran-other-model", "failed"}
+    assert cell(cells, "T8", "depth 0", "Claims")["status"] in {"ran-fake-llm", "failed"}
     offline = cell(cells, "T4", "R3, embedding judge (offline, ours)", "Accuracy")
     assert offline["status"] == "reference" and offline["n"] == 1
+
+
+def test_a_fake_llm_cell_is_ran_fake_llm_and_every_status_is_explained(
+    data_root: Path, tmp_path: Path
+) -> None:
+    """``--llm fake`` answers with canned text: its cell says so, never ``ran-other-model`` as if another
+    model had been measured; each status is explained in reproduce.md, the command's help and the docs."""
+    from tkgqa.cli.reproduce_cmd import reproduce_command
+    from tkgqa.eval.reproduce.render import STATUS_MEANING
+
+    out = tmp_path / "ari"
+    reproduce("ari", table="T2", llm="fake", limit=2, data_root=data_root, output=out)
+    fake = cell(cells_of(out), "T2", "w/o Abstract Guidance", "MultiTQ")
+    assert fake["status"] == "ran-fake-llm" and fake["model"] == "fake", fake
+    assert "not a model" in fake["reason"] and "gpt-3.5-turbo-0613" in fake["reason"]
+    assert "Status `ran-fake-llm`: " in (out / REPRODUCE_MD).read_text("utf-8")
+    assert tuple(STATUS_MEANING) == STATUSES
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "reproduce.md").read_text("utf-8")
+    for status in STATUSES:
+        assert f"`{status}`" in docs and f"'{status}'" in (reproduce_command.__doc__ or ""), status
 
 
 # --- dry run and CLI ------------------------------------------------------------------------------------
@@ -452,6 +476,94 @@ def test_dry_run_reads_only_the_neighbourhood_of_a_large_kg(data_root: Path, mon
     found = {e.run_id: e for e in dry_run("timer4", table="T3", limit=2, data_root=data_root)}
     timer4 = found["multitq__timer4"]
     assert timer4.sampled == 2 and timer4.prompt_tokens_per_question > 0, timer4.note
+
+
+def test_dry_run_loads_no_model_and_sets_every_embedder_to_hashing(data_root: Path, monkeypatch: Any) -> None:
+    """What the dry run's note says ("no model: every embedder setting is the hashing one") holds for every
+    method it builds, ARI's ``cot_kb`` and ``react_kb`` included (they loaded MiniLM)."""
+    from tkgqa import loading
+    from tkgqa.eval.reproduce import ESTIMATE_METHOD, estimate
+
+    monkeypatch.setenv("TKGQA_ARI_EMBEDDER", "minilm")  # ARI's automatic choice with MiniLM installed
+    built: list[Any] = []
+    original = estimate.build
+    monkeypatch.setattr(estimate, "build", lambda *a: built.append(original(*a)) or built[-1])
+    loads: list[str] = []
+    stop = loading.add_listener(lambda event, work, _s: loads.append(work.what) if event == "start" else None)
+    try:
+        found = {e.run_id for e in dry_run("ari", table="T1", limit=2, data_root=data_root)}
+    finally:
+        stop()
+    assert {"multitq__cot_kb", "multitq__react_kb", "multitq__kg_rag"} <= found
+    assert "no model" in ESTIMATE_METHOD and loads == []
+    for method in built:
+        settings = method.config.model_dump(mode="json")
+        embedders = {k: v for k, v in settings.items() if k == "embedder" or k.endswith("_embedder")}
+        assert set(embedders.values()) <= {"hashing"}, (method.name, embedders)
+
+
+def test_a_dry_run_that_loads_a_model_says_so_in_its_note(data_root: Path, monkeypatch: Any) -> None:
+    from tkgqa.eval.reproduce import estimate
+    from tkgqa.loading import model_loading
+
+    original = estimate.neighbourhood_kg
+
+    def loading_kg(*args: Any) -> Any:
+        with model_loading("a test model"):
+            return original(*args)
+
+    monkeypatch.setattr(estimate, "neighbourhood_kg", loading_kg)
+    found = {e.run_id: e for e in dry_run("ari", table="T2", limit=2, data_root=data_root)}
+    assert "loaded a model all the same: a test model" in found["multitq__ari_no_guidance=true"].note
+
+
+#: A GFM table's delimiter row (``|---|---|`` or ``| --- | :---: |``).
+DELIMITER = re.compile(r"^\|(?: *:?-{3,}:? *\|)+$")
+
+
+def rules_under_headers(text: str) -> list[str]:
+    """The line under each table header (reproduce.md's cells and the dry run's runs)."""
+    lines = text.splitlines()
+    return [lines[i + 1] for i, line in enumerate(lines[:-1]) if line.startswith(("| row |", "| run |"))]
+
+
+def test_tables_have_a_delimiter_row_and_the_terminal_shows_no_markdown_escapes(
+    data_root: Path, tmp_path: Path
+) -> None:
+    from tkgqa.cli import _load_commands, app
+
+    _load_commands()
+    out = tmp_path / "lpkg"
+    args = ["reproduce", "lpkg", "--llm", "fake", "--limit", "2", "--data-root", str(data_root)]
+    result = CliRunner().invoke(app, [*args, "--output", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    dry = CliRunner().invoke(app, ["reproduce", "ari", "--table", "T2", "--dry-run", "--limit", "2",
+                                   "--data-root", str(data_root)])  # fmt: skip
+    assert dry.exit_code == 0, dry.output
+    md = (out / REPRODUCE_MD).read_text("utf-8")
+    for text in (md, result.output, dry.output):
+        rules = rules_under_headers(text)
+        assert rules and all(DELIMITER.match(rule) for rule in rules), rules
+    assert "\\[" in md  # the file is Markdown: a CI's brackets are escaped there
+    for shown in (result.output, dry.output):  # the terminal: the values as they are
+        assert "\\" not in shown, shown
+    assert re.search(r"\| \[\d+\.\d+, \d+\.\d+\] \|", result.output) and "  - --limit 2: " in result.output
+
+
+def test_the_na_summary_keeps_whole_words_and_names_the_papers_file(data_root: Path, tmp_path: Path) -> None:
+    from tkgqa.eval.reproduce import render_markdown
+
+    out = tmp_path / "ari"
+    reproduce("ari", table="T2", llm="fake", limit=2, data_root=data_root, output=out)
+    data = json.loads((out / REPRODUCE_JSON).read_text("utf-8"))
+    text = render_markdown(data, all_cells=False)
+    summary = next(line for line in text.splitlines() if line.startswith("n/a:"))
+    assert "would leak into the evaluation (4)" in summary, summary  # the whole reason: there is room
+    assert f"the paper's text `{data['source']}`" in text and f"../shared/papers/{data['source']}" not in text
+    from tkgqa.eval.reproduce.render import clip_words  # where there is no room: cut at a word
+
+    assert clip_words("the data root has no questions", 16) == "the data root…"
+    assert clip_words("alpha, beta gamma", 9) == "alpha…" and clip_words("alpha, beta", 11) == "alpha, beta"
 
 
 def test_cli_prints_the_table_and_writes_the_files(data_root: Path, tmp_path: Path) -> None:

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
+from rich.text import Text
 
 from ..errors import ConfigError
 from ..llm.openai_backend import apply_llm_settings
 from . import app
 from .eval_cmd import print_warning
 from .flags import LLMRetriesFlag, LLMTimeoutFlag
+from .terminal import TerminalConsole, echo, echo_json, plain
 
-console = Console()
+console = TerminalConsole()
 
 
 @app.command("reproduce")
@@ -54,10 +54,11 @@ def reproduce_command(
 ) -> None:
     """Run every cell of PAPER's tables that can run here and print the published number beside ours, with
     n, a 95% CI, the model, the status it earned and the deviations in force: 'ran' (the paper's model
-    family and setting, no error), 'ran-other-model', 'failed', 'reference' (an offline method of ours),
-    'bound' (a true upper bound) or 'n/a' with the reason. A replay: recording fills only the cells it is a
-    recording of."""
+    family and setting, no error), 'ran-other-model', 'ran-fake-llm' (--llm fake: canned replies, not a
+    model), 'failed', 'reference' (an offline method of ours), 'bound' (a true upper bound) or 'n/a' with the
+    reason. A replay: recording fills only the cells it is a recording of."""
     from ..eval import reproduce as rp
+    from ..markdown import PLAIN
 
     apply_llm_settings(llm_timeout, llm_retries)
     if limit is not None and limit < 1:
@@ -66,9 +67,9 @@ def reproduce_command(
     if dry_run:
         estimates = [e.to_dict() for e in rp.dry_run(paper, table=table, limit=limit, data_root=root)]
         if as_json:
-            typer.echo(json.dumps({"paper": paper, "estimates": estimates, "how": rp.ESTIMATE_METHOD}))
+            echo_json({"paper": paper, "estimates": estimates, "how": rp.ESTIMATE_METHOD})
         else:
-            typer.echo(rp.render_estimates(estimates, rp.ESTIMATE_METHOD.format(k=3)))
+            echo(rp.render_estimates(estimates, rp.ESTIMATE_METHOD.format(k=3), PLAIN))
         return
     out = output if output is not None else Path("runs") / f"reproduce-{paper.strip().lower()}"
 
@@ -83,15 +84,16 @@ def reproduce_command(
     )  # fmt: skip
     data = result.to_dict()
     if as_json:
-        typer.echo(json.dumps(data, ensure_ascii=False))
+        echo_json(data)
         return
     print_tables(data, all_cells=all_cells)
-    console.print(f"[dim]reproduce.json, reproduce.md and the run folders in[/dim] {out}", highlight=False)
+    console.print(Text("reproduce.json, reproduce.md and the run folders in ", "dim") + plain(out))
 
 
 def print_tables(data: dict[str, Any], *, all_cells: bool = False) -> None:
-    """The tables as reproduce.md writes them (plain markdown: readable in a terminal and in a file), the
-    n/a cells summarised per table unless ``all_cells``."""
+    """The tables of reproduce.md as plain text (its shape, the values unescaped: a Markdown escape would show
+    as a backslash on a terminal), the n/a cells summarised per table unless ``all_cells``."""
     from ..eval.reproduce import render_markdown
+    from ..markdown import PLAIN
 
-    typer.echo(render_markdown(data, all_cells=all_cells))
+    echo(render_markdown(data, all_cells=all_cells, flavour=PLAIN))

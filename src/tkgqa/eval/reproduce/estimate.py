@@ -3,15 +3,19 @@
 Each LLM run is answered on its first few sampled questions by the fake LLM, with the prompts built by the
 method itself, over a *neighbourhood KG*: the facts of the KG file that name one of those questions'
 entities or the capitalised names in their text (read line by line, at most :data:`NEIGHBOURHOOD_FACTS`; a
-KG file under :data:`SMALL_KG_BYTES` is used whole), and with the hashing embedder in place of any neural
-one — so no full-KG load, no embedding of the KG and no model is loaded. Tokens are counted offline; calls
-and prompt tokens per question × the questions of the run give the estimate.
+KG file under :data:`SMALL_KG_BYTES` is used whole), and with the hashing embedder in every embedder setting
+of the method's config (:func:`offline_options`: ``embedder``, ``tks_embedder``… of any method, ARI's
+``cot_kb`` and ``react_kb`` included) — so no full-KG load, no embedding of the KG and no model is loaded. A
+model that loads all the same (:mod:`tkgqa.loading` tells) is named in that run's note. Tokens are counted
+offline; calls and prompt tokens per question × the questions of the run give the estimate.
 """
 
 from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,7 @@ from ...datasets.core import Dataset
 from ...datasets.sampling import select_questions
 from ...errors import TKGQAError
 from ...kg.base import KGStore
+from ...loading import Loading, add_listener
 from ..runner import evaluate
 from .row_inputs import inputs_reason
 from .run import SAMPLE, SEED, MethodOptions, RunKey, build, open_dataset, plan_cells, runs_of
@@ -33,13 +38,19 @@ DRY_RUN_QUESTIONS = 3
 NEIGHBOURHOOD_FACTS = 3000
 #: A KG file smaller than this is used whole.
 SMALL_KG_BYTES = 2_000_000
-#: Options that keep a dry run free of neural models (by method name).
-DRY_RUN_OPTIONS: dict[str, dict[str, Any]] = {
-    "timer4": {"embedder": "hashing", "tks_embedder": "hashing"},
-    "r3": {"embedder": "hashing"},
-    "kaping": {"embedder": "hashing"},
-    "ari": {"embedder": "hashing"},
-}
+#: The embedder a dry run puts in every embedder setting (no dependency, no model).
+DRY_RUN_EMBEDDER = "hashing"
+
+
+def offline_options(method: str) -> dict[str, Any]:
+    """The settings that keep ``method`` (a registered name) free of neural models in a dry run: each field
+    of its config class named ``embedder`` or ``*_embedder``, set to :data:`DRY_RUN_EMBEDDER`."""
+    from ...methods.base import METHODS
+    from ...methods.client import config_class_of
+
+    config = config_class_of(METHODS.factory(method))
+    fields = config.model_fields if config is not None else {}
+    return {name: DRY_RUN_EMBEDDER for name in fields if name == "embedder" or name.endswith("_embedder")}
 
 
 @dataclass(frozen=True)
@@ -74,7 +85,8 @@ ESTIMATE_METHOD = (
     "each LLM run is answered on its first {k} sampled questions by the fake LLM (tkgqa.testing.FakeLLM: the "
     "first offered choice, '{{}}' for JSON, else 'OK'), with the prompts the method itself builds, over the "
     f"KG file's facts that name those questions' entities (at most {NEIGHBOURHOOD_FACTS:,}; no full-KG load, "
-    "no embedding, no model: neural embedders are replaced by the hashing one), tokens counted offline "
+    "no neural embedding, no model: every embedder setting is the hashing one, and a run that loads a model "
+    "all the same says so in its note), tokens counted offline "
     "(tkgqa.llm.tokens: cl100k when cached, else ~1.3 × words); calls and prompt tokens per question × the "
     "questions of the run. Steps that depend on real replies (more ARI actions, R3's tree, re-asks) are not "
     "foreseen, and a retriever over the whole KG may pick other facts, so real runs may cost more; "
@@ -104,6 +116,22 @@ def dry_run(
         assert root is not None
         out.append(_estimate(key, root, limit, questions, n_cells, method_options))
     return out
+
+
+@contextmanager
+def models_loaded() -> Iterator[list[str]]:
+    """The models loaded while the block runs (what :mod:`tkgqa.loading` announces), in order."""
+    seen: list[str] = []
+
+    def listen(event: str, work: Loading, _seconds: float | None) -> None:
+        if event == "start" and work.kind == "model":
+            seen.append(work.what)
+
+    stop = add_listener(listen)
+    try:
+        yield seen
+    finally:
+        stop()
 
 
 def capitalised(text: str) -> list[str]:
@@ -154,8 +182,8 @@ def _estimate(
         few = list(chosen[:k])
         name = key.method.partition(":")[0].strip()
         options = {**(method_options or {})}
-        options[name] = {**DRY_RUN_OPTIONS.get(name, {}), **(options.get(name) or {})}
-        with tempfile.TemporaryDirectory(prefix="tkgqa-dry-run-") as tmp:
+        options[name] = {**offline_options(name), **(options.get(name) or {})}
+        with models_loaded() as loaded, tempfile.TemporaryDirectory(prefix="tkgqa-dry-run-") as tmp:
             method = build(key, DRY_RUN_LLM, options)
             kg = neighbourhood_kg(ds, few, key, Path(tmp))
             report = evaluate(
@@ -164,12 +192,13 @@ def _estimate(
     except (TKGQAError, ImportError, OSError) as exc:
         return replace(base, note=f"cannot estimate: {type(exc).__name__}: {exc}")
     u = report.usage
-    note = ""
+    note = f"loaded a model all the same: {', '.join(dict.fromkeys(loaded))}" if loaded else ""
     if report.errors:
         first = next(iter(report.errors_by_type), "an error")
-        note = (
+        errors = (
             f"{report.errors} of {len(few)} sampled questions ended in errors ({first}): calls undercounted"
         )
+        note = f"{note}; {errors}" if note else errors
     return replace(
         base,
         note=note,

@@ -22,9 +22,12 @@ from typing import Any
 from ...errors import TKGQAError
 from .spec import Paper, RecordingFacts, Switch, load_paper, paper_names, split_spec
 
+#: The family of tkgqa's fake test LLM (``--llm fake``: canned replies, not a model; its cells are
+#: ``ran-fake-llm``, never compared with a paper's model).
+TEST_LLM_FAMILY = "fake (tkgqa's scripted test LLM)"
 #: (pattern on the lower-cased model text, family), first match wins.
 _FAMILIES: tuple[tuple[str, str], ...] = (
-    (r"^fake\b", "fake (tkgqa's scripted test LLM)"),
+    (r"^fake\b", TEST_LLM_FAMILY),
     (r"llama-?2.*(?<!not )(fine-?tuned)", "llama-2-7b-chat (fine-tuned)"),
     (r"llama-?2", "llama-2-7b-chat"),
     (r"llama-?3", "llama-3"),

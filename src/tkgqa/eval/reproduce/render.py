@@ -1,4 +1,8 @@
-"""``reproduce.md`` and the shared text forms of a cell (numbers in the paper's scale, the CI, the reason)."""
+"""``reproduce.md`` and the shared text forms of a cell (numbers in the paper's scale, the CI, the reason).
+
+The tables are written through a :class:`~tkgqa.markdown.Flavour`: :data:`~tkgqa.markdown.MARKDOWN` for
+``reproduce.md`` (values escaped), :data:`~tkgqa.markdown.PLAIN` for the terminal (the same tables, values as
+they are: a Markdown escape would show there as a backslash)."""
 
 from __future__ import annotations
 
@@ -6,7 +10,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...markdown import md_code, md_row, md_text
+from ...markdown import MARKDOWN, Flavour
+from .run import STATUSES
 
 HEADER = ("row", "column", "paper", "ours", "n", "95% CI", "model", "status", "reason / deviations")
 #: What each status means (``reproduce.md`` says it under each table, for the statuses the table has).
@@ -14,13 +19,16 @@ STATUS_MEANING = {
     "ran": "the paper's row with the paper's model family (or its recording, every call matched by its exact "
     "prompt) in the paper's setting, no error row",
     "ran-other-model": "ran without error, with another model than the paper's (the model column says which)",
+    "ran-fake-llm": "ran without error with tkgqa's fake test LLM (canned replies, not a model): its number "
+    "is no model's accuracy",
     "failed": "the run could not start or some questions ended in errors (how many, and the first error)",
     "reference": "an offline method of ours shown for orientation: not the paper's method, not an LLM "
     "accuracy",
     "bound": "a true upper bound (gold-guided search over the same action space), not an accuracy",
     "n/a": "not measurable here, with the reason",
 }
-STATUS_ORDER = tuple(STATUS_MEANING)
+#: How much of an n/a reason the one-line summary of a table's n/a cells shows (cut after a whole word).
+NA_REASON_CHARS = 240
 
 
 def number(value: float | None, scale: str) -> str:
@@ -65,46 +73,54 @@ def cell_texts(cell: Mapping[str, Any], run_ids: Mapping[str, str]) -> tuple[str
     )
 
 
-def _md_row(values: Sequence[str]) -> str:
-    return md_row(values)
+def clip_words(text: str, limit: int) -> str:
+    """``text``, or as many of its words as fit in ``limit`` characters, then ``…`` (cut at a space, with a
+    comma or semicolon left before it dropped; inside a word only when the first word alone is too long)."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    cut = head.rfind(" ") if not text[limit - 1].isspace() else len(head)
+    return (head[:cut] if cut > 0 else head).rstrip(" ,;:") + "…"
 
 
 def status_counts(cells: Sequence[Mapping[str, Any]]) -> str:
     """The summary line: how many cells have each status."""
-    counts = {s: sum(1 for c in cells if c["status"] == s) for s in STATUS_ORDER}
+    counts = {s: sum(1 for c in cells if c["status"] == s) for s in STATUSES}
     return "Cells: " + ", ".join(f"{n} {s}" for s, n in counts.items()) + "."
 
 
-def _na_summary(cells: Sequence[Mapping[str, Any]]) -> str:
-    """The n/a cells of a table in one line: how many, by reason (without its parenthesised details)."""
+def _na_summary(cells: Sequence[Mapping[str, Any]], flavour: Flavour) -> str:
+    """The n/a cells of a table in one line: how many, by reason (without its parenthesised details, cut
+    after :data:`NA_REASON_CHARS` at a word)."""
     groups: dict[str, int] = {}
     for c in cells:
         key = c["reason"]
         while (shorter := re.sub(r"\s*\([^()]*\)", "", key)) != key:
             key = shorter
-        key = " ".join(key.split()) or "no reason"
-        key = key if len(key) <= 100 else key[:99] + "…"
+        key = clip_words(" ".join(key.split()) or "no reason", NA_REASON_CHARS)
         groups[key] = groups.get(key, 0) + 1
-    parts = [f"{md_text(why)} ({n})" for why, n in sorted(groups.items(), key=lambda kv: -kv[1])]
+    parts = [f"{flavour.text(why)} ({n})" for why, n in sorted(groups.items(), key=lambda kv: -kv[1])]
     return f"n/a: {len(cells)} cells — " + "; ".join(parts) + " (`--all` lists them)."
 
 
-def render_markdown(result: Mapping[str, Any], *, all_cells: bool = True) -> str:
+def render_markdown(result: Mapping[str, Any], *, all_cells: bool = True, flavour: Flavour = MARKDOWN) -> str:
     """``reproduce.md``: one table per paper table (results first), what its statuses mean, the summary
     line, the paper's notes, then each run with every deviation in force. ``all_cells=False`` lists only the
-    cells that ran and summarises each table's n/a cells in one line."""
+    cells that ran and summarises each table's n/a cells in one line; ``flavour=PLAIN``: for a terminal."""
+    text, code, row = flavour.text, flavour.code, flavour.row
     settings = result["settings"]
     run_ids = {r["run_dir"]: r["run_id"] for r in result["runs"]}
     lines = [
         "# Reproduce",
         "",
-        f"{md_text(result['paper'])}: {md_text(result['title'])}.",
+        f"{text(result['paper'])}: {text(result['title'])}.",
         "",
-        f"Published numbers typed from {md_code('../shared/papers/' + result['source'])} (the paper's model: "
-        f"{md_text(result['paper_model'])}). Ours: LLM {md_code(settings['llm'] or 'none')}, "
+        f"Published numbers typed from the paper's text {code(result['source'])} (in `../shared/papers/` "
+        f"from the repository root; the paper's model: {text(result['paper_model'])}). "
+        f"Ours: LLM {code(settings['llm'] or 'none')}, "
         f"limit {settings['limit'] or 'all'}"
         f"{' (stratified, seed ' + str(settings['seed']) + ')' if settings['limit'] else ''}, data root "
-        f"{md_code(settings['data_root'])}.",
+        f"{code(settings['data_root'])}.",
     ]
     for table in settings["tables"]:
         cells = [c for c in result["cells"] if c["table"] == table]
@@ -112,20 +128,20 @@ def render_markdown(result: Mapping[str, Any], *, all_cells: bool = True) -> str
             continue
         shown = cells if all_cells else [c for c in cells if c["status"] != "n/a"]
         hidden = [c for c in cells if c not in shown]
-        metric, scale = md_text(cells[0]["metric"]), md_text(cells[0]["scale"])
-        lines += ["", f"## {md_text(table)} ({metric}, {scale})", ""]
+        metric, scale = text(cells[0]["metric"]), text(cells[0]["scale"])
+        lines += ["", f"## {text(table)} ({metric}, {scale})", ""]
         if shown:
-            lines += [_md_row(HEADER), _md_row(["---"] * len(HEADER))]
-            lines += [_md_row(cell_texts(c, run_ids)) for c in shown]
+            lines += [row(HEADER), flavour.rule(len(HEADER))]
+            lines += [row(cell_texts(c, run_ids)) for c in shown]
             lines.append("")
         if hidden:
-            lines += [_na_summary(hidden), ""]
-        present = [s for s in STATUS_ORDER if any(c["status"] == s for c in cells)]
+            lines += [_na_summary(hidden, flavour), ""]
+        present = [s for s in STATUSES if any(c["status"] == s for c in cells)]
         lines += [f"Status `{s}`: {STATUS_MEANING[s]}." for s in present]
     lines += ["", status_counts(result["cells"])]
     if result["notes"]:
         lines += ["", "Notes on the paper's tables:", ""]
-        lines += [f"- {md_text(note)}" for note in result["notes"]]
+        lines += [f"- {text(note)}" for note in result["notes"]]
     if result["runs"]:
         lines += [
             "",
@@ -133,16 +149,18 @@ def render_markdown(result: Mapping[str, Any], *, all_cells: bool = True) -> str
             "",
         ]
     for run in result["runs"]:
-        head = f"- {md_code(run['run_id'])}: {md_code(run['method'])} on {md_text(run['dataset'])}"
-        head += f" as of {md_text(run['as_of'])}" if run["as_of"] else ""
-        head += f", model {md_text(run['model'])}, n = {run['n']}, folder {md_code(run['run_dir'])}"
-        lines.append(head + (f" — {md_text(run['error'])}" if run["error"] else ""))
-        lines += [f"  - {md_text(d)}" for d in run["deviations"]]
+        head = f"- {code(run['run_id'])}: {code(run['method'])} on {text(run['dataset'])}"
+        head += f" as of {text(run['as_of'])}" if run["as_of"] else ""
+        head += f", model {text(run['model'])}, n = {run['n']}, folder {code(run['run_dir'])}"
+        lines.append(head + (f" — {text(run['error'])}" if run["error"] else ""))
+        lines += [f"  - {text(d)}" for d in run["deviations"]]
     return "\n".join(lines) + "\n"
 
 
-def render_estimates(estimates: Sequence[Mapping[str, Any]], method_note: str) -> str:
-    """The dry run as a markdown table."""
+def render_estimates(
+    estimates: Sequence[Mapping[str, Any]], method_note: str, flavour: Flavour = MARKDOWN
+) -> str:
+    """The dry run as a markdown table (``flavour=PLAIN``: for a terminal)."""
     head = (
         "run",
         "method",
@@ -154,10 +172,10 @@ def render_estimates(estimates: Sequence[Mapping[str, Any]], method_note: str) -
         "total prompt tokens",
         "note",
     )
-    lines = [_md_row(head), _md_row(["---"] * len(head))]
+    lines = [flavour.row(head), flavour.rule(len(head))]
     for e in estimates:
         lines.append(
-            _md_row(
+            flavour.row(
                 (
                     e["run_id"], e["method"], e["dataset"], str(e["cells"]), str(e["questions"]),
                     f"{e['calls_per_question']:.1f}", f"{e['prompt_tokens_per_question']:.0f}",

@@ -6,6 +6,8 @@ A cell's status says exactly what happened (:data:`STATUSES`):
 * ``ran`` — the paper's row, run with the paper's model family (or a recording of it, every call matched by
   its exact prompt or a parse re-ask of one) in the paper's setting, with no error row;
 * ``ran-other-model`` — it ran without error, with another model than the paper's (which: ``model``);
+* ``ran-fake-llm`` — it ran without error with tkgqa's fake test LLM (``--llm fake``: canned replies, not a
+  model): its number is no model's accuracy;
 * ``failed`` — the run could not start, or some of its questions ended in errors (how many, and the first);
 * ``reference`` — an offline method of ours shown for orientation (the symbolic reasoner, ARI's symbolic
   policy, R3's embedding judge): not the paper's method, not an LLM accuracy;
@@ -30,7 +32,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, assert_never
+from typing import Any, Literal, assert_never, get_args
 
 from ...datasets import load_dataset
 from ...datasets.base import Question
@@ -43,13 +45,13 @@ from ..report import REPORT_JSON, read_results
 from ..runner import evaluate
 from ..scoring import row_values
 from .data import DATA, dataset_dir, missing_data
-from .models import Recording, describe_llm, model_family, run_family
+from .models import TEST_LLM_FAMILY, Recording, describe_llm, model_family, run_family
 from .spec import Column, Metric, Paper, PaperRow, Scale, Table
 from .stats import mean_interval
 
-Status = Literal["ran", "ran-other-model", "failed", "reference", "bound", "n/a"]
+Status = Literal["ran", "ran-other-model", "ran-fake-llm", "failed", "reference", "bound", "n/a"]
 #: Every status, in the order the summary counts them.
-STATUSES: tuple[Status, ...] = ("ran", "ran-other-model", "failed", "reference", "bound", "n/a")
+STATUSES: tuple[Status, ...] = get_args(Status)
 SAMPLE = "stratified"
 SEED = 0
 OFFLINE_MODEL = "none (offline)"
@@ -338,6 +340,11 @@ def earned(
             "replies were not given to the prompts tkgqa sent"
         )
     ours, theirs = run_family(llm), model_family(row.paper_model)
+    if ours == TEST_LLM_FAMILY:
+        return "ran-fake-llm", (
+            f"{describe_llm(llm)}: tkgqa's test LLM (canned replies, not a model; the paper used "
+            f"{row.paper_model or 'an unnamed model'}): ran without error, its number is no model's accuracy"
+        )
     if theirs is None or ours != theirs:
         return "ran-other-model", (
             f"the paper used {row.paper_model or 'an unnamed model'}; this run used {describe_llm(llm)}"
