@@ -301,3 +301,19 @@ def test_counts_below_one_are_usage_errors(args: list[str], flag: str) -> None:
 def test_neighbors_skips_hops_the_kg_does_not_reach() -> None:
     shown = runner.invoke(app, ["kg", "neighbors", "demo", "Barack Obama", "--hops", "40"]).output
     assert "relations at 1 hop(s)" in shown and "relations at 40 hop(s)" not in shown
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--op", "get_between", "--head", "Barack Obama", "--time", "2010", "--time2", "2005"], "swap them"),
+        (["--op", "get_first", "--head", "Barack Obama", "--time", "2012"], "get_first takes no --time"),
+        (["--op", "get_before", "--head", "Barack Obama", "--time", "2012", "--time2", "2013"], "--time2"),
+        (["--op", "get_first", "--head", "Barack Obama", "--format", "bogus"], "unknown KG format 'bogus'"),
+    ],
+)
+def test_query_refuses_what_it_would_ignore_or_answer_empty(args: list[str], said: str) -> None:
+    """A reversed get_between window gave [] with exit 0; a time an operator does not read and an unknown
+    --format were ignored."""
+    result = runner.invoke(app, ["kg", "query", "demo", *args])
+    assert result.exit_code == 2 and said in " ".join(result.output.split()), result.output

@@ -21,6 +21,10 @@ CASES = {
         "--port, --allow-host",
     ),
     "mcp port out of range": (["mcp", "--http", "--port", "0"], "--port"),
+    "serve max tokens": (
+        ["serve", "--max-tokens", "0"],
+        "--max-tokens (service setting max_tokens) must be > 0",
+    ),
 }
 
 

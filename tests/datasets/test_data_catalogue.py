@@ -150,3 +150,20 @@ def test_a_kg_by_dataset_name_is_that_datasets_kg_file(
     (folder / "questions" / "test.json").write_text(json.dumps([question]), encoding="utf-8")
     monkeypatch.setenv("TKGQA_DATA", str(tmp_path / "data"))
     assert len(open_kg("multitq")) == 1
+
+
+def test_a_data_root_that_cannot_hold_data_is_said(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``$TKGQA_DATA`` naming a missing folder (a typo?) gets a note; naming a file is an error. Before,
+    both said only "nothing under … yet" with exit 0."""
+    _load_commands()
+    monkeypatch.setenv("TKGQA_DATA", str(tmp_path / "typo"))
+    result = CliRunner().invoke(app, ["data", "verify"])
+    assert (
+        result.exit_code == 0 and "$TKGQA_DATA names" in result.output and "does not exist" in result.output
+    )
+    a_file = tmp_path / "file"
+    a_file.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("TKGQA_DATA", str(a_file))
+    for command in (["data", "verify"], ["data", "list"]):
+        result = CliRunner().invoke(app, command)
+        assert result.exit_code == 2 and "is a file, not a folder" in result.output, result.output

@@ -37,8 +37,11 @@ def open_kg(
     ``None`` or ``"demo"`` → the bundled demo KG; a catalogued dataset's name that is not a file here
     (``multitq``) → that dataset's KG file under the data root (as its loader finds it); otherwise the file
     at ``path``. ``format``, ``strict`` and ``cache`` are :func:`~tkgqa.kg.loaders.load_kg`'s."""
+    from ..kg.formats import get_format
     from ..kg.loaders import load_demo_kg, load_kg
 
+    if format != "auto":
+        get_format(format)  # an unknown name is an error whatever the KG (the demo KG reads no file)
     if path is None or path == "demo":
         return load_demo_kg()
     if not Path(path).expanduser().exists():

@@ -12,6 +12,7 @@ release such as CronQuestions' ``data.zip``). See docs/data.md.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,8 @@ from ..datasets.sources import (
     presence,
     verify_entry,
 )
-from ..home import data_root
+from ..errors import ConfigError
+from ..home import DATA_ENV, LEGACY_DATA_ENV, data_root
 from . import app, err_console
 from .kg_cmd import cli_errors
 from .terminal import TerminalConsole, echo, echo_json, plain
@@ -100,13 +102,27 @@ def entry_json(entry: Entry, root: Path) -> dict[str, Any]:
     }
 
 
+def checked_root() -> Path:
+    """The data root, said when it cannot hold data: a file is a ConfigError; a folder that does not exist
+    while ``$TKGQA_DATA`` names it (a typo?) is a note on stderr (``fetch`` creates it)."""
+    root = data_root()
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"the data root {str(root)!r} is a file, not a folder: set {DATA_ENV} to a folder")
+    named = (
+        DATA_ENV if os.environ.get(DATA_ENV) else LEGACY_DATA_ENV if os.environ.get(LEGACY_DATA_ENV) else ""
+    )
+    if named and not root.exists():
+        echo(f"note: ${named} names {root}, which does not exist yet (nothing is found there)", err=True)
+    return root
+
+
 @data_app.command("list")
 def list_cmd(
     as_json: bool = typer.Option(False, "--json", help="One JSON object: root and entries."),
 ) -> None:
     """Every dataset and recording: name, size, licence, source, present here or not, and where."""
     with cli_errors():
-        root = data_root()
+        root = checked_root()
         entries = catalogue().entries
         if as_json:
             echo_json({"data_root": str(root), "entries": [entry_json(e, root) for e in entries]})
@@ -214,7 +230,7 @@ def verify_cmd(
     imported files against the sha256 recorded in SOURCE.json. Exit status 2 on a mismatch, 1 when a named
     entry is missing files."""
     with cli_errors():
-        root = data_root()
+        root = checked_root()
         entries = [catalogue().get(name)] if name else [
             e for e in catalogue().entries if presence(e, root) != "absent"
         ]  # fmt: skip

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ConfigError
+from ..time import parse_time
 from . import operators as ops
 from .base import KGStore
 from .builder import load_warnings
@@ -49,6 +50,26 @@ def check_operator_args(
         raise ConfigError(f"{op} needs {flag}time")
     if op == "get_between" and time2 is None:
         raise ConfigError(f"get_between needs {flag}time and {flag}time2")
+    _check_times(op, time, time2, flag)
+
+
+#: The operators that read a time (``time2`` only ``get_between``).
+TIMED_OPS = frozenset(
+    {"get_tail_entity", "get_head_entity", "get_before", "get_after", "get_during", "get_between"}
+)
+
+
+def _check_times(op: str, time: str | None, time2: str | None, flag: str) -> None:
+    """A time ``op`` would ignore, or a ``get_between`` window that ends before it starts, is a ConfigError
+    (both answered silently before: the time dropped, or no fact)."""
+    if time is not None and op not in TIMED_OPS:
+        raise ConfigError(f"{op} takes no {flag}time (it picks from the facts of the lookup): drop it")
+    if time2 is not None and op != "get_between":
+        raise ConfigError(f"{flag}time2 is the end of get_between's window; {op} takes none: drop it")
+    if op == "get_between" and time is not None and time2 is not None:
+        start, end = parse_time(time), parse_time(time2)
+        if start.first_day > end.last_day:
+            raise ConfigError(f"get_between: {flag}time {time} is after {flag}time2 {time2}; swap them")
 
 
 @dataclass(frozen=True)

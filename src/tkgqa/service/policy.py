@@ -70,6 +70,12 @@ def forbidden_option(key: str) -> bool:
 
 
 #: The settings a client may read (:meth:`ServiceSettings.limits`); each must be > 0.
+#: The settings ``tkgqa serve``/``tkgqa mcp`` take from a flag, and its name (for error messages).
+_FLAG_OF = {
+    "max_tokens": "--max-tokens", "max_body_bytes": "--max-body", "request_timeout_s": "--request-timeout",
+    "queue_limit": "--queue-limit", "max_pending": "--max-pending", "method_workers": "--method-workers",
+    "shutdown_timeout_s": "--shutdown-timeout",
+}  # fmt: skip
 _CLIENT_LIMITS = (
     "max_tokens",
     "max_number",
@@ -132,7 +138,9 @@ class ServiceSettings:
         }
         for name, value in positive.items():
             if not value > 0:
-                raise ConfigError(f"service setting {name} must be > 0, got {value!r}")
+                flag = _FLAG_OF.get(name)
+                said = f"{flag} (service setting {name})" if flag else f"service setting {name}"
+                raise ConfigError(f"{said} must be > 0, got {value!r}")
         if self.api_token is not None and len(self.api_token.strip()) < 16:
             raise ConfigError("the API token must have at least 16 characters (e.g. `openssl rand -hex 24`)")
 
