@@ -342,3 +342,21 @@ def test_the_paper_rows_memory_holds_the_three_methodology_sets_its_rows_use(dem
     assert set(mem.methodologies) == {"clustered", "global", "clustered-correct-only"}
     for row in (ARIConfig(), ARIConfig(no_clustering=True), ARIConfig(no_incorrect=True)):
         assert row.methodology_variant() in mem.methodologies
+
+
+def test_cli_build_memory_refuses_counts_that_ask_for_nothing(tmp_path: Path) -> None:
+    """``--n 0`` printed the build header then failed; ``--patterns equal=0`` blamed the KG ("the generator
+    found no question"). Both are refused as what they are, before any work."""
+    from typer.testing import CliRunner
+
+    from tkgqa.cli import _load_commands, app
+    from tkgqa.errors import ConfigError
+
+    _load_commands()
+    out = tmp_path / "m.json"
+    base = ["ari", "build-memory", "--policy", "symbolic", "--output", str(out)]
+    res = CliRunner().invoke(app, [*base, "--n", "0"])
+    assert res.exit_code == 2 and "--n" in res.output and "building the memory" not in res.output
+    res = CliRunner().invoke(app, [*base, "--source", "generated", "--patterns", "equal=0"])
+    assert isinstance(res.exception, ConfigError) and "asks for no question" in str(res.exception)
+    assert not out.exists()

@@ -159,6 +159,10 @@ def history_questions(
 
         store = _dataset_kg(dataset, data_dir, kg)
         counts = parse_counts(patterns if patterns is not None else n)
+        if not any(counts.values()):
+            raise ConfigError(
+                f"--patterns {patterns!r} asks for no question (every count is 0): give one above 0"
+            )
         generated = generate_questions(store, counts, seed=seed, max_answers=max_answers)
         history = [g.question for g in generated]
         meta.update(

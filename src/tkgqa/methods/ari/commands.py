@@ -66,15 +66,17 @@ def build_memory_cmd(
         help="--source generated: questions per pattern, e.g. 'equal=40,after_first=20' (default: --n over "
         "all patterns).",
     ),
-    max_answers: int = typer.Option(5, "--max-answers", help="--source generated: largest gold answer set."),
+    max_answers: int = typer.Option(
+        5, "--max-answers", min=1, help="--source generated: largest gold answer set."
+    ),
     split: str = typer.Option("dev", "--split", help="Split of history questions (never the test split)."),
-    n: int = typer.Option(200, "--n", help="History questions (stratified sample by question type)."),
+    n: int = typer.Option(200, "--n", min=1, help="History questions (stratified sample by question type)."),
     llm: str | None = typer.Option(None, "--llm", help="LLM spec (policy llm and methodology induction)."),
     policy: str = typer.Option(
         "llm", "--policy", help="Who answers the history questions: llm, symbolic, oracle."
     ),
     preset: str = typer.Option("paper", "--preset", help="ARI preset: paper or ours."),
-    n_clusters: int = typer.Option(10, "--n-clusters", help="K-means clusters."),
+    n_clusters: int = typer.Option(10, "--n-clusters", min=1, help="K-means clusters."),
     variant: list[str] = typer.Option(
         ["clustered"], "--variant", help=f"Methodology sets: {', '.join(MemoryVariant)}."
     ),
