@@ -175,6 +175,26 @@ def test_config_errors_name_the_setting(tmp_path: Path) -> None:
         read_config_file(yaml)
 
 
+@pytest.mark.parametrize(
+    ("setting", "flag"),
+    [({"seed": True}, "--seed"), ({"resume": "yes"}, "--resume"), ({"limit": "3"}, "--limit"),
+     ({"limit": 2.0}, "--limit"), ({"workers": "2"}, "--workers"), ({"strict": 0}, "--strict")],
+)  # fmt: skip
+def test_config_values_of_the_wrong_type_are_errors_not_coerced(
+    tmp_path: Path, setting: dict[str, Any], flag: str
+) -> None:
+    config = tmp_path / "run.json"
+    config.write_text(json.dumps({"dataset": "demo", "method": "symbolic", **setting}), "utf-8")
+    key = next(iter(setting))
+    with pytest.raises(ConfigError, match=rf"^{flag} \(or '{key}' in --config\): .*, got {setting[key]!r}$"):
+        effective_config(read_config_file(config), {"output": "x"})
+    typed = {"seed": 1, "resume": False, "limit": 3, "workers": 2, "strict": True, "sample": "random"}
+    config.write_text(json.dumps({"dataset": "demo", "method": "symbolic", "executor": "ray", **typed}))
+    cfg = effective_config(read_config_file(config), {"output": "x", "seed": 5, "resume": True})
+    assert (cfg.seed, cfg.resume, cfg.limit, cfg.workers, cfg.strict) == (5, True, 3, 2, True)
+    assert (cfg.sample, cfg.executor.value) == ("random", "ray")  # Literal/enum settings: strings in a file
+
+
 def test_ask_takes_method_options(tmp_path: Path) -> None:
     result = invoke(
         "ask", "Is Barack Obama tall?", "--method", "hybrid", "--method-option", "fallback=ari",

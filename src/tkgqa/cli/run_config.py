@@ -47,7 +47,8 @@ ContextMode = Literal["retrieved", "kg"]
 
 
 class RunConfig(BaseModel):
-    """Everything that defines an evaluation run (``tkgqa eval``); unknown keys are errors."""
+    """Everything that defines an evaluation run (``tkgqa eval``); unknown keys are errors, and so is a
+    number or a true/false of the wrong type (``seed = true``, ``limit = "3"``: never coerced)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -62,26 +63,32 @@ class RunConfig(BaseModel):
     policy: str | None = Field(
         default=None, description="ARI policy: llm, symbolic or oracle (methods with a policy only)"
     )
-    limit: int | None = Field(default=None, ge=1, description="evaluate this many questions")
+    limit: int | None = Field(default=None, ge=1, strict=True, description="evaluate this many questions")
     sample: SampleMode | None = Field(default=None, description="how limit chooses the questions")
-    seed: int = Field(default=0, description="seed of the random/stratified sample")
+    seed: int = Field(default=0, strict=True, description="seed of the random/stratified sample")
     output: str = Field(description="run folder (results.jsonl, report.*)")
-    resume: bool = Field(default=True, description="skip questions already in the run")
-    retry_errors: bool = Field(default=True, description="a resume answers the error rows again")
-    strict: bool = Field(default=False, description="missing optional inputs are errors, not warnings")
+    resume: bool = Field(default=True, strict=True, description="skip questions already in the run")
+    retry_errors: bool = Field(default=True, strict=True, description="a resume answers the error rows again")
+    strict: bool = Field(
+        default=False, strict=True, description="missing optional inputs are errors, not warnings"
+    )
     as_of: str | None = Field(
         default=None, description="answer over the KG as of this time (kg.as_of, clipped); 'all': K_all"
     )
     obfuscate: bool = Field(
-        default=False, description="ask the questions Q′ over K_all ∪ K′ (entity labels obfuscated)"
+        default=False,
+        strict=True,
+        description="ask the questions Q′ over K_all ∪ K′ (entity labels obfuscated)",
     )
     executor: ExecutorKind = Field(
         default=ExecutorKind.LOCAL, description="local (this process) or ray (Ray workers)"
     )
     ray_address: str | None = Field(default=None, description="Ray cluster to join (default RAY_ADDRESS)")
-    workers: int | None = Field(default=None, ge=1, description="Ray workers (default: one per cluster CPU)")
+    workers: int | None = Field(
+        default=None, ge=1, strict=True, description="Ray workers (default: one per cluster CPU)"
+    )
     llm_concurrency: int | None = Field(
-        default=None, ge=1, description="Ray: LLM calls in flight over all workers at most"
+        default=None, ge=1, strict=True, description="Ray: LLM calls in flight over all workers at most"
     )
 
 
@@ -149,7 +156,7 @@ def effective_config(
             elif err["type"] == "missing":
                 problems.append(f"{where} is required (or {field!r} in {source})")
             else:
-                problems.append(f"{where}: {err['msg']}")
+                problems.append(f"{where} (or {field!r} in {source}): {err['msg']}, got {err['input']!r:.80}")
         raise ConfigError("; ".join(problems)) from None
 
 
