@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import tkgqa.cli.eval_cmd  # noqa: F401  (registers the commands)
+from cli_run import run_cli
 from tkgqa.cli import app
 from tkgqa.datasets import Question
 from tkgqa.errors import ConfigError, DataError, LLMError
@@ -142,6 +143,27 @@ def test_eval_compare(data: Path, tmp_path: Path) -> None:
     assert data_out["n_common"] == 4 and data_out["mcnemar"]["b"] == data_out["mcnemar"]["c"] == 0
     table = run("eval-compare", str(tmp_path / "a"), str(tmp_path / "b"))
     assert table.exit_code == 0 and "p-value" in table.output
+
+
+def test_eval_compare_refuses_a_run_without_rows_and_names_skipped_lines(
+    data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_a = tmp_path / "a"
+    args = ["eval", "--dataset", "jsonl", "--data-dir", str(data), "--method", "kg_object", "--no-progress"]
+    assert run(*args, "--output", str(run_a)).exit_code == 0
+    empty, csv, torn = tmp_path / "empty.jsonl", tmp_path / "csv.jsonl", tmp_path / "torn.jsonl"
+    empty.write_text("\n", "utf-8")
+    csv.write_text("qid,answer\nq1,Bob\n", "utf-8")
+    torn.write_text((run_a / "results.jsonl").read_text("utf-8") + '[1]\n{"qid": "q9", "ques', "utf-8")
+    code, _, err = run_cli(["eval-compare", str(run_a), str(empty)], capsys)
+    assert code == 2 and f"error: {empty}: the run has no rows to compare (results.jsonl is empty)" in err
+    code, _, err = run_cli(["eval-compare", str(csv), str(run_a)], capsys)
+    assert code == 2 and f"error: {csv}: the run has no rows to compare (line 1 and 1 more: not a" in err
+    assert "share no question ids" not in err
+    code, out, err = run_cli(["eval-compare", str(torn), str(run_a), "--json"], capsys)
+    assert code == 0 and json.loads(out)["n_common"] == 4
+    why = "not a result row (torn, not JSON or without a qid)"
+    assert err.strip() == f"warning: {torn}: skipped line 5 and 1 more: {why}"
 
 
 def test_eval_warns_on_missing_inputs_and_strict_refuses(data: Path, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -398,9 +399,12 @@ def results_path(run: str | Path) -> Path:
     return path
 
 
-def read_results(path: str | Path, *, strict: bool = False) -> list[ResultRow]:
+def read_results(
+    path: str | Path, *, strict: bool = False, skipped: list[int] | None = None
+) -> list[ResultRow]:
     """The rows of a ``results.jsonl`` (a run folder or the file). A torn line (an interrupted write) is
-    skipped, or raises DataError when ``strict``; a repeated qid keeps its last row."""
+    skipped, or raises DataError when ``strict``; a repeated qid keeps its last row. ``skipped``, when
+    given, receives the numbers of the lines that are no result row (torn, not JSON, no qid)."""
     p = results_path(path)
     rows: dict[str, ResultRow] = {}
     try:
@@ -418,7 +422,7 @@ def read_results(path: str | Path, *, strict: bool = False) -> list[ResultRow]:
                     raise DataError(
                         "invalid JSON line (torn or not UTF-8)", path=str(p), line=lineno
                     ) from None
-                continue
+                row = None
             if (
                 isinstance(row, dict)
                 and isinstance(row.get("qid"), str | int)
@@ -426,13 +430,33 @@ def read_results(path: str | Path, *, strict: bool = False) -> list[ResultRow]:
             ):
                 result = ResultRow.from_json(row)
                 rows[result.qid] = result
+            elif skipped is not None:
+                skipped.append(lineno)
     return list(rows.values())
 
 
+def _compared_rows(run: str | Path) -> dict[str, ResultRow]:
+    """One run of :func:`compare_runs`, its rows by qid: a run without a row is a DataError naming the file
+    (and its first line that is no row); lines that are no result row are skipped with one warning."""
+    skipped: list[int] = []
+    rows = {r.qid: r for r in read_results(run, skipped=skipped)}
+    if not skipped and rows:
+        return rows
+    p, fix = str(results_path(run)), "pass a run written by `tkgqa eval`"
+    if not skipped:
+        raise DataError(f"the run has no rows to compare ({RESULTS_FILE} is empty); {fix}", path=p)
+    more = f" and {len(skipped) - 1} more" if len(skipped) > 1 else ""
+    what = f"line {skipped[0]}{more}: not a result row (torn, not JSON or without a qid)"
+    if not rows:
+        raise DataError(f"the run has no rows to compare ({what}); {fix}", path=p)
+    warnings.warn(f"{p}: skipped {what}", stacklevel=3)
+    return rows
+
+
 def compare_runs(run_a: str | Path, run_b: str | Path) -> dict[str, Any]:
-    """McNemar test of strict Hits@1 on the questions both runs answered."""
-    a = {r.qid: r for r in read_results(run_a)}
-    b = {r.qid: r for r in read_results(run_b)}
+    """McNemar test of strict Hits@1 on the questions both runs answered (a run without a row is a
+    DataError; lines that are no result row are skipped with a warning naming the file and line)."""
+    a, b = _compared_rows(run_a), _compared_rows(run_b)
     common = [q for q in a if q in b]
     if not common:
         raise DataError(f"runs {str(run_a)!r} and {str(run_b)!r} share no question ids")
