@@ -264,3 +264,12 @@ def test_the_run_title_says_the_method_settings_llm_split_and_sample() -> None:
         "50 of 60 questions, the first ones"
     )
     assert "above" not in latency_line({"mean_s": 0.2, "median_s": 0.1, "p95_s": 0.5})
+
+
+def test_the_latency_note_needs_a_mean_shown_above_the_p95_shown() -> None:
+    from tkgqa.eval.report import latency_line
+
+    tied = latency_line({"mean_s": 0.00124, "median_s": 0.0011, "p95_s": 0.00121})  # all shown as 0.001
+    assert tied == "Latency per question: median 0.001 s, p95 0.001 s, mean 0.001 s."
+    above = latency_line({"mean_s": 0.0016, "median_s": 0.0011, "p95_s": 0.00121})
+    assert "p95 0.001 s, mean 0.002 s (the mean is above the p95" in above

@@ -278,14 +278,17 @@ def run_title(
 
 def latency_line(latency: Mapping[str, float]) -> str:
     """Latency per question, saying why a mean can exceed the p95: a few slow questions (a first one loads
-    the models) pull the mean up, the median and p95 are what a typical question takes."""
-    mean, median, p95 = latency["mean_s"], latency.get("median_s", 0.0), latency["p95_s"]
+    the models) pull the mean up, the median and p95 are what a typical question takes. The note is given
+    only when the mean shown is above the p95 shown (equal at 3 decimals: no note)."""
+    median, p95, mean = (
+        f"{v:.3f}" for v in (latency.get("median_s", 0.0), latency["p95_s"], latency["mean_s"])
+    )
     note = (
         " (the mean is above the p95: a few slow questions, e.g. the first loading models)"
-        if mean > p95
+        if float(mean) > float(p95)
         else ""
     )
-    return f"Latency per question: median {median:.3f} s, p95 {p95:.3f} s, mean {mean:.3f} s{note}."
+    return f"Latency per question: median {median} s, p95 {p95} s, mean {mean} s{note}."
 
 
 def render_markdown(report: Report) -> str:
