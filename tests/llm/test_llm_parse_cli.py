@@ -56,8 +56,19 @@ def test_every_line_is_answered_and_bad_lines_say_why(
         "with_note": 1,
         "refused": 1,
         "bad_input": 2,
-        "by_reason": {"bad_input": 2, "declined": 1},
+        "by_reason": {"declined": 1},  # the refusals only: bad input is counted once, as bad_input
     }
+
+
+def test_the_summary_counts_bad_input_apart_from_the_refusals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = write(tmp_path / "bad.jsonl", [{"id": 1, "response": "- a"}, "not json {", {"id": 3}])
+    code, _, err = run_cli(["llm", "parse", "--task", "timer4.answer", str(bad)], capsys)
+    assert code == 1 and err.strip().endswith("1 read (0 with a note), 0 refused, 2 bad input")
+    both = write(tmp_path / "both.jsonl", ["not json {", {"id": 2, "response": "I don't know."}])
+    code, _, err = run_cli(["llm", "parse", "--task", "timer4.answer", str(both)], capsys)
+    assert code == 1 and err.strip().endswith("0 read (0 with a note), 1 refused (declined 1), 1 bad input")
 
 
 def test_all_read_exits_zero_and_prints_a_readable_summary(

@@ -5,8 +5,9 @@ shows the tasks, each declared by its method package: :func:`tkgqa.methods.packa
 a recording in its own format that the task reads (ARI's authors' recording: one line per question, one record
 per step). Each record gives one output line ``{"id", "ok", "value", "reason"}``; a line that is not JSON or
 lacks a field is reported the same way with the reason. A summary goes to stderr (``--json``: one JSON
-object). Exit status 0 when every line was read,
-1 when any was refused or bad.
+object: ``refused`` counts the replies the task's parser did not accept, by kind in ``by_reason``;
+``bad_input`` the input lines that were not JSON or lacked a field). Exit status 0 when every line was
+read, 1 when any was refused or bad.
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ def parse_file(task_name: str, lines: Iterable[bytes | str | None], out: IO[str]
         "with_note": categories["note"],
         "refused": total - ok - categories[BAD_INPUT],
         "bad_input": categories[BAD_INPUT],
-        "by_reason": {k: v for k, v in sorted(categories.items()) if k not in ("ok", "note")},
+        "by_reason": {k: v for k, v in sorted(categories.items()) if k not in ("ok", "note", BAD_INPUT)},
     }
 
 
@@ -89,11 +90,12 @@ def _print_summary(summary: dict[str, Any], as_json: bool) -> None:
     if as_json:
         typer.echo(json.dumps(summary, ensure_ascii=False), err=True)
         return
-    reasons = ", ".join(f"{k} {v}" for k, v in summary["by_reason"].items()) or "none"
+    reasons = ", ".join(f"{k} {v}" for k, v in summary["by_reason"].items())
     typer.echo(
         f"{summary['task']}: {summary['lines']} line(s): {summary['ok']} read ({summary['with_note']} with a "
-        f"note), {summary['refused']} refused, {summary['bad_input']} bad input; "
-        f"refusals by reason: {reasons}",
+        f"note), {summary['refused']} refused"
+        + (f" ({reasons})" if reasons else "")
+        + f", {summary['bad_input']} bad input",
         err=True,
     )
 
