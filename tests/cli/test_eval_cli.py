@@ -130,6 +130,25 @@ def test_eval_bad_options(data: Path, tmp_path: Path) -> None:
     assert isinstance(result.exception, ConfigError)
 
 
+def test_eval_sample_needs_a_limit_and_a_limit_keeping_all_is_no_sample(data: Path, tmp_path: Path) -> None:
+    base = ["eval", "--dataset", "jsonl", "--data-dir", str(data), "--method", "kg_object", "--no-progress"]
+    refused = run(*base, "--sample", "random", "--output", str(tmp_path / "a"))
+    assert isinstance(refused.exception, ConfigError) and not (tmp_path / "a").exists()
+    assert str(refused.exception) == (
+        "--sample random (or 'sample' in --config) chooses which --limit questions are evaluated; without "
+        "--limit every question is: give --limit N, or drop --sample"
+    )
+    config = tmp_path / "run.json"
+    config.write_text(json.dumps({"sample": "stratified", "output": str(tmp_path / "b")}), "utf-8")
+    from_file = run(*base, "--config", str(config))
+    assert isinstance(from_file.exception, ConfigError) and "--sample stratified" in str(from_file.exception)
+    every = run(*base, "--sample", "random", "--limit", "10", "--output", str(tmp_path / "c"), "--json")
+    report = json.loads(every.stdout)
+    assert every.exit_code == 0 and report["n"] == 4 and report["selection"]["sample"] is None
+    sampled = run(*base, "--sample", "random", "--limit", "2", "--output", str(tmp_path / "d"), "--json")
+    assert json.loads(sampled.stdout)["selection"]["sample"] == "random"
+
+
 def test_eval_compare(data: Path, tmp_path: Path) -> None:
     for name in ("a", "b"):
         result = run(

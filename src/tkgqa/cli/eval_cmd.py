@@ -136,7 +136,7 @@ def eval_command(
     fallback_option: FallbackOptionFlag = None,
     limit: int | None = typer.Option(None, "--limit", help="Evaluate this many questions."),
     sample: str | None = typer.Option(
-        None, "--sample", help="How --limit chooses: stratified, random, first."
+        None, "--sample", help="How --limit chooses its questions (needs --limit): stratified, random, first."
     ),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the random/stratified sample (0)."),
     context: str | None = typer.Option(

@@ -64,7 +64,9 @@ class RunConfig(BaseModel):
         default=None, description="ARI policy: llm, symbolic or oracle (methods with a policy only)"
     )
     limit: int | None = Field(default=None, ge=1, strict=True, description="evaluate this many questions")
-    sample: SampleMode | None = Field(default=None, description="how limit chooses the questions")
+    sample: SampleMode | None = Field(
+        default=None, description="how limit chooses the questions (needs limit)"
+    )
     seed: int = Field(default=0, strict=True, description="seed of the random/stratified sample")
     output: str = Field(description="run folder (results.jsonl, report.*)")
     resume: bool = Field(default=True, strict=True, description="skip questions already in the run")
@@ -134,7 +136,7 @@ def effective_config(
 ) -> RunConfig:
     """The run's configuration: ``file_values`` overridden by the ``flags`` that were given (not ``None``)
     and ``method_options`` merged into the file's (key by key). ConfigError names what is missing or
-    wrong, with the flag that sets it."""
+    wrong, with the flag that sets it; a ``sample`` without a ``limit`` (it would choose nothing) is one."""
     data = dict(file_values)
     given = {k: v for k, v in flags.items() if v is not None}
     if "method" in given and _method_name(given["method"]) != _method_name(data.get("method")):
@@ -144,6 +146,17 @@ def effective_config(
     if not isinstance(base_options, Mapping):
         raise ConfigError(f"{source}: method_options must be a table of settings, got {base_options!r}")
     data["method_options"] = merge_options(base_options, method_options or {})
+    cfg = _validated(data, source)
+    if cfg.sample is not None and cfg.limit is None:
+        raise ConfigError(
+            f"--sample {cfg.sample} (or 'sample' in {source}) chooses which --limit questions are evaluated; "
+            "without --limit every question is: give --limit N, or drop --sample"
+        )
+    return cfg
+
+
+def _validated(data: Mapping[str, Any], source: str) -> RunConfig:
+    """``data`` as a RunConfig; a ConfigError naming each wrong or missing setting with its flag."""
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:

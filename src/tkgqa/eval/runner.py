@@ -340,7 +340,7 @@ def evaluate(
             ks=ks,
             selection={
                 "limit": limit,
-                "sample": sample,
+                "sample": sample if len(questions) < len(all_questions) else None,  # all kept: no sample
                 "seed": seed,
                 "resumed": len(done & wanted),
                 "retried_errors": len(retried & wanted),
