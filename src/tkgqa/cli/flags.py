@@ -1,14 +1,17 @@
 """The flags several commands take with one meaning, each declared once as a typer ``Annotated`` alias: a
 command writes ``llm_timeout: LLMTimeoutFlag = None`` and the flag's name, type and help come from here. A
-flag whose help or type differs between commands (``--kg``, ``--dataset``, …) stays with its command."""
+flag whose help or type differs between commands (``--kg``, ``--dataset``, …) stays with its command; a check
+that several commands make of a flag's value is here too (:func:`positive_number`)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from ..errors import ConfigError
 from ..eval.executor import ExecutorKind
 from ..llm.openai_backend import DEFAULT_RETRIES, DEFAULT_TIMEOUT_S, RETRIES_ENV, TIMEOUT_ENV
 
@@ -138,3 +141,12 @@ RayWorkersFlag = Annotated[
 # --- a method's training/building commands over a benchmark: ari, timer4 ----------------------------------
 DatasetDirFlag = Annotated[Path | None, typer.Option("--data-dir", help="The dataset folder.")]
 DatasetKGFlag = Annotated[str | None, typer.Option("--kg", help="KG file (default: the dataset's).")]
+
+
+# --- checks of a value -------------------------------------------------------------------------------------
+def positive_number(value: float, flag: str) -> float:
+    """``value`` when it is a positive finite number (a learning rate: ``--lr``), else a ConfigError naming
+    ``flag``; called before any work."""
+    if not (math.isfinite(value) and value > 0):
+        raise ConfigError(f"{flag} must be a positive number, got {value}")
+    return value

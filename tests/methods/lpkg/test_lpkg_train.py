@@ -40,6 +40,46 @@ def test_train_config_digest_ignores_run_length_and_logging() -> None:
         TrainConfig(steps=0)
 
 
+TRAIN_FLAGS = ("--steps", "--batch-size", "--lr", "--lora-r", "--max-len", "--eval-every", "--seed")
+
+
+def test_cli_train_options_say_what_they_do() -> None:
+    """Most of `tkgqa lpkg train`'s options had no help text."""
+    import typer
+
+    from tkgqa.cli import _load_commands, app
+
+    _load_commands()
+    group = typer.main.get_command(app)
+    with typer.Context(group) as ctx:
+        train = group.get_command(ctx, "lpkg").get_command(ctx, "train")  # type: ignore[attr-defined]
+    helps = {opt: getattr(p, "help", None) for p in train.params for opt in p.opts}
+    assert all(helps[flag] for flag in TRAIN_FLAGS), {f: helps[f] for f in TRAIN_FLAGS}
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [(["--steps", "0"], "--steps"), (["--batch-size", "0"], "--batch-size"), (["--lora-r", "0"], "--lora-r"),
+     (["--max-len", "31"], "--max-len"), (["--eval-every", "0"], "--eval-every"),
+     (["--limit", "0"], "--limit"), (["--lr", "0"], "--lr must be a positive number, got 0.0"),
+     (["--lr", "-1e-4"], "--lr must be a positive"), (["--lr", "inf"], "--lr must be a positive"),
+     (["--lr", "nan"], "--lr must be a positive number, got nan")],
+)  # fmt: skip
+def test_cli_train_refuses_meaningless_values_before_any_work(
+    tmp_path: Path, args: list[str], said: str
+) -> None:
+    """Below the bounds, the values failed in TrainConfig (a traceback) or in torch; a bad --lr was read
+    only after the data. Each is refused first: the data folder given does not even exist."""
+    from typer.testing import CliRunner
+
+    from tkgqa.cli import _load_commands, app
+
+    _load_commands()
+    res = CliRunner().invoke(app, ["lpkg", "train", "--data", str(tmp_path / "none"), *args])
+    assert res.exit_code == 2 or isinstance(res.exception, ConfigError), res.output
+    assert said in (str(res.exception) if isinstance(res.exception, ConfigError) else res.output)
+
+
 def test_convert_script_needs_a_source(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("TKGQA_LLAMA_CPP_SRC", raising=False)
     with pytest.raises(ConfigError, match="pip download"):

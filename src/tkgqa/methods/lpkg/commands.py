@@ -20,7 +20,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from ...cli.flags import ExecutorFlag, RayAddressFlag, RayWorkersFlag
+from ...cli.flags import ExecutorFlag, RayAddressFlag, RayWorkersFlag, positive_number
 from ...cli.terminal import TerminalConsole
 from ...errors import ConfigError
 from ...eval.executor import ExecutorKind
@@ -217,28 +217,43 @@ def export_data_cmd(
 @lpkg_app.command("train")
 def train_cmd(
     data: Path = typer.Option(..., "--data", help="Folder written by `tkgqa lpkg data`."),
-    steps: int = typer.Option(200, "--steps"),
-    batch_size: int = typer.Option(8, "--batch-size"),
-    lr: float = typer.Option(2e-4, "--lr"),
-    lora_r: int = typer.Option(16, "--lora-r"),
+    steps: int = typer.Option(
+        200, "--steps", min=1, help="Optimizer steps (one batch each; the examples are cycled in epochs)."
+    ),
+    batch_size: int = typer.Option(8, "--batch-size", min=1, help="Training examples per step."),
+    lr: float = typer.Option(
+        2e-4, "--lr", help="Peak learning rate of AdamW, > 0 (10 warm-up steps, then cosine decay to 10 %)."
+    ),
+    lora_r: int = typer.Option(
+        16, "--lora-r", min=1, help="LoRA rank (alpha = 2 × rank); not used with --full."
+    ),
     full: bool = typer.Option(False, "--full", help="Full fine-tuning instead of LoRA."),
-    max_len: int = typer.Option(384, "--max-len"),
-    eval_every: int = typer.Option(25, "--eval-every"),
-    limit: int | None = typer.Option(None, "--limit", help="Use only the first N training examples."),
+    max_len: int = typer.Option(
+        384, "--max-len", min=32, help="Tokens per example (prompt and plan); longer ones are cut."
+    ),
+    eval_every: int = typer.Option(
+        25, "--eval-every", min=1, help="Held-out loss every N steps (and after the last)."
+    ),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Use only the first N training examples."),
     name: str = typer.Option("smollm2-lpkg", "--name", help="Run name (under $TKGQA_HOME/lpkg/planners)."),
     out: Path | None = typer.Option(
         None, "--out", help="Run folder (default: from name, data and settings)."
     ),
-    threads: int | None = typer.Option(None, "--threads", help="torch threads."),
+    threads: int | None = typer.Option(None, "--threads", min=1, help="torch threads."),
     llama_cpp_src: str | None = typer.Option(
         None, "--llama-cpp-src", help="llama-cpp-python sdist for GGUF export."
     ),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(
+        0,
+        "--seed",
+        help="Seed of torch (LoRA weights, dropout), the batch order and the held-out examples scored.",
+    ),
 ) -> None:
     """Fine-tune the planner on CPU (resumes a stopped run with the same data and settings)."""
     from .data import file_hash, read_examples
     from .train import TrainConfig, export_gguf, train_planner
 
+    positive_number(lr, "--lr")  # before any file is read
     train = read_examples(data / "train.jsonl")[:limit]
     held = read_examples(data / "heldout.jsonl")
     sha = file_hash(data / "sft_train.jsonl")

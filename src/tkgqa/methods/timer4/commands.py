@@ -14,7 +14,6 @@ pairs, how often the gold fact beats each negative type before and after trainin
 from __future__ import annotations
 
 import json
-import math
 import random
 from enum import StrEnum
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 
 import typer
 
-from ...cli.flags import DatasetDirFlag, DatasetKGFlag
+from ...cli.flags import DatasetDirFlag, DatasetKGFlag, positive_number
 from ...cli.terminal import TerminalConsole
 from ...datasets.core import refuse_test_split
 from ...errors import ConfigError
@@ -124,8 +123,7 @@ def train_retriever_cmd(
 
     if loss not in ("infonce", "eq8"):
         raise ConfigError(f"--loss must be infonce or eq8, got {loss!r}")
-    if not (math.isfinite(lr) and lr > 0):
-        raise ConfigError(f"--lr must be a positive number, got {lr}")
+    positive_number(lr, "--lr")
     refuse_test_split(split, "train the retriever")  # whatever --source: --split test is never meant
     pairs, store, meta = _pairs(dataset, data_dir, kg, source, split, n, seed)
     if len(pairs) < 2:
