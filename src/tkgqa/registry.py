@@ -387,11 +387,16 @@ class Registry(Generic[T]):
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
 
+    def spec_factory(self, spec: str) -> Callable[..., T]:
+        """The factory of a spec, ``name`` or ``name:arg`` (what :meth:`resolve` builds from), not built;
+        ConfigError listing the known names for an unknown one."""
+        return self.factory(spec.partition(":")[0])
+
     def resolve(self, target: str | type | Any, /, **kwargs: Any) -> T:
         """Return an instance for ``target``: a name (optionally ``name:arg``), a class, or an instance."""
         if isinstance(target, str):
             name, _, arg = target.partition(":")
-            factory = self.factory(name)
+            factory = self.spec_factory(target)
             if arg:
                 kwargs = {"spec": arg, **kwargs}
             plugin = self._plugin_refs.get(name.strip().lower())

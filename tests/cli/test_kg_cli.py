@@ -268,25 +268,15 @@ def test_a_dataset_without_a_whole_kg_names_the_entry_that_has_it(
     assert result.exit_code == 2 and "tkgqa data fetch timequestions-kg" in said and "--kg" not in said
 
 
+#: ``tkgqa kg query demo`` about Barack Obama, the operator still to name.
+OBAMA_QUERY = ["query", "demo", "--head", "Barack Obama", "--op"]
+
+
 @pytest.mark.parametrize(
     ("args", "flag"),
     [
         (["info", "demo", "--top", "0"], "--top"),
-        (
-            [
-                "query",
-                "demo",
-                "--op",
-                "get_tail_entity",
-                "--head",
-                "Barack Obama",
-                "--rel",
-                "spouse",
-                "--limit",
-                "-1",
-            ],
-            "--limit",
-        ),
+        ([*OBAMA_QUERY, "get_tail_entity", "--rel", "spouse", "--limit", "-1"], "--limit"),
         (["neighbors", "demo", "Barack Obama", "--limit", "-1"], "--limit"),
         (["neighbors", "demo", "Barack Obama", "--hops", "0"], "--hops"),
     ],

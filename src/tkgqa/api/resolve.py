@@ -109,7 +109,7 @@ def _check_policy_alias(spec: str) -> None:
     from ..methods.base import METHODS
 
     name = spec.partition(":")[0].strip()
-    factory = METHODS.factory(name)
+    factory = METHODS.spec_factory(spec)
     fields = (
         factory.config_class.model_fields if isinstance(factory, type) and issubclass(factory, Method) else {}
     )
@@ -127,7 +127,7 @@ def takes_llm(spec: str) -> bool:
     unknown method raises the registry's ConfigError. Whether it *calls* one: :func:`needs_llm`."""
     from ..methods.base import METHODS
 
-    factory = METHODS.factory(spec.partition(":")[0].strip())
+    factory = METHODS.spec_factory(spec)
     if isinstance(factory, type) and issubclass(factory, Method):
         return factory.takes_llm()  # every built-in method's constructor has `llm`; its config says
     try:

@@ -108,9 +108,7 @@ def checked_root() -> Path:
     root = data_root()
     if root.exists() and not root.is_dir():
         raise ConfigError(f"the data root {str(root)!r} is a file, not a folder: set {DATA_ENV} to a folder")
-    named = (
-        DATA_ENV if os.environ.get(DATA_ENV) else LEGACY_DATA_ENV if os.environ.get(LEGACY_DATA_ENV) else ""
-    )
+    named = next((env for env in (DATA_ENV, LEGACY_DATA_ENV) if os.environ.get(env)), "")
     if named and not root.exists():
         echo(f"note: ${named} names {root}, which does not exist yet (nothing is found there)", err=True)
     return root

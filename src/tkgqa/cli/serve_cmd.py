@@ -91,9 +91,9 @@ def check_defaults(method: str, llm: str | None) -> None:
     from ..llm.base import LLM_BACKENDS
     from ..methods.base import METHODS
 
-    METHODS.factory(method.partition(":")[0])
+    METHODS.spec_factory(method)
     if llm:
-        LLM_BACKENDS.factory(llm.partition(":")[0])
+        LLM_BACKENDS.spec_factory(llm)
 
 
 #: The flags of ``tkgqa serve`` and ``tkgqa mcp`` that become :class:`~tkgqa.service.policy.ServiceSettings`
