@@ -55,6 +55,21 @@ def test_undated_quadruples_are_file_line_errors_or_skipped_and_counted(tmp_path
     assert kg.load_report.n_skipped == 1 and "q.txt:2" in kg.load_report.first_errors[0]
 
 
+@pytest.mark.parametrize("fmt", ["tsv", "csv"])
+def test_a_file_with_no_readable_entry_is_an_error_not_an_empty_kg(tmp_path: Path, fmt: str) -> None:
+    # a KG of 0 facts, after one skip warning a cause, was never what was meant: most often another format
+    path = write(tmp_path / f"kg.{fmt}", "subject,relation,object,start\nx y z w\nA\tr\n")
+    expected = rf"no fact could be read as {fmt}: all \d entries were malformed"
+    with pytest.raises(DataError, match=expected) as info:
+        load_kg(path, format=fmt, cache=False)
+    assert "--format" in str(info.value) and "quadruples" in str(info.value)  # the way out, and the formats
+    one_good = write(tmp_path / "one.tsv", "x y z w\nA\tr\tB\t2001\n")
+    kg = load_kg(one_good, format="tsv", cache=False)
+    assert len(kg) == 1 and kg.load_report is not None and kg.load_report.n_skipped == 1
+    empty = write(tmp_path / "empty.tsv", "")
+    assert len(load_kg(empty, format="tsv", cache=False)) == 0  # nothing malformed: an empty KG, as before
+
+
 def test_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
     fifo = tmp_path / "kg.txt"
     os.mkfifo(fifo)

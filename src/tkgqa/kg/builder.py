@@ -22,6 +22,7 @@ from ..errors import DataError
 from ..sanitize import shorten
 from ..time import NEG_INF, POS_INF, Granularity, TimePoint, civil_from_days, parse_bound
 from .fact import Fact
+from .formats import format_names
 from .memory import COLUMNS, TemporalKG
 from .validate import name_problem
 
@@ -191,8 +192,12 @@ class FactBuilder:
             for s, r, o, t0, t1, g0, g1 in zip(*self.cols, strict=True)
         ]
 
-    def build(self, name: str, labels: Mapping[str, str] | None = None) -> TemporalKG:
-        """The store, keeping the first of duplicate facts (same names and day span)."""
+    def build(
+        self, name: str, labels: Mapping[str, str] | None = None, *, skipped: Sequence[str] = ()
+    ) -> TemporalKG:
+        """The store, keeping the first of duplicate facts (same names and day span). A file whose every
+        entry was malformed is a :class:`DataError` (:meth:`nothing_read`); ``skipped``: what a loader that
+        counts its own skips (``n_skipped``) says of them."""
         columns = self.encoded or {
             c: np.frombuffer(v, dtype=np.int64) for c, v in zip(COLUMNS, self.cols, strict=True)
         }
@@ -202,6 +207,8 @@ class FactBuilder:
             columns = {c: v[keep] for c, v in columns.items()}
         all_labels = dict(self.labels)
         all_labels.update(labels or {})
+        if self.n_skipped and not len(columns["s"]):
+            raise self.nothing_read([*skipped, *self.errors])
         kg = TemporalKG.from_arrays(list(self.ent), list(self.rel), columns, labels=all_labels, name=name)
         kg.load_report = LoadReport(
             self.path,
@@ -213,6 +220,18 @@ class FactBuilder:
             tuple(self.errors),
         )
         return kg
+
+    def nothing_read(self, problems: Sequence[str]) -> DataError:
+        """The error of a file whose every entry was malformed: a KG of 0 facts is never what was meant
+        (most often another format, or a file that is no KG)."""
+        first = problems[0] if problems else "no detail kept"
+        return DataError(
+            f"no fact could be read as {self.format}: "
+            + (f"all {self.n_skipped} entries were" if self.n_skipped > 1 else "its one entry was")
+            + f" malformed (first: {first}). Is it a {self.format} KG file? Name its format (--format, or "
+            f"load_kg's format=: {', '.join(format_names())}) or fix the file",
+            path=self.path,
+        )
 
 
 def _first_occurrences(rows: Sequence[npt.NDArray[np.int64]]) -> npt.NDArray[np.bool_] | None:

@@ -447,7 +447,7 @@ def load_crlt(
             b.labels.update(item.labels())
             for fact in item.facts():
                 b.append(fact.subject, fact.relation, fact.object, *_encode(fact.start, fact.end))
-    kg = b.build(name or p.stem, read_labels(labels))
+    kg = b.build(name or p.stem, read_labels(labels), skipped=skipped)
     report = kg.load_report
     assert report is not None
     kg.load_report = LoadReport(

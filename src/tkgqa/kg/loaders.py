@@ -20,7 +20,9 @@ distributions add formats through the ``tkgqa.kg_formats`` entry-point group.
 Every loader skips a malformed line (or entry) and counts it in the :class:`LoadReport` attached as
 ``kg.load_report`` (the default: one flaw in a published file does not stop a run; ``tkgqa eval`` lists
 them in ``report.json``'s ``warnings``), or raises :class:`DataError` with ``file:line``
-(``strict=True``; the CLI's ``--strict``). Names follow :mod:`tkgqa.kg.validate`.
+(``strict=True``; the CLI's ``--strict``). A file whose every line is malformed is a :class:`DataError` even
+so (a KG of 0 facts read from a non-empty file is another format, or no KG). Names follow
+:mod:`tkgqa.kg.validate`.
 """
 
 from __future__ import annotations
