@@ -162,6 +162,18 @@ def test_the_operator_sets_the_allow_lists() -> None:
     )
 
 
+def test_an_allowed_option_no_allowed_method_has_stops_the_start() -> None:
+    # a typo in --allow-option let clients set nothing while the operator believed otherwise
+    only_symbolic = ServiceSettings(allow_methods=("symbolic",), allow_options=("relx",))
+    with pytest.raises(ConfigError, match=r"--allow-option relx: .* \(did you mean relax\?\)"):
+        create_app(settings=only_symbolic)
+    ari_setting = ServiceSettings(allow_methods=("symbolic",), allow_options=("t_max",))
+    with pytest.raises(ConfigError, match="no method this server allows has such a setting"):
+        create_app(settings=ari_setting)  # ARI has it, but this server serves only symbolic
+    with TestClient(create_app(settings=ServiceSettings(allow_options=("t_max",)))) as c:  # every method
+        assert c.get("/api/methods").json()["allowed"]["options"] == ["t_max"]
+
+
 def test_each_method_takes_the_options_its_config_marks(client: TestClient) -> None:
     allowed = client.get("/api/methods").json()["allowed"]
     assert allowed["method_options"]["symbolic"] == sorted(client_options(SymbolicConfig))

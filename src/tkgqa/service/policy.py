@@ -17,13 +17,14 @@ the check of each request against it (:class:`RequestPolicy`). No FastAPI here.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ConfigError
+from ..errors import ConfigError, TKGQAError
 from .errors import NotAllowedError
 
 #: Method specs offered besides the bare method names (the web UI lists them).
@@ -157,6 +158,32 @@ class RequestPolicy:
         self.default_method = default_method.strip()
         self.default_llm = default_llm
         self.llms = tuple(dict.fromkeys([*settings.allow_llms, *([default_llm] if default_llm else [])]))
+        self._check_allowed_options()
+
+    def _check_allowed_options(self) -> None:
+        """``--allow-option`` names settings of the methods this server allows: a key none of them has (a
+        typo) would let clients set nothing while the operator believes otherwise (ConfigError at start).
+        Methods that cannot be loaded here (a missing extra) cannot be served either, so they do not count."""
+        if not self.settings.allow_options:
+            return
+        from ..methods.base import METHODS
+        from ..methods.client import config_class_of
+
+        names = dict.fromkeys(spec.partition(":")[0].strip() for spec in self.allowed_methods())
+        known: set[str] = set()
+        for name in names:
+            try:
+                config = config_class_of(METHODS.factory(name))
+            except TKGQAError:
+                continue
+            known.update(config.model_fields if config is not None else ())
+        unknown = sorted(set(self.settings.allow_options) - known)
+        if unknown:
+            close = [m for k in unknown for m in difflib.get_close_matches(k, sorted(known), n=1)]
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise ConfigError(
+                f"--allow-option {', '.join(unknown)}: no method this server allows has such a setting{hint}"
+            )
 
     # --- what is allowed ------------------------------------------------------------------------------
     def method_allowed(self, spec: str) -> bool:
