@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tkgqa.errors import ConfigError, DataError, TKGQAError
-from tkgqa.kg import Fact, TemporalKG
+from tkgqa.kg import Fact, TemporalKG, memory
 from tkgqa.kg.reference import ListStore
 from tkgqa.time import TimePoint
 
@@ -101,10 +101,14 @@ def test_a_bad_name_in_an_append_keeps_nothing(tmp_path: Path) -> None:
 
 
 # --- item 7: compaction during appends is safe for readers ---------------------------------------------
-def test_readers_never_see_a_half_compacted_store() -> None:
+def test_readers_never_see_a_half_compacted_store(monkeypatch: pytest.MonkeyPatch) -> None:
     """An appender whose appends compact (the delta folded into the columns) while readers query: no
     IndexError, and no read returns fewer facts than an earlier read of the same reader."""
+    monkeypatch.setattr(memory, "COMPACT_AFTER", 5_000)  # compactions at a tenth of the real bound's size
     kg = TemporalKG([pt("Hub", "r", f"E{i}", "2015-01-01") for i in range(2000)])
+    compactions: list[int] = []
+    compact = kg.compact
+    monkeypatch.setattr(kg, "compact", lambda: (compactions.append(len(kg)), compact())[1])
     stop = threading.Event()
     errors: list[BaseException] = []
     shrunk: list[tuple[int, int]] = []
@@ -126,7 +130,7 @@ def test_readers_never_see_a_half_compacted_store() -> None:
     for t in readers:
         t.start()
     try:
-        for i in range(2000, 2000 + 60_000, 500):  # over the 50,000-fact delta bound: compactions happen
+        for i in range(2000, 2000 + 16_000, 500):  # over the 5,000-fact delta bound: compactions happen
             kg.add(pt("Hub", "r", f"E{j}", "2015-01-02") for j in range(i, i + 500))
     finally:
         stop.set()
@@ -134,7 +138,8 @@ def test_readers_never_see_a_half_compacted_store() -> None:
             t.join()
     assert not errors, errors[:3]
     assert not shrunk, shrunk[:3]
-    assert len(kg.facts(subject="Hub")) == 62_000
+    assert len(kg.facts(subject="Hub")) == 18_000
+    assert len(compactions) >= 2  # the readers met compactions in flight (5,500 then 11,000 appended facts)
 
 
 # --- item 7: typed time arguments ------------------------------------------------------------------------

@@ -61,6 +61,9 @@ if TYPE_CHECKING:
 _SCALAR_FILL = 8  # batches up to this size read columns element-wise
 _PRIME_MAX = 100_000  # precompute the TimePoints of a store with at most this many (day, granularity) pairs
 FACT_CACHE_MAX = 1 << 20  # Fact objects kept (built for results); cleared when full (materialize lifts it)
+#: appends compact (fold the delta into the sorted core) once the delta holds more facts than this, or than a
+#: quarter of the core if that is more
+COMPACT_AFTER = 50_000
 Row = tuple[int, int, int, int, int, int, int]
 
 
@@ -225,7 +228,7 @@ class TemporalKG(WalkMixin, StoreBase):
             self._fcache[st.n_main + len(st.delta)] = f  # the fact, then its row and index entries
             self._push(st, (s, r, o, t0, t1, g0, g1))
             added += 1
-        if self._auto_compact and len(st.delta) > max(50_000, st.n_main // 4):
+        if self._auto_compact and len(st.delta) > max(COMPACT_AFTER, st.n_main // 4):
             self.compact()
         return added
 
