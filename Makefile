@@ -15,6 +15,8 @@ LBIN := $(LINT_VENV)/bin
 # then pip's wheel cache makes reinstalls fast).
 TEST_EXTRAS ?= dev,llm,service,retrieval,local,lpkg,distributed,store,mcp,docs
 PYTEST_ARGS ?=
+# The test suite's worker processes (pytest-xdist): one per CPU core; PYTEST_WORKERS=0 runs it in one process.
+PYTEST_WORKERS ?= auto
 
 .PHONY: demo test install-core install-test install-lint lint typecheck bench docs clean
 
@@ -57,7 +59,7 @@ demo: install-core
 TKGQA_DATA ?= $(or $(TKGQA_SHARED_DATA),$(abspath ../shared/data))
 
 test: install-test
-	@TKGQA_DATA="$(TKGQA_DATA)" $(TBIN)/python -m pytest $(PYTEST_ARGS); rc=$$?; \
+	@TKGQA_DATA="$(TKGQA_DATA)" $(TBIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS); rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests: treating as a failure" >&2; fi; exit $$rc
 
 # Also the budgets of pyproject.toml: function complexity/branches/statements (ruff C901, PLR0912, PLR0915)

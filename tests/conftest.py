@@ -18,6 +18,23 @@ if TEST_PLUGINS.is_dir() and str(TEST_PLUGINS) not in sys.path:
     _path = [str(TEST_PLUGINS), os.environ.get("PYTHONPATH")]
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in _path if p)
 
+
+def _pin_xdist_worker() -> None:
+    """Under pytest-xdist (``make test`` runs a worker per core), each worker and what it starts run on a
+    share of the CPUs of their own. torch, llama.cpp (``tkgqa.machine.usable_cpus``) and the KG's sort
+    threads size themselves by the CPUs a process may use, so two workers never put two busy threads on
+    one core: llama.cpp's and torch's threads slow down manyfold when they share one."""
+    worker, count = os.environ.get("PYTEST_XDIST_WORKER", ""), os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if not worker.startswith("gw") or not count or not hasattr(os, "sched_setaffinity"):
+        return
+    cpus, n, i = sorted(os.sched_getaffinity(0)), int(count), int(worker.removeprefix("gw"))
+    share = len(cpus) // n
+    if share >= 1 and i < n:
+        os.sched_setaffinity(0, cpus[i * share : (i + 1) * share])
+
+
+_pin_xdist_worker()  # before anything imports torch: its thread pool is sized once
+
 from llm_stalls import dribbling_llm, stalled_endpoint, stalled_llm  # noqa: E402, F401  (shared fixtures)
 from tkgqa.kg import TemporalKG  # noqa: E402
 

@@ -22,7 +22,6 @@ start order, ties in insertion order, the rule of :mod:`tkgqa.kg.base`.
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..machine import usable_cpus
 from ..time import NEG_INF, POS_INF
 
 IntArray = npt.NDArray[np.int64]
@@ -141,7 +141,7 @@ def build_core(
     # independent families of sorts; numpy releases the GIL while it sorts and gathers, so on a large
     # store they run on two cores (2 workers: each holds a few n-sized temporaries)
     tasks: list[Callable[[], dict[str, AnyArray]]] = [lambda: side("s", s), lambda: side("o", o), by_relation]
-    if n >= _PARALLEL_MIN and (os.cpu_count() or 1) > 1:
+    if n >= _PARALLEL_MIN and usable_cpus() > 1:
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="tkgqa-core") as pool:
             for part in pool.map(lambda task: task(), tasks):
                 out.update(part)

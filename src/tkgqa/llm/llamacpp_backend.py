@@ -19,6 +19,7 @@ from typing import Any
 from ..credentials import without_secrets
 from ..errors import ConfigError, ContextWindowError, LLMError
 from ..loading import model_loading, slow_call
+from ..machine import usable_cpus
 from ..usage import Usage
 from .base import LLM_BACKENDS, LLMBackend, LLMRequest, LLMResponse, with_choice_instruction
 
@@ -121,7 +122,7 @@ class LlamaCppBackend(LLMBackend):
         self.model_path = resolve_model_path(target)
         self.model_id = target if target.lower() in MODEL_ALIASES else self.model_path.name
         self.n_ctx = n_ctx
-        self.n_threads = n_threads or os.cpu_count() or 1
+        self.n_threads = n_threads or usable_cpus()
         self.seed = seed
         self.chat_format = chat_format
         self.verbose = verbose
