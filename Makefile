@@ -59,7 +59,7 @@ demo: install-core
 TKGQA_DATA ?= $(or $(TKGQA_SHARED_DATA),$(abspath ../shared/data))
 
 test: install-test
-	@TKGQA_DATA="$(TKGQA_DATA)" $(TBIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS); rc=$$?; \
+	@TKGQA_DATA="$(TKGQA_DATA)" $(TBIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS); rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo "pytest collected no tests: treating as a failure" >&2; fi; exit $$rc
 
 # Also the budgets of pyproject.toml: function complexity/branches/statements (ruff C901, PLR0912, PLR0915)
